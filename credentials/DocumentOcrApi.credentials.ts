@@ -1,0 +1,151 @@
+import type {
+	IAuthenticateGeneric,
+	ICredentialTestRequest,
+	ICredentialType,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
+
+/**
+ * Bearer API key for the Document OCR service, plus the two base URLs its surfaces live on:
+ * the task API (`/api/...`, `/api/v2/ocr`) on the Base URL and the `/v1/...` API on the API URL.
+ */
+export class DocumentOcrApi implements ICredentialType {
+	name = 'documentOcrApi';
+
+	displayName = 'Document OCR API';
+
+	icon: Icon = {
+		light: 'file:../nodes/DocumentOcr/documentOcr.svg',
+		dark: 'file:../nodes/DocumentOcr/documentOcr.dark.svg',
+	};
+
+	documentationUrl =
+		'https://github.com/n8n-nodes-document-ocr/n8n-nodes-document-ocr?tab=readme-ov-file#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			required: true,
+			default: '',
+			description:
+				'Create a key in the account settings of the OCR service. It is shown only once. Scopes: "submit" (always included) to send documents, "read" to get, list and export tasks, "export" to delete tasks.',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://ocr.example.com',
+			description:
+				'Address of the service, without a trailing path. Used for the task API (/api/...) and /api/v2/ocr.',
+		},
+		{
+			displayName: 'API URL',
+			name: 'apiUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'Same as Base URL',
+			description:
+				'Address of the /v1 API (Markdown, OCR, structured extraction, jobs). Leave empty when it is the same as the Base URL.',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.apiKey}}',
+			},
+		},
+	};
+
+	/**
+	 * Proves the key with the cheapest authenticated read (one task of the list; nothing is billed).
+	 * Status errors are read from the response instead of thrown, so that a key which authenticates
+	 * but lacks the `read` scope (403 insufficient_scope) still counts as a valid key, while a wrong
+	 * key (401), a banned account and a Base URL that is not the service are reported as failures.
+	 * An unreachable host fails before any rule (n8n reports the connection error).
+	 */
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '/api/tasks',
+			qs: { page: 1, pageSize: 1 },
+			ignoreHttpStatusErrors: true,
+			returnFullResponse: true,
+		},
+		rules: [
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'statusCode',
+					value: 401,
+					message:
+						'The API key was refused (401): it is wrong, revoked or empty. Copy it again from the account settings; a key is shown only once, so create a new one if it is lost.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'body.error',
+					value: 'user_banned',
+					message: 'The key is valid but the account is banned (user_banned). Contact the service.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'body.error.code',
+					value: 'user_banned',
+					message: 'The key is valid but the account is banned (user_banned). Contact the service.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'body.code',
+					value: 'user_banned',
+					message: 'The key is valid but the account is banned (user_banned). Contact the service.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'statusCode',
+					value: 404,
+					message:
+						'The Base URL answered 404 for /api/tasks: it does not point at the OCR service. Enter the address without a path.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'statusCode',
+					value: 500,
+					message: 'The service failed (500). Try again later.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'statusCode',
+					value: 502,
+					message: 'The service is unreachable behind its gateway (502). Try again later.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'statusCode',
+					value: 503,
+					message: 'The service is unavailable (503). Try again later.',
+				},
+			},
+		],
+	};
+}

@@ -1,0 +1,138 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { classifyStatus } from '../../helpers/task';
+import { safeFileName } from '../../helpers/text';
+import { requireId } from '../../helpers/validate';
+import type { TransportState } from '../../transport';
+import { apiRequest } from '../../transport';
+import { concurrencyOption, taskIdField } from '../shared.description';
+import { getTask } from './common';
+
+const FORMATS: Record<string, { mime: string; label: string }> = {
+	docx: { mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', label: 'Word (DOCX)' },
+	xlsx: { mime: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', label: 'Excel (XLSX)' },
+	pdf: { mime: 'application/pdf', label: 'PDF' },
+};
+
+const properties: INodeProperties[] = [
+	taskIdField,
+	{
+		displayName: 'Format',
+		name: 'format',
+		type: 'options',
+		options: Object.entries(FORMATS).map(([value, { label }]) => ({ name: label, value })),
+		default: 'docx',
+		description: 'File format of the export',
+	},
+	{
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the output binary field to put the file in',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [concurrencyOption],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['task'], operation: ['export'] } },
+	properties,
+);
+
+/** `attachment; filename*=UTF-8''a%20b.docx` / `filename="a.docx"` → the file name. */
+function fileNameFromDisposition(value: unknown): string | undefined {
+	if (typeof value !== 'string') return undefined;
+	const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)?''([^;]+)/.exec(value);
+	if (extended) {
+		try {
+			return decodeURIComponent(extended[1].trim().replace(/^"|"$/g, ''));
+		} catch {
+			// Not valid percent-encoding: fall back to the plain filename parameter below.
+		}
+	}
+	const plain = /filename\s*=\s*"?([^";]+)"?/.exec(value);
+	return plain ? plain[1].trim() : undefined;
+}
+
+/** GET /api/export/{taskId}/{format}: the export as n8n binary data. */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+): Promise<INodeExecutionData[]> {
+	const node = this.getNode();
+	const taskId = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
+	const format = String(this.getNodeParameter('format', itemIndex)).trim().toLowerCase();
+	const property = (this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
+	if (!FORMATS[format]) {
+		throw new NodeOperationError(node, `Item ${itemIndex}: "${format}" is not an export format`, {
+			description: 'Choose docx, xlsx or pdf.',
+			itemIndex,
+		});
+	}
+
+	/** Maps an export failure; a 4xx may mean "not done yet", which the task's status tells. */
+	const explain = async (original: NodeApiError | NodeOperationError) => {
+		const status = Number((original as NodeApiError).httpCode);
+		if (!(original instanceof NodeApiError) || ![400, 409, 412, 422, 425].includes(status)) return original;
+		return await notReady(original);
+	};
+	const notReady = async (original: NodeApiError | NodeOperationError) => {
+		// The spec does not say how the service answers for an unfinished task: look at the task.
+		const { record } = await getTask.call(this, itemIndex, state, taskId);
+		if (classifyStatus(record.status) === 'done') return original;
+		return new NodeOperationError(
+			node,
+			`Task "${taskId}" is not done yet (status "${String(record.status)}"): it cannot be exported`,
+			{
+				description:
+					'Export works once the task is done. Submit with "Wait for Completion" on, or start the export from the Document OCR Trigger on ocr.done.',
+				itemIndex,
+			},
+		);
+	};
+
+	let response;
+	try {
+		response = await apiRequest.call(this, itemIndex, {
+			method: 'GET',
+			path: ['api', 'export', taskId, format],
+			kind: 'read',
+			scope: 'read',
+			subject: `Task "${taskId}"`,
+			binary: true,
+		}, state);
+	} catch (error) {
+		throw await explain(error as NodeApiError | NodeOperationError);
+	}
+
+	const contentType = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+	const body = Buffer.isBuffer(response.body) ? response.body : Buffer.from(response.body as ArrayBuffer);
+	if (contentType === 'application/json' || contentType.startsWith('text/')) {
+		// A JSON or text answer where a file was expected: most likely "not ready yet".
+		throw await notReady(
+			new NodeApiError(node, { message: body.toString('utf8').slice(0, 200) }, {
+				message: `The service returned no ${format} file for task "${taskId}"`,
+				itemIndex,
+			}),
+		);
+	}
+	const mimeType = contentType && contentType !== 'application/octet-stream' ? contentType : FORMATS[format].mime;
+	const fileName = safeFileName(fileNameFromDisposition(response.headers['content-disposition']) ?? '') || safeFileName(`${taskId}.${format}`) || `export.${format}`;
+	const binary = await this.helpers.prepareBinaryData(body, fileName, mimeType);
+	return [
+		{
+			json: { taskId, format, fileName: binary.fileName ?? fileName, mimeType, fileSize: body.length },
+			binary: { [property]: binary },
+		},
+	];
+}

@@ -1,0 +1,124 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { unwrapList } from '../../helpers/task';
+import { requireInteger } from '../../helpers/validate';
+import type { TransportState } from '../../transport';
+import { apiRequest, unexpectedBody } from '../../transport';
+
+const MAX_PAGES = 10_000;
+const MAX_PAGE_SIZE = 1_000;
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: [
+					{ name: 'Done', value: 'done' },
+					{ name: 'Failed', value: 'failed' },
+					{ name: 'Processing', value: 'processing' },
+					{ name: 'Queued', value: 'queued' },
+				],
+				default: 'done',
+				description:
+					'Only tasks with this status. Other values the service supports can be given as an expression.',
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Page Size',
+				name: 'pageSize',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE },
+				default: 20,
+				description: 'How many tasks to request per page (the service default is 20)',
+			},
+			{
+				displayName: 'Start Page',
+				name: 'page',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 1,
+				description: 'The page to start from (1 is the newest tasks)',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['task'], operation: ['getMany'] } },
+	properties,
+);
+
+/** GET /api/tasks, page by page: Return All walks pages until the last; Limit stops early. */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+): Promise<INodeExecutionData[]> {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll
+		? Infinity
+		: requireInteger(this, itemIndex, this.getNodeParameter('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER);
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const pageSize = requireInteger(this, itemIndex, options.pageSize ?? 20, 'Page Size', 1, MAX_PAGE_SIZE);
+	let page = requireInteger(this, itemIndex, options.page ?? 1, 'Start Page', 1, Number.MAX_SAFE_INTEGER);
+	const status = typeof filters.status === 'string' && filters.status.trim() ? filters.status.trim() : undefined;
+
+	const tasks: IDataObject[] = [];
+	let previousFirstId: unknown;
+	for (let walked = 0; walked < MAX_PAGES && tasks.length < limit; walked++, page++) {
+		const response = await apiRequest.call(this, itemIndex, {
+			method: 'GET',
+			path: ['api', 'tasks'],
+			kind: 'read',
+			scope: 'read',
+			qs: { page, pageSize, ...(status ? { status } : {}) },
+		}, state);
+		const list = unwrapList(response.body);
+		if (!list) throw unexpectedBody(this, itemIndex, 'the task list', response.body);
+		const firstId = list.records[0]?.taskId;
+		// A service that ignores `page` would return the same page forever.
+		if (list.records.length === 0 || (walked > 0 && firstId !== undefined && firstId === previousFirstId)) break;
+		previousFirstId = firstId;
+		tasks.push(...list.records);
+		const lastPage =
+			list.records.length < pageSize ||
+			(list.totalPages !== undefined && page >= list.totalPages) ||
+			(list.total !== undefined && page * pageSize >= list.total);
+		if (lastPage) break;
+	}
+	return tasks.slice(0, limit).map((json) => ({ json }));
+}

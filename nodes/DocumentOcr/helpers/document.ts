@@ -1,0 +1,243 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { safeFileName } from './text';
+
+/**
+ * Turns an item's document (an n8n binary property, or a Base64 string / data URI) into checked
+ * bytes BEFORE any request is sent, so a document the service would refuse costs nothing:
+ * empty, over 10 MB, unknown file type (magic bytes), a file name that contradicts the content,
+ * broken Base64, a missing binary property — each is a NodeOperationError naming the item.
+ */
+
+export type DocumentKind = 'pdf' | 'png' | 'jpeg' | 'webp' | 'tiff' | 'gif';
+
+/** Types the task API accepts ("images and PDFs"). */
+export const TASK_API_KINDS: DocumentKind[] = ['pdf', 'png', 'jpeg', 'webp', 'tiff', 'gif'];
+/** Types the /v1 API accepts (spec §8). */
+export const V1_KINDS: DocumentKind[] = ['pdf', 'png', 'jpeg', 'webp'];
+
+/** 10 MB, applied to the decoded file (see README: assumptions). */
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
+const KIND_INFO: Record<DocumentKind, { mime: string; ext: string; extensions: string[]; label: string }> = {
+	pdf: { mime: 'application/pdf', ext: 'pdf', extensions: ['pdf'], label: 'a PDF' },
+	png: { mime: 'image/png', ext: 'png', extensions: ['png'], label: 'a PNG image' },
+	jpeg: { mime: 'image/jpeg', ext: 'jpg', extensions: ['jpg', 'jpeg', 'jpe', 'jfif'], label: 'a JPEG image' },
+	webp: { mime: 'image/webp', ext: 'webp', extensions: ['webp'], label: 'a WEBP image' },
+	tiff: { mime: 'image/tiff', ext: 'tiff', extensions: ['tif', 'tiff'], label: 'a TIFF image' },
+	gif: { mime: 'image/gif', ext: 'gif', extensions: ['gif'], label: 'a GIF image' },
+};
+
+export interface DocumentInput {
+	/** The file bytes. */
+	bytes: Buffer;
+	kind: DocumentKind;
+	mimeType: string;
+	fileName: string;
+}
+
+/** Detects the file type from its first bytes; null when it is none of the accepted kinds. */
+export function detectKind(head: Buffer): DocumentKind | null {
+	if (head.length >= 8 && head.readUInt32BE(0) === 0x89504e47 && head.readUInt32BE(4) === 0x0d0a1a0a) return 'png';
+	if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'jpeg';
+	if (head.length >= 12 && head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WEBP') return 'webp';
+	if (head.length >= 4) {
+		const sig = head.toString('latin1', 0, 4);
+		if (sig === 'II*\u0000' || sig === 'MM\u0000*') return 'tiff';
+	}
+	if (head.length >= 6 && /^GIF8[79]a$/.test(head.toString('latin1', 0, 6))) return 'gif';
+	// PDF readers accept the header anywhere in the first 1024 bytes.
+	if (head.subarray(0, 1024).indexOf('%PDF-', 0, 'latin1') !== -1) return 'pdf';
+	return null;
+}
+
+function kindList(kinds: DocumentKind[]): string {
+	return kinds.map((k) => KIND_INFO[k].ext.toUpperCase()).join(', ');
+}
+
+function extensionOf(fileName: string): string | undefined {
+	const match = /\.([A-Za-z0-9]{1,8})$/.exec(fileName);
+	return match ? match[1].toLowerCase() : undefined;
+}
+
+function kindOfExtension(ext: string | undefined): DocumentKind | undefined {
+	if (!ext) return undefined;
+	return (Object.keys(KIND_INFO) as DocumentKind[]).find((k) => KIND_INFO[k].extensions.includes(ext));
+}
+
+function formatBytes(bytes: number): string {
+	return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(2)} MB` : `${Math.ceil(bytes / 1024)} kB`;
+}
+
+const BASE64_BODY = /^[A-Za-z0-9+/]*={0,2}$/;
+
+interface DecodedBase64 {
+	bytes: Buffer;
+	declaredMime?: string;
+}
+
+/** Decodes Base64 or a `data:<mime>;base64,<data>` URI, refusing anything malformed. */
+export function decodeBase64Input(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	raw: string,
+	maxBytes = MAX_DOCUMENT_BYTES,
+): DecodedBase64 {
+	const node = ctx.getNode();
+	let data = raw.trim();
+	let declaredMime: string | undefined;
+	if (/^data:/i.test(data)) {
+		const match = /^data:([^;,]*)((?:;[^;,]*)*),/i.exec(data);
+		if (!match) {
+			throw new NodeOperationError(node, `Item ${itemIndex}: the data URI is malformed`, {
+				description: 'Expected the form data:<type>;base64,<data>.',
+				itemIndex,
+			});
+		}
+		if (!/;base64$/i.test(match[2]) && !/;base64;/i.test(`${match[2]};`)) {
+			throw new NodeOperationError(node, `Item ${itemIndex}: the data URI is not Base64-encoded`, {
+				description: 'Only data URIs of the form data:<type>;base64,<data> are supported.',
+				itemIndex,
+			});
+		}
+		declaredMime = match[1].toLowerCase() || undefined;
+		data = data.slice(match[0].length);
+	}
+	data = data.replace(/\s+/g, '');
+	// Accept the URL-safe alphabet too; the service receives standard Base64.
+	if (/[-_]/.test(data)) data = data.replace(/-/g, '+').replace(/_/g, '/');
+	if (data.length === 0) {
+		throw new NodeOperationError(node, `Item ${itemIndex}: the document is empty`, {
+			description: 'The Base64 field holds no data.',
+			itemIndex,
+		});
+	}
+	if (!BASE64_BODY.test(data) || data.length % 4 === 1) {
+		throw new NodeOperationError(node, `Item ${itemIndex}: the Base64 data is malformed`, {
+			description:
+				'It contains characters outside the Base64 alphabet or has a broken length. Pass the file as binary data, or check how the Base64 string was produced.',
+			itemIndex,
+		});
+	}
+	const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+	const decodedSize = Math.floor((data.length * 3) / 4) - padding;
+	if (decodedSize > maxBytes) throw tooLarge(ctx, itemIndex, decodedSize, maxBytes);
+	return { bytes: Buffer.from(data, 'base64'), declaredMime };
+}
+
+function tooLarge(ctx: IExecuteFunctions, itemIndex: number, size: number, max: number) {
+	return new NodeOperationError(
+		ctx.getNode(),
+		`Item ${itemIndex}: the document is ${formatBytes(size)}, over the service's ${formatBytes(max)} limit`,
+		{
+			description: 'Compress the file or split it into smaller documents. Nothing was sent or charged.',
+			itemIndex,
+		},
+	);
+}
+
+export interface ReadDocumentOptions {
+	/** Kinds the target endpoint accepts. */
+	accept: DocumentKind[];
+	/** Name of the endpoint, for messages (e.g. "the /v1 API"). */
+	target: string;
+}
+
+/**
+ * Reads the document of an item from the shared document fields (`documentSource`,
+ * `binaryPropertyName`, `base64Data`, `fileName`) and checks it.
+ */
+export async function readDocument(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	options: ReadDocumentOptions,
+): Promise<DocumentInput> {
+	const node = this.getNode();
+	const source = this.getNodeParameter('documentSource', itemIndex, 'binary') as string;
+	const fileNameParam = safeFileName(String(this.getNodeParameter('fileName', itemIndex, '') ?? ''));
+
+	let bytes: Buffer;
+	let fileName = fileNameParam;
+	let declaredMime: string | undefined;
+
+	if (source === 'base64') {
+		const raw = this.getNodeParameter('base64Data', itemIndex, '') as string;
+		if (typeof raw !== 'string' || raw.trim() === '') {
+			throw new NodeOperationError(node, `Item ${itemIndex}: no document data`, {
+				description: 'The "Base64 or Data URI" field is empty. Map the field holding the file content.',
+				itemIndex,
+			});
+		}
+		({ bytes, declaredMime } = decodeBase64Input(this, itemIndex, raw));
+	} else {
+		const property = (this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim();
+		const item = this.getInputData()[itemIndex];
+		const binary = item?.binary?.[property];
+		if (!binary) {
+			const available = Object.keys(item?.binary ?? {});
+			throw new NodeOperationError(node, `Item ${itemIndex} has no binary field "${property}"`, {
+				description: available.length
+					? `The item's binary fields are: ${available.join(', ')}. Set "Input Binary Field" to one of them.`
+					: 'The item carries no binary data. Read the file first (e.g. with "Read/Write Files from Disk" or an HTTP Request set to return a file), or choose "Base64 or Data URI".',
+				itemIndex,
+			});
+		}
+		if (typeof binary.bytes === 'number' && binary.bytes > MAX_DOCUMENT_BYTES) {
+			throw tooLarge(this, itemIndex, binary.bytes, MAX_DOCUMENT_BYTES);
+		}
+		bytes = await this.helpers.getBinaryDataBuffer(itemIndex, property);
+		fileName = fileName || safeFileName(binary.fileName ?? '');
+		declaredMime = binary.mimeType;
+	}
+
+	if (bytes.length === 0) {
+		throw new NodeOperationError(node, `Item ${itemIndex}: the document is empty (0 bytes)`, {
+			description: 'Nothing was sent or charged. Check the step that produced the file.',
+			itemIndex,
+		});
+	}
+	if (bytes.length > MAX_DOCUMENT_BYTES) throw tooLarge(this, itemIndex, bytes.length, MAX_DOCUMENT_BYTES);
+
+	const kind = detectKind(bytes);
+	if (!kind || !options.accept.includes(kind)) {
+		const what = kind ? KIND_INFO[kind].label : 'not a file type the service reads';
+		throw new NodeOperationError(
+			node,
+			`Item ${itemIndex}: ${fileName ? `"${fileName}" is` : 'the document is'} ${what}; ${options.target} accepts ${kindList(options.accept)}`,
+			{
+				description: kind
+					? `Convert the file to one of: ${kindList(options.accept)}. Nothing was sent or charged.`
+					: `The first bytes of the file match no PDF or image format (a renamed, encrypted or truncated file?). Nothing was sent or charged.`,
+				itemIndex,
+			},
+		);
+	}
+
+	const extKind = kindOfExtension(extensionOf(fileName));
+	if (extKind && extKind !== kind) {
+		throw new NodeOperationError(
+			node,
+			`Item ${itemIndex}: "${fileName}" is named as ${KIND_INFO[extKind].label} but its content is ${KIND_INFO[kind].label}`,
+			{
+				description: `The service detects the type from the file name, so it would fail on this file. Rename it to ".${KIND_INFO[kind].ext}" (File Name field). Nothing was sent or charged.`,
+				itemIndex,
+			},
+		);
+	}
+	const mimeKind = declaredMime
+		? (Object.keys(KIND_INFO) as DocumentKind[]).find((k) => KIND_INFO[k].mime === declaredMime)
+		: undefined;
+	if (source === 'base64' && mimeKind && mimeKind !== kind) {
+		throw new NodeOperationError(
+			node,
+			`Item ${itemIndex}: the data URI says ${declaredMime} but the content is ${KIND_INFO[kind].label}`,
+			{ description: 'Fix the type in the data URI. Nothing was sent or charged.', itemIndex },
+		);
+	}
+
+	if (!fileName) fileName = `document.${KIND_INFO[kind].ext}`;
+	else if (!extKind) fileName = `${fileName}.${KIND_INFO[kind].ext}`;
+
+	return { bytes, kind, mimeType: KIND_INFO[kind].mime, fileName };
+}

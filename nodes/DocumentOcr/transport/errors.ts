@@ -1,0 +1,281 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+/**
+ * The one place that turns what the service answered into an error a user can act on.
+ *
+ * The spec names the error codes but not the body shape, so every plausible shape is read:
+ *   {"error": "code", "message": "..."}      {"error": {"code": "...", "message": "..."}}
+ *   {"code": "...", "message": "..."}        {"errors": [{"code": "...", "message": "..."}]}
+ *   RFC 7807 {"type", "title", "detail"}     plain text ("code: message", or any text / HTML page)
+ */
+
+export interface ServiceErrorInfo {
+	/** Service error code (`invalid_api_key`, ...) or undefined when none could be read. */
+	code?: string;
+	/** The service's own message, trimmed and shortened; never HTML. */
+	serviceMessage?: string;
+}
+
+export interface ErrorContext {
+	itemIndex: number;
+	/** Scope the failed endpoint needs, named in insufficient_scope errors. */
+	scope?: string;
+	/** What was addressed, e.g. `Task "tsk_1"`, used in not-found messages. */
+	subject?: string;
+	/** True for requests that create something billable (submissions). */
+	submission?: boolean;
+	/** Retries already made before giving up. */
+	retries?: number;
+	/** Secrets that must never appear in an error (the API key). */
+	secrets?: string[];
+}
+
+interface Advice {
+	message: string;
+	description: string;
+}
+
+export const KNOWN_CODES = [
+	'missing_api_key',
+	'invalid_api_key',
+	'user_banned',
+	'insufficient_scope',
+	'insufficient_pages',
+	'not_found',
+	'payload_too_large',
+	'unsupported_media_type',
+	'rate_limited',
+	'daily_quota_exceeded',
+] as const;
+
+const MAX_SERVICE_MESSAGE = 300;
+
+function str(value: unknown): string | undefined {
+	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function shorten(text: string): string {
+	const flat = text.replace(/\s+/g, ' ').trim();
+	return flat.length > MAX_SERVICE_MESSAGE ? `${flat.slice(0, MAX_SERVICE_MESSAGE)}…` : flat;
+}
+
+function fromObject(body: Record<string, unknown>): ServiceErrorInfo {
+	const error = body.error;
+	if (isObject(error)) {
+		return {
+			code: str(error.code) ?? str(error.type),
+			serviceMessage: str(error.message) ?? str(body.message),
+		};
+	}
+	if (Array.isArray(body.errors) && isObject(body.errors[0])) {
+		const first = body.errors[0];
+		return { code: str(first.code), serviceMessage: str(first.message) ?? str(first.detail) };
+	}
+	const code = str(error) ?? str(body.code) ?? str(body.error_code) ?? str(body.errorCode);
+	const serviceMessage =
+		str(body.message) ?? str(body.detail) ?? str(body.error_description) ?? str(body.title);
+	return { code, serviceMessage };
+}
+
+function fromText(text: string): ServiceErrorInfo {
+	const trimmed = text.trim();
+	if (trimmed.startsWith('{')) {
+		try {
+			const parsed: unknown = JSON.parse(trimmed);
+			if (isObject(parsed)) return fromObject(parsed);
+		} catch {
+			// Not JSON after all (a truncated body, say): read it as text below.
+		}
+	}
+	if (/^\s*</.test(trimmed)) {
+		// An HTML error page from a proxy or gateway: keep its title/heading only.
+		const heading = /<(?:title|h1)[^>]*>([^<]*)</i.exec(trimmed)?.[1];
+		return { serviceMessage: heading ? shorten(heading) : 'an HTML error page' };
+	}
+	const prefixed = /^([a-z][a-z0-9_]*[a-z0-9])\s*(?::|-|—)\s*(.*)$/s.exec(trimmed);
+	if (prefixed && prefixed[1].includes('_')) {
+		return { code: prefixed[1], serviceMessage: str(prefixed[2]) };
+	}
+	const known = KNOWN_CODES.find((code) => trimmed.includes(code));
+	if (known) return { code: known, serviceMessage: shorten(trimmed) };
+	if (/^[a-z][a-z0-9_]*$/.test(trimmed)) return { code: trimmed };
+	return { serviceMessage: trimmed ? shorten(trimmed) : undefined };
+}
+
+/** Reads the error code and message from a response body of any plausible shape. */
+export function parseServiceError(body: unknown): ServiceErrorInfo {
+	let info: ServiceErrorInfo = {};
+	if (Buffer.isBuffer(body)) info = fromText(body.toString('utf8'));
+	else if (body instanceof ArrayBuffer) info = fromText(Buffer.from(body).toString('utf8'));
+	else if (typeof body === 'string') info = fromText(body);
+	else if (isObject(body)) info = fromObject(body);
+	if (info.serviceMessage) info.serviceMessage = shorten(info.serviceMessage);
+	if (info.code) info.code = info.code.toLowerCase();
+	return info;
+}
+
+/** The code the spec pairs with an HTTP status, for bodies that carry no code. */
+function codeForStatus(status: number): string | undefined {
+	switch (status) {
+		case 401:
+			return 'invalid_api_key';
+		case 402:
+			return 'insufficient_pages';
+		case 404:
+			return 'not_found';
+		case 413:
+			return 'payload_too_large';
+		case 415:
+			return 'unsupported_media_type';
+		case 429:
+			return 'rate_limited';
+		default:
+			return undefined;
+	}
+}
+
+function adviceFor(code: string | undefined, status: number, ctx: ErrorContext): Advice {
+	const subject = ctx.subject ?? 'The requested item';
+	const notCharged = ctx.submission ? ' Nothing was charged for this document.' : '';
+	switch (code) {
+		case 'missing_api_key':
+			return {
+				message: 'No API key was sent to the OCR service',
+				description:
+					'Open the Document OCR API credential and enter the API key from the account settings.',
+			};
+		case 'invalid_api_key':
+			return {
+				message: 'The OCR service refused the API key',
+				description:
+					'The key is wrong, revoked or expired. Create a new key in the account settings (a key is shown only once) and paste it into the Document OCR API credential.',
+			};
+		case 'user_banned':
+			return {
+				message: 'The OCR account is banned',
+				description:
+					'Every request of this account is refused. Contact the service to restore the account; retrying will not help.',
+			};
+		case 'insufficient_scope':
+			return {
+				message: ctx.scope
+					? `The API key lacks the "${ctx.scope}" scope this operation needs`
+					: 'The API key lacks the scope this operation needs',
+				description: `Create a key with the ${ctx.scope ? `"${ctx.scope}"` : 'needed'} scope in the account settings ("read" for Get, Get Many and Export; "export" for Delete) and update the credential.`,
+			};
+		case 'insufficient_pages':
+			return {
+				message: 'The account has no page balance left for this document',
+				description: `Top up the page balance (team members share the plan owner's balance), then run the workflow again.${notCharged}`,
+			};
+		case 'not_found':
+			return {
+				message: `${subject} was not found`,
+				description:
+					'Check the ID. Deleted tasks, and tasks created with another account, cannot be read.',
+			};
+		case 'payload_too_large':
+			return {
+				message: 'The document is too large for the OCR service (limit 10 MB)',
+				description: `Compress the file or split it into smaller documents.${notCharged}`,
+			};
+		case 'unsupported_media_type':
+			return {
+				message: 'The OCR service does not accept this file type',
+				description: `Send a PDF or an image (PNG, JPEG, WEBP; TIFF and GIF on the task API) whose content matches its file name.${notCharged}`,
+			};
+		case 'rate_limited':
+			return {
+				message: 'The OCR service is throttling requests (rate limited)',
+				description: `The node waited as the service asked and retried ${ctx.retries ?? 0} time(s). Lower the node's concurrency or spread the items over time.${notCharged}`,
+			};
+		case 'daily_quota_exceeded':
+			return {
+				message: "The account's daily quota of the OCR service is used up",
+				description: `No more requests are accepted today; the node does not retry. Run the workflow again after the quota resets.${notCharged}`,
+			};
+		default:
+			break;
+	}
+	if (status >= 500) {
+		return ctx.submission
+			? {
+					message: `The OCR service failed (HTTP ${status}) after the document was sent: a task may have been created`,
+					description:
+						'The node does not resend submissions, so that a document is never charged twice. Check the task list (Get Many) for a task created just now before submitting this document again.',
+				}
+			: {
+					message: `The OCR service failed (HTTP ${status})`,
+					description: `The node retried ${ctx.retries ?? 0} time(s). Try again later; if it persists, contact the service.`,
+				};
+	}
+	return {
+		message: `The OCR service rejected the request (HTTP ${status}${code ? `, ${code}` : ''})`,
+		description: 'Check the node parameters against the service documentation.',
+	};
+}
+
+export function redact(text: string, secrets: string[] | undefined): string {
+	let out = text;
+	for (const secret of secrets ?? []) {
+		if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+	}
+	return out.replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]');
+}
+
+/** Builds the error for an HTTP error answer. */
+export function serviceError(
+	node: INode,
+	status: number,
+	body: unknown,
+	ctx: ErrorContext,
+): NodeApiError {
+	const info = parseServiceError(body);
+	const code = info.code ?? codeForStatus(status);
+	const advice = adviceFor(code, status, ctx);
+	const detail = info.serviceMessage ? ` Service said: ${info.serviceMessage}` : '';
+	const message = redact(advice.message, ctx.secrets);
+	const description = redact(`${advice.description}${detail}`, ctx.secrets);
+	const errorBody: JsonObject = { httpCode: String(status), code: code ?? null, message, description };
+	return new NodeApiError(node, errorBody, {
+		message,
+		description,
+		httpCode: String(status),
+		itemIndex: ctx.itemIndex,
+	});
+}
+
+/** Builds the error for a request that got no HTTP answer (reset, refused, timeout, lost). */
+export function networkError(
+	node: INode,
+	errorCode: string,
+	host: string,
+	ctx: ErrorContext,
+): NodeApiError {
+	const reached = errorCode !== 'ECONNREFUSED' && errorCode !== 'ENOTFOUND' && errorCode !== 'EAI_AGAIN';
+	const advice: Advice =
+		ctx.submission && reached
+			? {
+					message: `The connection to the OCR service broke after the document was sent (${errorCode}): a task may have been created`,
+					description:
+						'The node does not resend submissions, so that a document is never charged twice. Check the task list (Get Many) for a task created just now before submitting this document again.',
+				}
+			: {
+					message: `Could not reach the OCR service at ${host} (${errorCode})`,
+					description: reached
+						? `The node retried ${ctx.retries ?? 0} time(s). Check that the service is up and that the credential's URL is right.`
+						: `Check the Base URL / API URL in the Document OCR API credential and that n8n can reach that host.${ctx.submission ? ' Nothing was sent, so nothing was charged.' : ''}`,
+				};
+	const message = redact(advice.message, ctx.secrets);
+	const description = redact(advice.description, ctx.secrets);
+	return new NodeApiError(
+		node,
+		{ code: errorCode, message, description },
+		{ message, description, itemIndex: ctx.itemIndex },
+	);
+}

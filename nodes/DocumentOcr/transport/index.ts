@@ -1,0 +1,333 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	INode,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+
+import { networkError, parseServiceError, redact, serviceError } from './errors';
+
+/**
+ * The one place that talks HTTP to the OCR service. Every request goes through
+ * `httpRequestWithAuthentication` (the credential adds the Bearer header), and this module owns:
+ *  - which base URL a surface lives on (task API on the Base URL, `/v1` on the API URL);
+ *  - path building (each segment percent-encoded, so an ID can never change the path);
+ *  - the retry policy (below) and the mapping of every failure to a NodeApiError.
+ *
+ * Retry policy
+ *  - 429 rate_limited: wait for Retry-After (bounded) and retry, for every kind of request: the
+ *    service refused the request, so nothing was created or charged. The wait pauses the whole
+ *    execution's requests (a shared gate), not just this item's.
+ *  - 429 daily_quota_exceeded, 402 insufficient_pages and other 4xx: never retried.
+ *  - 5xx, connection reset, timeout: reads (and deletes) retry with exponential backoff and
+ *    jitter. Submissions are NEVER resent after the request may have reached the service: the
+ *    task may already exist and be charged, so the item fails with an error that says so.
+ *  - Connection refused / DNS failure: the request never left, so submissions retry as reads do.
+ */
+
+export const CREDENTIAL_TYPE = 'documentOcrApi';
+
+export type Surface = 'base' | 'api';
+
+/** How a request may be retried; see the policy above. */
+export type RequestKind = 'read' | 'delete' | 'submit';
+
+export interface ApiRequest {
+	method: IHttpRequestMethods;
+	/** Path segments after the surface's root, e.g. ['api', 'tasks', taskId]; each is encoded. */
+	path: string[];
+	surface?: Surface;
+	kind: RequestKind;
+	qs?: IDataObject;
+	body?: IDataObject | FormData;
+	/** Expect a binary answer (exports): the body is returned as a Buffer. */
+	binary?: boolean;
+	/** Scope the endpoint needs, named in an insufficient_scope error. */
+	scope?: string;
+	/** What the request is about, e.g. `Task "tsk_1"`, for not-found errors. */
+	subject?: string;
+	/** Give up waiting for a rate limit past this time (epoch ms). */
+	deadline?: number;
+	timeoutMs?: number;
+}
+
+export interface ApiResponse<T = unknown> {
+	body: T;
+	statusCode: number;
+	headers: Record<string, unknown>;
+	/** Delay the service asked for (Retry-After on a successful answer), in ms. */
+	retryAfterMs?: number;
+}
+
+export interface RetrySettings {
+	/** Retries of reads after 5xx / network errors. */
+	maxReadRetries: number;
+	/** Retries after 429 rate_limited. */
+	maxRateLimitRetries: number;
+	/** Longest Retry-After honoured; a longer one fails the item instead of stalling it. */
+	maxRetryAfterMs: number;
+	/** First backoff step of reads; doubles per retry, with jitter. */
+	backoffBaseMs: number;
+	backoffMaxMs: number;
+}
+
+export const DEFAULT_RETRY: RetrySettings = {
+	maxReadRetries: 4,
+	maxRateLimitRetries: 8,
+	maxRetryAfterMs: 120_000,
+	backoffBaseMs: 500,
+	backoffMaxMs: 8_000,
+};
+
+/**
+ * State shared by all items of one node execution: the resolved endpoints and the rate-limit
+ * gate, so that a 429 slows down every concurrent item, not only the one that received it.
+ */
+export class TransportState {
+	private endpoints?: { base: string; api: string; secrets: string[] };
+
+	/** No request of this execution starts before this time (epoch ms). */
+	gateUntil = 0;
+
+	requests = 0;
+
+	retries = 0;
+
+	constructor(readonly retry: RetrySettings = DEFAULT_RETRY) {}
+
+	async resolve(ctx: IExecuteFunctions, itemIndex: number) {
+		if (!this.endpoints) {
+			const credentials = await ctx.getCredentials(CREDENTIAL_TYPE, itemIndex);
+			const base = normaliseRoot(ctx.getNode(), String(credentials.baseUrl ?? ''), 'Base URL', itemIndex);
+			const apiRaw = String(credentials.apiUrl ?? '').trim();
+			const api = apiRaw ? normaliseRoot(ctx.getNode(), apiRaw, 'API URL', itemIndex) : base;
+			const secrets = [String(credentials.apiKey ?? '')].filter((s) => s.length > 0);
+			this.endpoints = { base, api, secrets };
+		}
+		return this.endpoints;
+	}
+}
+
+function normaliseRoot(node: INode, raw: string, field: string, itemIndex: number): string {
+	const trimmed = raw.trim().replace(/\/+$/, '');
+	let url: URL;
+	try {
+		url = new URL(trimmed);
+	} catch {
+		throw new NodeOperationError(node, `The credential's ${field} is not a valid URL`, {
+			description: `Enter the service address with its scheme, e.g. https://ocr.example.com (got "${trimmed}").`,
+			itemIndex,
+		});
+	}
+	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+		throw new NodeOperationError(node, `The credential's ${field} must start with http:// or https://`, {
+			itemIndex,
+		});
+	}
+	return trimmed;
+}
+
+/** Percent-encodes one path segment. Dot segments are refused: URL parsers resolve them. */
+export function encodeSegment(segment: string): string {
+	if (segment === '' || segment === '.' || segment === '..') {
+		throw new Error(`Invalid path segment "${segment}"`);
+	}
+	return encodeURIComponent(segment);
+}
+
+function header(headers: Record<string, unknown>, name: string): string | undefined {
+	const value = headers[name] ?? headers[name.toLowerCase()];
+	if (Array.isArray(value)) return value.length ? String(value[0]) : undefined;
+	return value === undefined || value === null ? undefined : String(value);
+}
+
+/** Retry-After as milliseconds: delta-seconds (fractions allowed) or an HTTP date. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+	if (value === undefined) return undefined;
+	const trimmed = value.trim();
+	if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(parseFloat(trimmed) * 1000);
+	const date = Date.parse(trimmed);
+	if (!Number.isNaN(date)) return Math.max(0, date - now);
+	return undefined;
+}
+
+function backoffMs(settings: RetrySettings, retry: number): number {
+	const exp = Math.min(settings.backoffMaxMs, settings.backoffBaseMs * 2 ** retry);
+	return Math.round(exp / 2 + Math.random() * (exp / 2));
+}
+
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Finds the system error code (ECONNRESET, ...) in an error thrown by the HTTP helper. */
+function systemErrorCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
+		const candidate = (current as { code?: unknown }).code;
+		if (typeof candidate === 'string' && /^(E[A-Z_]+|ERR_[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(candidate)) {
+			return candidate;
+		}
+		current = (current as { cause?: unknown }).cause;
+	}
+	const message = (error as { message?: unknown })?.message;
+	if (typeof message === 'string' && /socket hang up/i.test(message)) return 'ECONNRESET';
+	if (typeof message === 'string' && /timeout/i.test(message)) return 'ETIMEDOUT';
+	return undefined;
+}
+
+interface RawResponse {
+	body: unknown;
+	headers: Record<string, unknown>;
+	statusCode: number;
+}
+
+/** The single call into n8n's HTTP helper; failures come back as values, not exceptions. */
+async function send(
+	ctx: IExecuteFunctions,
+	options: IHttpRequestOptions,
+): Promise<{ response: RawResponse } | { error: Error }> {
+	try {
+		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
+			ctx,
+			CREDENTIAL_TYPE,
+			options,
+		)) as RawResponse;
+		return { response };
+	} catch (error) {
+		return { error: error as Error };
+	}
+}
+
+async function pause(ctx: IExecuteFunctions, ms: number) {
+	if (ms <= 0) return;
+	const signal = ctx.getExecutionCancelSignal();
+	await sleep(ms, signal);
+	if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled');
+}
+
+/**
+ * Sends one logical request (with the retries the policy allows) and returns the 2xx answer.
+ * Throws a NodeApiError with `itemIndex` for everything else.
+ */
+export async function apiRequest<T = IDataObject>(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	request: ApiRequest,
+	state: TransportState,
+): Promise<ApiResponse<T>> {
+	const node = this.getNode();
+	const { base, api, secrets } = await state.resolve(this, itemIndex);
+	const root = request.surface === 'api' ? api : base;
+	const url = `${root}/${request.path.map(encodeSegment).join('/')}`;
+	const settings = state.retry;
+	const submission = request.kind === 'submit';
+	let readRetries = 0;
+	let rateRetries = 0;
+
+	const errorContext = () => ({
+		itemIndex,
+		scope: request.scope,
+		subject: request.subject,
+		submission,
+		retries: readRetries + rateRetries,
+		secrets,
+	});
+
+	for (;;) {
+		const gateWait = state.gateUntil - Date.now();
+		if (gateWait > 0) await pause(this, gateWait);
+
+		const options: IHttpRequestOptions = {
+			method: request.method,
+			url,
+			qs: request.qs,
+			body: request.body,
+			json: !request.binary && !(request.body instanceof FormData),
+			ignoreHttpStatusErrors: true,
+			returnFullResponse: true,
+			timeout: request.timeoutMs ?? (submission ? 120_000 : 60_000),
+		};
+		if (request.binary) options.encoding = 'arraybuffer';
+		if (request.body instanceof FormData) options.headers = { Accept: 'application/json' };
+
+		state.requests++;
+		const sent = await send(this, options);
+		if ('error' in sent) {
+			if (this.getExecutionCancelSignal()?.aborted) {
+				throw new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
+			}
+			const code = systemErrorCode(sent.error);
+			if (!code) {
+				// Not a network failure (e.g. a URL n8n refuses to call): keep the message, drop the
+				// underlying request object so no header (the API key) can travel with the error.
+				const message = redact(String(sent.error?.message ?? sent.error), secrets);
+				throw new NodeApiError(node, { message }, { message, itemIndex });
+			}
+			const mayHaveArrived = !NOT_SENT_CODES.has(code);
+			const retryable = !(submission && mayHaveArrived) && readRetries < settings.maxReadRetries;
+			if (!retryable) throw networkError(node, code, new URL(root).host, errorContext());
+			await pause(this, backoffMs(settings, readRetries));
+			readRetries++;
+			state.retries++;
+			continue;
+		}
+		const { response } = sent;
+
+		const { statusCode } = response;
+		const headers = response.headers ?? {};
+		const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'));
+
+		if (statusCode >= 200 && statusCode < 300) {
+			return { body: response.body as T, statusCode, headers, retryAfterMs };
+		}
+
+		if (statusCode === 429) {
+			const quota = parseServiceError(response.body).code === 'daily_quota_exceeded';
+			const wait = retryAfterMs ?? backoffMs(settings, rateRetries + 1);
+			const withinDeadline = request.deadline === undefined || Date.now() + wait < request.deadline;
+			if (quota || rateRetries >= settings.maxRateLimitRetries || wait > settings.maxRetryAfterMs || !withinDeadline) {
+				throw serviceError(node, statusCode, response.body, errorContext());
+			}
+			// Close the gate for every item of this execution until the service is ready again.
+			state.gateUntil = Math.max(state.gateUntil, Date.now() + wait);
+			rateRetries++;
+			state.retries++;
+			continue;
+		}
+
+		if (statusCode >= 500 && !submission && readRetries < settings.maxReadRetries) {
+			await pause(this, Math.max(retryAfterMs ?? 0, backoffMs(settings, readRetries)));
+			readRetries++;
+			state.retries++;
+			continue;
+		}
+
+		if (statusCode === 404 && request.kind === 'delete' && readRetries > 0) {
+			// A retried delete whose first attempt went through: the task is gone, as asked.
+			return { body: { alreadyDeleted: true } as T, statusCode, headers };
+		}
+
+		throw serviceError(node, statusCode, response.body, errorContext());
+	}
+}
+
+/** A 2xx answer whose body is not the JSON object the endpoint promises. */
+export function unexpectedBody(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	what: string,
+	body: unknown,
+): NodeApiError {
+	const preview =
+		typeof body === 'string' ? body.slice(0, 120) : Buffer.isBuffer(body) ? `${body.length} bytes` : typeof body;
+	return new NodeApiError(
+		ctx.getNode(),
+		{ message: `Unexpected answer from the OCR service for ${what}` },
+		{
+			message: `Unexpected answer from the OCR service for ${what}`,
+			description: `Expected a JSON object but received: ${preview}. The service may be misconfigured, or a proxy answered instead of it.`,
+			itemIndex,
+		},
+	);
+}

@@ -1,0 +1,96 @@
+'use strict';
+/**
+ * Fault injection rules.
+ *   rule = { method?, path? (string prefix | RegExp | { regex, flags }), kind, status?, retryAfter?,
+ *            ms?, times?, every?, probability?, code?, message? }
+ * kinds: status | rateLimit | quota | reset | latency | lostResponse | failCreation | html | truncatedJson
+ * times: apply to the next N matching requests (default 1; unlimited when `every` or
+ *        `probability` is given and `times` is not). every: fire on every k-th match.
+ * probability: fire with that probability (seeded PRNG, option `seed`).
+ * failCreation rules are consulted only at the moment a submission has been charged.
+ */
+const { seededRandom } = require('./util.js');
+
+const FAULT_KINDS = ['status', 'rateLimit', 'quota', 'reset', 'latency', 'lostResponse', 'failCreation', 'html', 'truncatedJson'];
+
+function normalisePath(p) {
+	if (p === undefined || p === null || p === '') return null;
+	if (p instanceof RegExp) return p;
+	if (typeof p === 'object' && typeof p.regex === 'string') return new RegExp(p.regex, p.flags || '');
+	if (typeof p === 'string') return p;
+	throw new Error('fault rule "path" must be a string prefix, a RegExp or { regex, flags }');
+}
+
+class Faults {
+	constructor(seed = 42) {
+		this.seed = seed;
+		this.random = seededRandom(seed);
+		this.rules = [];
+		this.nextId = 1;
+		this.log = []; // { id, kind, method, path, at }
+	}
+
+	add(rule) {
+		if (!rule || !FAULT_KINDS.includes(rule.kind)) throw new Error(`fault rule "kind" must be one of ${FAULT_KINDS.join(', ')}`);
+		const r = {
+			...rule,
+			id: this.nextId++,
+			method: rule.method ? String(rule.method).toUpperCase() : null,
+			path: normalisePath(rule.path),
+			seen: 0,
+			fired: 0,
+		};
+		const unlimited = r.every != null || r.probability != null;
+		r.remaining = r.times != null ? Number(r.times) : unlimited ? Infinity : 1;
+		if (r.every != null && !(Number(r.every) >= 1)) throw new Error('fault rule "every" must be >= 1');
+		this.rules.push(r);
+		return r;
+	}
+
+	clear() {
+		this.rules = [];
+	}
+
+	reseed(seed = this.seed) {
+		this.random = seededRandom(seed);
+	}
+
+	matches(r, method, path) {
+		if (r.method && r.method !== method) return false;
+		if (r.path === null) return true;
+		if (r.path instanceof RegExp) {
+			r.path.lastIndex = 0;
+			return r.path.test(path);
+		}
+		return path.startsWith(r.path);
+	}
+
+	/**
+	 * Returns the rules that fire for this request (consuming them).
+	 * phase 'request': every kind but failCreation; phase 'create': failCreation only.
+	 */
+	take(method, path, phase = 'request') {
+		const fired = [];
+		for (const r of this.rules) {
+			const isCreate = r.kind === 'failCreation';
+			if ((phase === 'create') !== isCreate) continue;
+			if (r.remaining <= 0 || !this.matches(r, method, path)) continue;
+			r.seen++;
+			let fire = r.every != null ? r.seen % Number(r.every) === 0 : true;
+			if (fire && r.probability != null) fire = this.random() < Number(r.probability);
+			if (!fire) continue;
+			r.remaining--;
+			r.fired++;
+			fired.push(r);
+			this.log.push({ id: r.id, kind: r.kind, method, path, at: new Date().toISOString() });
+		}
+		this.rules = this.rules.filter((r) => r.remaining > 0);
+		return fired;
+	}
+
+	list() {
+		return this.rules.map((r) => ({ ...r, path: r.path instanceof RegExp ? { regex: r.path.source, flags: r.path.flags } : r.path }));
+	}
+}
+
+module.exports = { Faults, FAULT_KINDS };
