@@ -1,0 +1,1175 @@
+'use strict';
+/**
+ * The stateful OCR service emulator: HTTP server, routing, task lifecycle, billing,
+ * exports, /v1 surface, faults, webhooks, stats and the /__emulator admin API.
+ * Use startEmulator() from ./index.js.
+ */
+const http = require('node:http');
+const { EventEmitter } = require('node:events');
+const docs = require('../fixtures/documents.js');
+const { Store } = require('./store.js');
+const { Faults } = require('./faults.js');
+const { WorkQueue } = require('./queue.js');
+const { WebhookSender } = require('./webhooks.js');
+const { errorPayload } = require('./errors.js');
+const { buildExport, EXPORT_CONTENT_TYPES } = require('./exports.js');
+const { buildOpenApi } = require('./openapi.js');
+const rec = require('./recognise.js');
+const { randomId, Timers, readBody } = require('./util.js');
+
+const MB10 = 10 * 1024 * 1024;
+const API_TYPES = ['pdf', 'png', 'jpeg', 'webp', 'tiff', 'gif'];
+const V1_TYPES = ['pdf', 'png', 'jpeg', 'webp'];
+const PROVIDERS = ['provider-async', 'provider-sync'];
+const DOCUMENT_TYPES = ['general', 'invoice'];
+const EXPORT_FORMATS = ['docx', 'xlsx', 'pdf'];
+const FINAL = new Set(['done', 'failed']);
+const DEFAULT_FAILURE_MESSAGE = 'Could not recognise the document (unreadable scan)';
+
+const DEFAULT_OPTIONS = {
+	host: '127.0.0.1',
+	port: 0,
+	workers: 2,
+	msPerPage: 50,
+	syncMsPerPage: 10,
+	queueDelayMs: 0,
+	shapes: { error: 'flat', list: 'items', task: 'flat', submit: 'withPages', v1Error: null },
+	statuses: { queued: 'queued', processing: 'processing', done: 'done', failed: 'failed' },
+	timestampFormat: 'seconds',
+	webhooks: [],
+	webhookRetries: 3,
+	webhookRetryDelayMs: 200,
+	webhookTimeoutMs: 5000,
+	pollRetryAfterSeconds: 0,
+	// The 10 MB limit is taken to apply to the decoded document (README: assumptions); the JSON
+	// body carrying it as Base64 is 4/3 of that, plus the other fields.
+	maxBodyBytes: Math.ceil((MB10 * 4) / 3) + 64 * 1024,
+	maxFileBytes: MB10,
+	requireJsonContentType: true,
+	separateApiServer: false,
+	apiPort: 0,
+	rateLimit: null, // { perSecond, burst? }
+	dailyQuota: null, // submissions per key until reset()
+	syncTimeoutMs: 5000,
+	failureMessage: DEFAULT_FAILURE_MESSAGE,
+	seed: 42,
+	log: false,
+};
+
+const ROUTES = [
+	{ method: 'POST', pattern: ['api', 'ocr'], name: 'POST /api/ocr', scope: 'submit', handler: 'submitTask' },
+	{ method: 'POST', pattern: ['api', 'v2', 'ocr'], name: 'POST /api/v2/ocr', scope: 'submit', handler: 'submitV2' },
+	{ method: 'GET', pattern: ['api', 'openapi.json'], name: 'GET /api/openapi.json', auth: false, handler: 'openapi' },
+	{ method: 'GET', pattern: ['api', 'tasks'], name: 'GET /api/tasks', scope: 'read', handler: 'listTasks' },
+	{ method: 'GET', pattern: ['api', 'tasks', ':id'], name: 'GET /api/tasks/:id', scope: 'read', handler: 'getTaskRoute' },
+	{ method: 'DELETE', pattern: ['api', 'tasks', ':id'], name: 'DELETE /api/tasks/:id', scope: 'export', handler: 'deleteTask' },
+	{ method: 'GET', pattern: ['api', 'export', ':id', ':format'], name: 'GET /api/export/:id/:format', scope: 'read', handler: 'exportTask' },
+	{ method: 'POST', pattern: ['v1', 'markdown'], name: 'POST /v1/markdown', scope: 'submit', handler: 'v1Markdown' },
+	{ method: 'POST', pattern: ['v1', 'ocr'], name: 'POST /v1/ocr', scope: 'submit', handler: 'v1Ocr' },
+	{ method: 'POST', pattern: ['v1', 'extract'], name: 'POST /v1/extract', scope: 'submit', handler: 'v1Extract' },
+	{ method: 'POST', pattern: ['v1', 'jobs'], name: 'POST /v1/jobs', scope: 'submit', handler: 'v1CreateJob' },
+	{ method: 'GET', pattern: ['v1', 'jobs', ':id'], name: 'GET /v1/jobs/:id', scope: 'submit', handler: 'v1GetJob' },
+];
+
+class HandledError extends Error {}
+
+function mergeOptions(options = {}) {
+	const o = { ...DEFAULT_OPTIONS, ...options };
+	o.shapes = { ...DEFAULT_OPTIONS.shapes, ...(options.shapes || {}) };
+	o.statuses = { ...DEFAULT_OPTIONS.statuses, ...(options.statuses || {}) };
+	return o;
+}
+
+function isPlainObject(v) {
+	return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function exportBaseName(task) {
+	let base = task.filename ? String(task.filename).split(/[\\/]/).pop() : '';
+	base = base.replace(/\.[^.]*$/, '');
+	return base || task.taskId;
+}
+
+function contentDisposition(name) {
+	const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+	if (ascii === name) return `attachment; filename="${ascii}"`;
+	return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+function decodeSegment(s) {
+	try {
+		return decodeURIComponent(s);
+	} catch {
+		return null;
+	}
+}
+
+class Emulator extends EventEmitter {
+	constructor(options = {}) {
+		super();
+		this.options = mergeOptions(options);
+		this.timers = new Timers();
+		this.store = new Store({ accounts: options.accounts, users: options.users, keys: options.keys });
+		this.faults = new Faults(this.options.seed);
+		this.taskMap = new Map(); // /api tasks (kind 'task' | 'v2')
+		this.jobMap = new Map(); // /v1 jobs (kind 'job')
+		this.seq = 0;
+		this.failNext = 0;
+		this.buckets = new Map();
+		this.quotaUsed = new Map();
+		this.closed = false;
+		this.servers = [];
+		this.queue = new WorkQueue({
+			workers: this.options.workers,
+			timers: this.timers,
+			queueDelayMs: this.options.queueDelayMs,
+			run: (t) => this.runAsync(t),
+		});
+		this.webhooks = new WebhookSender({
+			timers: this.timers,
+			timestampFormat: this.options.timestampFormat,
+			retries: this.options.webhookRetries,
+			retryDelayMs: this.options.webhookRetryDelayMs,
+			timeoutMs: this.options.webhookTimeoutMs,
+			onRecord: (r) => this.emit('delivery', r),
+		});
+		for (const w of this.options.webhooks || []) this.webhooks.addEndpoint(w);
+		this.resetStats();
+	}
+
+	// ------------------------------------------------------------------ lifecycle
+	async start() {
+		const main = http.createServer((req, res) => this.handle(req, res, this.options.separateApiServer ? 'main' : 'all'));
+		this.servers.push(main);
+		await this.listen(main, this.options.port);
+		this.url = this.urlOf(main);
+		this.baseUrl = this.url;
+		this.apiUrl = this.url;
+		if (this.options.separateApiServer) {
+			const api = http.createServer((req, res) => this.handle(req, res, 'v1'));
+			this.servers.push(api);
+			await this.listen(api, this.options.apiPort);
+			this.apiUrl = this.urlOf(api);
+		}
+		return this;
+	}
+
+	listen(server, port) {
+		return new Promise((resolve, reject) => {
+			server.once('error', reject);
+			server.listen(port, this.options.host, () => {
+				server.off('error', reject);
+				resolve();
+			});
+		});
+	}
+
+	urlOf(server) {
+		const { port } = server.address();
+		let host = this.options.host;
+		if (host === '0.0.0.0' || host === '::' || !host) host = '127.0.0.1';
+		if (host.includes(':')) host = `[${host}]`;
+		return `http://${host}:${port}`;
+	}
+
+	async close() {
+		if (this.closed) return;
+		this.closed = true;
+		this.queue.close();
+		this.timers.close();
+		await this.webhooks.close();
+		await Promise.all(
+			this.servers.map(
+				(s) =>
+					new Promise((resolve) => {
+						s.close(() => resolve());
+						s.closeAllConnections();
+					}),
+			),
+		);
+		this.removeAllListeners();
+	}
+
+	/** Back to the initial state: tasks, jobs, ledger, balances, keys, faults, deliveries, webhooks, stats. */
+	reset() {
+		this.taskMap.clear();
+		this.jobMap.clear();
+		this.queue.clear();
+		this.store.reset();
+		this.faults.clear();
+		this.faults.reseed();
+		this.webhooks.abortAll();
+		this.webhooks.deliveries.length = 0;
+		this.webhooks.clearEndpoints();
+		for (const w of this.options.webhooks || []) this.webhooks.addEndpoint(w);
+		this.failNext = 0;
+		this.buckets.clear();
+		this.quotaUsed.clear();
+		this.resetStats();
+	}
+
+	// ------------------------------------------------------------------ public helpers
+	get keys() {
+		return this.store.keysObject();
+	}
+
+	get tasks() {
+		return [...this.taskMap.values()];
+	}
+
+	get jobs() {
+		return [...this.jobMap.values()];
+	}
+
+	get deliveries() {
+		return this.webhooks.deliveries;
+	}
+
+	getTask(id) {
+		return this.taskMap.get(id) || this.jobMap.get(id);
+	}
+
+	/** The task (or job) as the HTTP API would return it. */
+	taskView(id) {
+		const t = this.getTask(id);
+		if (!t) return undefined;
+		return t.kind === 'job' ? this.jobView(t) : this.publicTask(t);
+	}
+
+	ledger(account) {
+		return this.store.ledger(account);
+	}
+
+	balance(account) {
+		return this.store.balance(account);
+	}
+
+	balances() {
+		return this.store.balances();
+	}
+
+	setBalance(account, pages) {
+		return this.store.setBalance(account, pages);
+	}
+
+	charges(account) {
+		return this.store.charges(account);
+	}
+
+	pagesCharged(account) {
+		return this.store.pagesCharged(account);
+	}
+
+	addKey(key, spec) {
+		return this.store.addKey(key, spec);
+	}
+
+	removeKey(key) {
+		return this.store.removeKey(key);
+	}
+
+	addAccount(name, spec) {
+		return this.store.addAccount(name, spec);
+	}
+
+	addUser(name, spec) {
+		return this.store.addUser(name, spec);
+	}
+
+	banUser(name, banned = true) {
+		return this.store.banUser(name, banned);
+	}
+
+	failNextTasks(n = 1) {
+		this.failNext += Number(n) || 0;
+		return this.failNext;
+	}
+
+	pauseQueue() {
+		this.queue.pause();
+	}
+
+	resumeQueue() {
+		this.queue.resume();
+	}
+
+	fault(rule) {
+		return this.faults.add(rule);
+	}
+
+	clearFaults() {
+		this.faults.clear();
+	}
+
+	addWebhook(spec) {
+		return this.webhooks.addEndpoint(spec);
+	}
+
+	clearWebhooks() {
+		this.webhooks.clearEndpoints();
+	}
+
+	redeliver(index) {
+		return this.webhooks.redeliver(index);
+	}
+
+	deliverRaw(spec) {
+		return this.webhooks.deliverRaw(spec);
+	}
+
+	webhooksIdle() {
+		return this.webhooks.idle();
+	}
+
+	resetStats() {
+		this._stats = {
+			requests: 0,
+			byRoute: {},
+			inFlight: this._stats ? this._stats.inFlight : 0,
+			maxInFlight: 0,
+			submissions: 0,
+			polls: {},
+			tasksDone: 0,
+			tasksFailed: 0,
+			lostResponses: 0,
+			faultsFired: 0,
+			lastPath: null,
+		};
+	}
+
+	stats() {
+		const s = this._stats;
+		const polled = Object.values(s.polls);
+		const total = polled.reduce((a, b) => a + b, 0);
+		return {
+			requests: s.requests,
+			byRoute: { ...s.byRoute },
+			inFlight: s.inFlight,
+			maxInFlight: s.maxInFlight,
+			submissions: s.submissions,
+			polls: { ...s.polls },
+			avgPollsPerTask: polled.length ? total / polled.length : 0,
+			tasksDone: s.tasksDone,
+			tasksFailed: s.tasksFailed,
+			lostResponses: s.lostResponses,
+			faultsFired: s.faultsFired,
+			lastPath: s.lastPath,
+		};
+	}
+
+	state() {
+		return {
+			url: this.url,
+			apiUrl: this.apiUrl,
+			stats: this.stats(),
+			ledger: this.ledger(),
+			balances: this.balances(),
+			charges: this.charges(),
+			deliveries: this.deliveries,
+			taskCount: this.taskMap.size,
+			jobCount: this.jobMap.size,
+			tasks: this.tasks.map((t) => ({ ...this.publicTask(t, { list: true }), account: t.account })),
+			jobs: this.jobs.map((j) => ({ ...this.jobView(j), account: j.account })),
+			faults: this.faults.list(),
+			webhooks: this.webhooks.endpoints,
+			failNext: this.failNext,
+			queueLength: this.queue.length,
+		};
+	}
+
+	/** Resolves with the record once the task/job reaches done/failed (or `status`, canonical name). */
+	waitForTask(id, { timeoutMs = 10000, status } = {}) {
+		const ok = (t) => t && (status ? t.status === status : FINAL.has(t.status));
+		return new Promise((resolve, reject) => {
+			const now = this.getTask(id);
+			if (ok(now)) return resolve(now);
+			const onTask = (t) => {
+				if (t.taskId === id && ok(this.getTask(id))) {
+					this.off('task', onTask);
+					this.timers.clearTimeout(timer);
+					resolve(this.getTask(id));
+				}
+			};
+			const timer = this.timers.setTimeout(() => {
+				this.off('task', onTask);
+				reject(new Error(`task ${id} did not reach ${status || 'a final status'} within ${timeoutMs} ms`));
+			}, timeoutMs);
+			this.on('task', onTask);
+		});
+	}
+
+	/** Polls `predicate()` until truthy. */
+	async waitFor(predicate, { timeoutMs = 5000, intervalMs = 5 } = {}) {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const v = await predicate();
+			if (v) return v;
+			if (Date.now() > deadline) throw new Error('waitFor: timed out');
+			await new Promise((r) => setTimeout(r, intervalMs).unref());
+		}
+	}
+
+	// ------------------------------------------------------------------ views
+	statusName(s) {
+		return this.options.statuses[s] || s;
+	}
+
+	publicTask(t, { list = false } = {}) {
+		const v = {
+			taskId: t.taskId,
+			provider: t.provider,
+			status: this.statusName(t.status),
+			documentType: t.documentType,
+			filename: t.filename,
+			pages: t.pages,
+			createdAt: t.createdAt,
+			updatedAt: t.updatedAt,
+		};
+		if (t.completedAt) v.completedAt = t.completedAt;
+		if (t.kind === 'v2') v.options = { ...t.options };
+		if (t.status === 'done' && !list) v.resultText = t.resultText;
+		v.metadata = JSON.parse(JSON.stringify(t.metadata || {}));
+		if (t.status === 'done' && t.words && !list) v.words = t.words;
+		if (t.status === 'failed') v.error = t.error;
+		return v;
+	}
+
+	jobView(j) {
+		const v = {
+			id: j.taskId,
+			status: this.statusName(j.status),
+			createdAt: j.createdAt,
+			updatedAt: j.updatedAt,
+			filename: j.filename,
+			pages: j.pages,
+			fields: { ...j.fields },
+		};
+		if (j.completedAt) v.completedAt = j.completedAt;
+		if (j.status === 'done') v.result = { ...j.result };
+		if (j.status === 'failed') v.error = j.error;
+		return v;
+	}
+
+	webhookData(t) {
+		const d = {
+			taskId: t.taskId,
+			status: this.statusName(t.status),
+			provider: t.provider,
+			documentType: t.documentType,
+			filename: t.filename,
+			pages: t.pages,
+		};
+		if (t.kind === 'job') d.jobId = t.taskId;
+		if (t.status === 'failed') d.error = t.error;
+		return d;
+	}
+
+	// ------------------------------------------------------------------ HTTP plumbing
+	send(ctx, status, headers, body) {
+		const { res, req } = ctx;
+		if (ctx.lost) {
+			this._stats.lostResponses++;
+			req.socket.destroy();
+			return;
+		}
+		if (res.headersSent || res.destroyed) return;
+		const buf = Buffer.isBuffer(body) ? body : Buffer.from(body == null ? '' : String(body), 'utf8');
+		res.writeHead(status, { ...headers, 'content-length': buf.length });
+		res.end(buf);
+	}
+
+	sendJson(ctx, status, obj, headers = {}) {
+		this.send(ctx, status, { 'content-type': 'application/json; charset=utf-8', ...headers }, JSON.stringify(obj));
+	}
+
+	sendError(ctx, status, code, message, headers = {}) {
+		const shape = ctx.surface === 'v1' ? this.options.shapes.v1Error || this.options.shapes.error : this.options.shapes.error;
+		const p = errorPayload(shape, code, message);
+		this.send(ctx, status, { 'content-type': p.contentType, ...headers }, p.body);
+	}
+
+	/** Sends an error and aborts the handler. */
+	fail(ctx, status, code, message, headers) {
+		this.sendError(ctx, status, code, message, headers);
+		throw new HandledError(code);
+	}
+
+	matchRoute(method, segs, listener) {
+		const allowed = (r) => {
+			const isV1 = r.pattern[0] === 'v1';
+			if (listener === 'all') return true;
+			if (listener === 'v1') return isV1;
+			return !isV1;
+		};
+		let pathMatched = null;
+		for (const r of ROUTES) {
+			if (!allowed(r) || r.pattern.length !== segs.length) continue;
+			const params = {};
+			let ok = true;
+			for (let i = 0; i < segs.length; i++) {
+				const p = r.pattern[i];
+				if (p.startsWith(':')) {
+					if (!segs[i]) {
+						ok = false;
+						break;
+					}
+					params[p.slice(1)] = segs[i];
+				} else if (p !== segs[i]) {
+					ok = false;
+					break;
+				}
+			}
+			if (!ok) continue;
+			if (r.method === method) return { route: r, params };
+			pathMatched = pathMatched || [];
+			pathMatched.push(r.method);
+		}
+		if (pathMatched) return { methodNotAllowed: true, allow: pathMatched.join(', ') };
+		const servable = listener === 'v1' ? segs[0] === 'v1' : listener === 'main' ? segs[0] === 'api' : segs[0] === 'api' || segs[0] === 'v1';
+		return { notFound: true, needsAuth: servable };
+	}
+
+	async handle(req, res, listener) {
+		const started = Date.now();
+		const method = String(req.method || 'GET').toUpperCase();
+		const rawUrl = req.url || '/';
+		const qi = rawUrl.indexOf('?');
+		const rawPath = qi >= 0 ? rawUrl.slice(0, qi) : rawUrl;
+		const query = new URLSearchParams(qi >= 0 ? rawUrl.slice(qi + 1) : '');
+		const segs = rawPath.split('/').slice(1);
+		if (segs.length > 1 && segs[segs.length - 1] === '') segs.pop();
+		const ctx = { req, res, method, rawPath, query, segs, listener, lost: false, surface: segs[0] === 'v1' ? 'v1' : 'api', requestId: randomId('req_', 6) };
+		res.setHeader('x-request-id', ctx.requestId);
+		if (this.options.log) {
+			res.on('finish', () => console.error(`[ocr-emulator] ${method} ${rawUrl} -> ${res.statusCode} (${Date.now() - started} ms)`));
+		}
+		if (segs[0] === '__emulator' && listener !== 'v1') {
+			try {
+				await this.handleAdmin(ctx);
+			} catch (e) {
+				if (!(e instanceof HandledError)) this.sendJson(ctx, 500, { error: 'internal_error', message: String(e && e.message) });
+			}
+			return;
+		}
+		const m = this.matchRoute(method, segs, listener);
+		const routeName = m.route ? m.route.name : `${method} ${rawPath}`;
+		const s = this._stats;
+		s.requests++;
+		s.lastPath = rawPath;
+		s.byRoute[routeName] = (s.byRoute[routeName] || 0) + 1;
+		s.inFlight++;
+		s.maxInFlight = Math.max(s.maxInFlight, s.inFlight);
+		try {
+			await this.process(ctx, m);
+		} catch (e) {
+			if (!(e instanceof HandledError)) {
+				if (this.options.log) console.error('[ocr-emulator] handler error', e);
+				this.sendError(ctx, 500, 'internal_error', `Internal error: ${e && e.message}`);
+			}
+		} finally {
+			this._stats.inFlight--;
+		}
+	}
+
+	async process(ctx, m) {
+		const { req } = ctx;
+		// 1. faults (infrastructure level: before auth and body)
+		const fired = this.faults.take(ctx.method, ctx.rawPath, 'request');
+		this._stats.faultsFired += fired.length;
+		const terminal = fired.find((r) => r.kind !== 'latency');
+		if (terminal && terminal.kind === 'reset') {
+			req.socket.destroy();
+			return;
+		}
+		const latency = fired.filter((r) => r.kind === 'latency').reduce((a, r) => a + (Number(r.ms) || 0), 0);
+		if (latency > 0) await this.timers.sleep(latency);
+		if (this.closed) return;
+		ctx.body = await readBody(req, this.options.maxBodyBytes);
+		if (terminal) {
+			if (terminal.kind === 'lostResponse') ctx.lost = true;
+			else return this.sendFault(ctx, terminal);
+		}
+		// 2. auth: missing key -> invalid key -> banned -> scope
+		if (m.notFound && !m.needsAuth) return this.sendError(ctx, 404, 'not_found', `No route for ${ctx.method} ${ctx.rawPath}`);
+		const route = m.route;
+		if (!route || route.auth !== false) {
+			const a = this.store.authenticate(req.headers.authorization, route ? route.scope : null);
+			if (a.error) return this.sendError(ctx, a.error.status, a.error.code, a.error.message);
+			ctx.auth = a;
+			this.checkRateLimit(ctx);
+		}
+		if (ctx.body.tooLarge) return this.sendError(ctx, 413, 'payload_too_large', `Request body exceeds ${this.options.maxBodyBytes} bytes`, { connection: 'close' });
+		if (m.methodNotAllowed) return this.sendError(ctx, 405, 'method_not_allowed', `Method ${ctx.method} not allowed on ${ctx.rawPath}`, { allow: m.allow });
+		if (!route) return this.sendError(ctx, 404, 'not_found', `No route for ${ctx.method} ${ctx.rawPath}`);
+		const params = {};
+		for (const [k, v] of Object.entries(m.params)) params[k] = decodeSegment(v);
+		return this[route.handler](ctx, params);
+	}
+
+	checkRateLimit(ctx) {
+		const rl = this.options.rateLimit;
+		if (!rl || !(rl.perSecond > 0)) return;
+		const burst = rl.burst || rl.perSecond;
+		const now = Date.now();
+		const id = ctx.auth.key.key;
+		const b = this.buckets.get(id) || { tokens: burst, last: now };
+		b.tokens = Math.min(burst, b.tokens + ((now - b.last) / 1000) * rl.perSecond);
+		b.last = now;
+		this.buckets.set(id, b);
+		if (b.tokens >= 1) {
+			b.tokens -= 1;
+			return;
+		}
+		const retry = Math.max(1, Math.ceil((1 - b.tokens) / rl.perSecond));
+		this.fail(ctx, 429, 'rate_limited', `Rate limit of ${rl.perSecond} requests per second exceeded`, { 'retry-after': String(retry) });
+	}
+
+	sendFault(ctx, r) {
+		switch (r.kind) {
+			case 'status': {
+				const status = Number(r.status) || 503;
+				const defaults = { 400: 'bad_request', 404: 'not_found', 429: 'rate_limited', 500: 'internal_error', 502: 'bad_gateway', 503: 'service_unavailable', 504: 'timeout' };
+				const code = r.code || defaults[status] || 'service_unavailable';
+				const headers = r.retryAfter != null ? { 'retry-after': String(r.retryAfter) } : {};
+				return this.sendError(ctx, status, code, r.message || `Injected ${status} ${code}`, headers);
+			}
+			case 'rateLimit':
+				return this.sendError(ctx, Number(r.status) || 429, r.code || 'rate_limited', r.message || 'Too many requests', {
+					'retry-after': String(r.retryAfter != null ? r.retryAfter : 1),
+				});
+			case 'quota':
+				return this.sendError(
+					ctx,
+					Number(r.status) || 429,
+					r.code || 'daily_quota_exceeded',
+					r.message || 'Daily quota reached',
+					r.retryAfter != null ? { 'retry-after': String(r.retryAfter) } : {},
+				);
+			case 'html':
+				return this.send(ctx, Number(r.status) || 502, { 'content-type': 'text/html; charset=utf-8' }, '<html><body><h1>502 Bad Gateway</h1></body></html>');
+			case 'truncatedJson':
+				return this.send(ctx, Number(r.status) || 200, { 'content-type': 'application/json' }, '{"taskId": "tsk_');
+			default:
+				return this.sendError(ctx, 500, 'internal_error', `Unknown fault kind ${r.kind}`);
+		}
+	}
+
+	// ------------------------------------------------------------------ validation helpers
+	readJson(ctx) {
+		const ct = String(ctx.req.headers['content-type'] || '');
+		if (this.options.requireJsonContentType && !/json/i.test(ct)) {
+			this.fail(ctx, 415, 'unsupported_media_type', 'Content-Type must be application/json');
+		}
+		let json;
+		try {
+			json = JSON.parse(ctx.body.buffer.toString('utf8'));
+		} catch (e) {
+			this.fail(ctx, 400, 'bad_request', `Request body is not valid JSON: ${e.message}`);
+		}
+		if (!isPlainObject(json)) this.fail(ctx, 400, 'bad_request', 'Request body must be a JSON object');
+		return json;
+	}
+
+	decodeBase64(ctx, value) {
+		if (typeof value !== 'string' || value.length === 0) this.fail(ctx, 400, 'bad_request', 'imageBase64 is required (base64 string or data URI)');
+		let s = value.trim();
+		if (/^data:/i.test(s)) {
+			const m = /^data:([^;,]*)((?:;[^;,]*)*);base64,([\s\S]*)$/i.exec(s);
+			if (!m) this.fail(ctx, 400, 'bad_request', 'imageBase64 data URI must look like data:<mime>;base64,<data>');
+			s = m[3];
+		}
+		s = s.replace(/\s+/g, '');
+		if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(s) || s.length % 4 === 1) this.fail(ctx, 400, 'bad_request', 'imageBase64 is not valid base64');
+		const buf = Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+		return buf;
+	}
+
+	checkFile(ctx, buf, types) {
+		if (!buf || buf.length === 0) this.fail(ctx, 400, 'bad_request', 'The document is empty (0 bytes)');
+		if (buf.length > this.options.maxFileBytes) this.fail(ctx, 413, 'payload_too_large', `The document exceeds ${this.options.maxFileBytes} bytes`);
+		const type = docs.detectType(buf);
+		if (!type || !types.includes(type)) {
+			this.fail(
+				ctx,
+				415,
+				'unsupported_media_type',
+				`Unsupported file type${type ? ` "${type}"` : ' (unknown magic bytes)'}; accepted: ${types.join(', ')}`,
+			);
+		}
+		return type;
+	}
+
+	validateSubmissionJson(ctx, json, { requireFilename }) {
+		if (typeof json.imageBase64 !== 'string' || !json.imageBase64) this.fail(ctx, 400, 'bad_request', 'imageBase64 is required (base64 string or data URI)');
+		if (json.filename !== undefined && json.filename !== null && typeof json.filename !== 'string') this.fail(ctx, 400, 'bad_request', 'filename must be a string');
+		if (requireFilename && (typeof json.filename !== 'string' || !json.filename.trim())) this.fail(ctx, 400, 'bad_request', 'filename is required');
+		if (json.provider !== undefined && !PROVIDERS.includes(json.provider))
+			this.fail(ctx, 400, 'bad_request', `provider must be one of ${PROVIDERS.join(', ')}`);
+		if (json.documentType !== undefined && !DOCUMENT_TYPES.includes(json.documentType))
+			this.fail(ctx, 400, 'bad_request', `documentType must be one of ${DOCUMENT_TYPES.join(', ')}`);
+	}
+
+	/** Quota + balance check, deduction (ledger), failCreation fault (refund + 500). Returns the new id. */
+	charge(ctx, pages, prefix, endpoint) {
+		const { user, account, key } = ctx.auth;
+		const quota = this.options.dailyQuota;
+		if (quota != null && (this.quotaUsed.get(key.key) || 0) >= quota) {
+			this.fail(ctx, 429, 'daily_quota_exceeded', `Daily quota of ${quota} submissions reached`);
+		}
+		const available = account ? account.balance : 0;
+		if (!account || available < pages) {
+			this.fail(ctx, 402, 'insufficient_pages', `Insufficient page balance: ${pages} page(s) required, ${available} available`);
+		}
+		const id = randomId(prefix);
+		this.store.charge(account.name, user.name, pages, id, endpoint);
+		if (this.faults.take(ctx.method, ctx.rawPath, 'create').length) {
+			this._stats.faultsFired++;
+			this.store.refund(account.name, user.name, pages, id, endpoint);
+			this.fail(ctx, 500, 'internal_error', `Task creation failed; ${pages} page(s) were refunded`);
+		}
+		this.quotaUsed.set(key.key, (this.quotaUsed.get(key.key) || 0) + 1);
+		this._stats.submissions++;
+		return id;
+	}
+
+	createRecord(ctx, id, kind, { provider, documentType, filename, pages, buf, type, options, fields }) {
+		const pageTexts = docs.extractPages(buf);
+		const text = pageTexts.join(docs.PAGE_SEPARATOR);
+		let fate = null;
+		if (/STUCK/.test(text)) fate = 'stuck';
+		else if (this.failNext > 0) {
+			this.failNext--;
+			fate = 'fail';
+		} else if (/FAIL/.test(text)) fate = 'fail';
+		const now = new Date().toISOString();
+		const t = {
+			taskId: id,
+			kind,
+			account: ctx.auth.account.name,
+			user: ctx.auth.user.name,
+			key: ctx.auth.key.key,
+			provider,
+			status: 'queued',
+			documentType,
+			filename: filename || null,
+			pages,
+			fileType: type,
+			size: buf.length,
+			createdAt: now,
+			updatedAt: now,
+			completedAt: null,
+			resultText: null,
+			metadata: {},
+			words: null,
+			error: null,
+			options: options || null,
+			fields: fields || null,
+			result: null,
+			seq: ++this.seq,
+			pageTexts,
+			text,
+			fate,
+		};
+		(kind === 'job' ? this.jobMap : this.taskMap).set(id, t);
+		this.emit('task', t);
+		return t;
+	}
+
+	exists(t) {
+		return (t.kind === 'job' ? this.jobMap : this.taskMap).get(t.taskId) === t;
+	}
+
+	setStatus(t, status) {
+		t.status = status;
+		t.updatedAt = new Date().toISOString();
+		this.emit('task', t);
+	}
+
+	async runAsync(t) {
+		if (!this.exists(t) || this.closed) return;
+		this.setStatus(t, 'processing');
+		await this.timers.sleep(this.options.msPerPage * t.pages);
+		this.finish(t);
+	}
+
+	finish(t) {
+		if (!this.exists(t) || this.closed || t.fate === 'stuck') return;
+		const now = new Date().toISOString();
+		if (t.fate === 'fail') {
+			t.error = this.options.failureMessage;
+			t.status = 'failed';
+			this._stats.tasksFailed++;
+		} else {
+			if (t.kind === 'job') {
+				t.result = { text: t.text, markdown: rec.toMarkdown(t.pageTexts), pages: t.pages };
+			} else {
+				t.resultText = t.kind === 'v2' && t.options && t.options.format === 'markdown' ? rec.toMarkdown(t.pageTexts) : t.text;
+				if (t.documentType === 'invoice') t.metadata = { ...t.metadata, invoice: rec.parseInvoice(t.text) };
+				if (t.provider === 'provider-sync') t.words = rec.makeWords(t.pageTexts);
+			}
+			t.status = 'done';
+			this._stats.tasksDone++;
+		}
+		t.updatedAt = now;
+		t.completedAt = now;
+		this.emit('task', t);
+		this.webhooks.emit(t.status === 'done' ? 'ocr.done' : 'ocr.failed', this.webhookData(t));
+	}
+
+	ownRecord(ctx, map, id) {
+		const t = id == null ? null : map.get(id);
+		if (!t || !ctx.auth.account || t.account !== ctx.auth.account.name) return null;
+		return t;
+	}
+
+	retryAfterHeaders(t) {
+		const n = this.options.pollRetryAfterSeconds;
+		return n > 0 && !FINAL.has(t.status) ? { 'retry-after': String(n) } : {};
+	}
+
+	countPoll(id) {
+		this._stats.polls[id] = (this._stats.polls[id] || 0) + 1;
+	}
+
+	// ------------------------------------------------------------------ /api handlers
+	async submitTask(ctx) {
+		const json = this.readJson(ctx);
+		this.validateSubmissionJson(ctx, json, { requireFilename: false });
+		const buf = this.decodeBase64(ctx, json.imageBase64);
+		const type = this.checkFile(ctx, buf, API_TYPES);
+		const provider = json.provider || 'provider-async';
+		const documentType = json.documentType || 'general';
+		const pages = docs.countPages(buf);
+		const id = this.charge(ctx, pages, 'tsk_', 'POST /api/ocr');
+		const t = this.createRecord(ctx, id, 'task', { provider, documentType, filename: json.filename, pages, buf, type });
+		if (provider === 'provider-sync') {
+			this.setStatus(t, 'processing');
+			await this.timers.sleep(this.options.syncMsPerPage * pages);
+			if (this.closed) return;
+			this.finish(t);
+		} else {
+			this.queue.push(t);
+		}
+		const body = { success: true, taskId: id, provider };
+		if (this.options.shapes.submit === 'withPages') {
+			body.pages = pages;
+			body.pagesBilled = pages;
+		}
+		this.sendJson(ctx, 200, body);
+	}
+
+	async submitV2(ctx) {
+		const json = this.readJson(ctx);
+		this.validateSubmissionJson(ctx, json, { requireFilename: true });
+		const options = json.options === undefined || json.options === null ? {} : json.options;
+		if (!isPlainObject(options)) this.fail(ctx, 400, 'bad_request', 'options must be an object');
+		if (options.format !== undefined && typeof options.format !== 'string') this.fail(ctx, 400, 'bad_request', 'options.format must be a string');
+		for (const k of ['highFidelityTables', 'formulas']) {
+			if (options[k] !== undefined && typeof options[k] !== 'boolean') this.fail(ctx, 400, 'bad_request', `options.${k} must be a boolean`);
+		}
+		const buf = this.decodeBase64(ctx, json.imageBase64);
+		const type = this.checkFile(ctx, buf, API_TYPES);
+		const pages = docs.countPages(buf);
+		const id = this.charge(ctx, pages, 'tsk_', 'POST /api/v2/ocr');
+		const waitMs = this.queue.estimateWaitMs(this.options.msPerPage);
+		const t = this.createRecord(ctx, id, 'v2', {
+			provider: 'provider-async',
+			documentType: json.documentType || 'general',
+			filename: json.filename,
+			pages,
+			buf,
+			type,
+			options: { ...options },
+		});
+		this.queue.push(t);
+		this.sendJson(ctx, 200, {
+			taskId: id,
+			status: this.statusName('queued'),
+			estimatedSeconds: Math.ceil((pages * this.options.msPerPage + waitMs) / 1000),
+			pages,
+			creditsUsed: pages,
+		});
+	}
+
+	openapi(ctx) {
+		this.sendJson(ctx, 200, buildOpenApi(this.url));
+	}
+
+	listTasks(ctx) {
+		const q = ctx.query;
+		const int = (name, dflt) => {
+			const raw = q.get(name);
+			if (raw === null || raw === '') return dflt;
+			if (!/^\s*[+-]?\d+\s*$/.test(raw)) this.fail(ctx, 400, 'bad_request', `${name} must be an integer`);
+			const n = parseInt(raw, 10);
+			if (n < 1) this.fail(ctx, 400, 'bad_request', `${name} must be >= 1`);
+			return n;
+		};
+		const page = int('page', 1);
+		const pageSize = Math.min(100, int('pageSize', 20));
+		const status = q.get('status');
+		const account = ctx.auth.account && ctx.auth.account.name;
+		let all = [...this.taskMap.values()].filter((t) => t.account === account);
+		if (status) all = all.filter((t) => this.statusName(t.status) === status);
+		all.sort((a, b) => b.seq - a.seq);
+		const total = all.length;
+		const items = all.slice((page - 1) * pageSize, page * pageSize).map((t) => this.publicTask(t, { list: true }));
+		let body;
+		switch (this.options.shapes.list) {
+			case 'data':
+				body = { data: items, pagination: { page, pageSize, total, totalPages: Math.ceil(total / pageSize) } };
+				break;
+			case 'tasks':
+				body = { tasks: items, total };
+				break;
+			case 'array':
+				body = items;
+				break;
+			case 'items':
+			default:
+				body = { items, page, pageSize, total };
+		}
+		this.sendJson(ctx, 200, body);
+	}
+
+	getTaskRoute(ctx, { id }) {
+		const t = this.ownRecord(ctx, this.taskMap, id);
+		if (!t) return this.sendError(ctx, 404, 'not_found', 'Task not found');
+		this.countPoll(t.taskId);
+		const v = this.publicTask(t);
+		let body;
+		switch (this.options.shapes.task) {
+			case 'data':
+				body = { data: v };
+				break;
+			case 'task':
+				body = { success: true, task: v };
+				break;
+			default:
+				body = v;
+		}
+		this.sendJson(ctx, 200, body, this.retryAfterHeaders(t));
+	}
+
+	deleteTask(ctx, { id }) {
+		const t = this.ownRecord(ctx, this.taskMap, id);
+		if (!t) return this.sendError(ctx, 404, 'not_found', 'Task not found');
+		this.taskMap.delete(t.taskId);
+		this.queue.remove(t);
+		this.emit('task', t);
+		this.sendJson(ctx, 200, { success: true, taskId: t.taskId });
+	}
+
+	exportTask(ctx, { id, format }) {
+		if (!EXPORT_FORMATS.includes(format)) return this.sendError(ctx, 400, 'invalid_format', `format must be one of ${EXPORT_FORMATS.join(', ')}`);
+		const t = this.ownRecord(ctx, this.taskMap, id);
+		if (!t) return this.sendError(ctx, 404, 'not_found', 'Task not found');
+		if (t.status !== 'done') {
+			return this.sendError(ctx, 409, 'task_not_ready', `Task ${t.taskId} is not ready for export (status: ${this.statusName(t.status)})`);
+		}
+		const pages = String(t.resultText).split(docs.PAGE_SEPARATOR);
+		const file = buildExport(format, { pages, invoice: t.metadata && t.metadata.invoice });
+		this.send(
+			ctx,
+			200,
+			{ 'content-type': EXPORT_CONTENT_TYPES[format], 'content-disposition': contentDisposition(`${exportBaseName(t)}.${format}`) },
+			file,
+		);
+	}
+
+	// ------------------------------------------------------------------ /v1 handlers
+	async readMultipart(ctx) {
+		const ct = String(ctx.req.headers['content-type'] || '');
+		if (!/^multipart\/form-data/i.test(ct)) this.fail(ctx, 415, 'unsupported_media_type', 'Content-Type must be multipart/form-data');
+		try {
+			return await new Response(ctx.body.buffer, { headers: { 'content-type': ct } }).formData();
+		} catch (e) {
+			this.fail(ctx, 400, 'bad_request', `Malformed multipart body: ${e.message}`);
+		}
+		return null;
+	}
+
+	async readV1File(ctx, form) {
+		const f = form.get('file');
+		if (f === null || f === undefined) this.fail(ctx, 400, 'bad_request', 'The multipart part "file" is required');
+		if (typeof f === 'string') this.fail(ctx, 400, 'bad_request', 'The multipart part "file" must be a file upload (with a filename)');
+		const buf = Buffer.from(await f.arrayBuffer());
+		const type = this.checkFile(ctx, buf, V1_TYPES);
+		return { buf, type, filename: f.name || null };
+	}
+
+	/** Synchronous recognition for /v1/markdown, /v1/ocr, /v1/extract. */
+	async syncRecognise(ctx, file, endpoint) {
+		const pages = docs.countPages(file.buf);
+		const id = this.charge(ctx, pages, 'doc_', endpoint);
+		const pageTexts = docs.extractPages(file.buf);
+		const text = pageTexts.join(docs.PAGE_SEPARATOR);
+		await this.timers.sleep(this.options.syncMsPerPage * pages);
+		if (/STUCK/.test(text)) {
+			await this.timers.sleep(this.options.syncTimeoutMs);
+			this.fail(ctx, 504, 'timeout', 'Recognition timed out');
+		}
+		if (/FAIL/.test(text)) this.fail(ctx, 422, 'ocr_failed', this.options.failureMessage);
+		return { id, pages, pageTexts, text };
+	}
+
+	async v1Markdown(ctx) {
+		const form = await this.readMultipart(ctx);
+		const file = await this.readV1File(ctx, form);
+		const r = await this.syncRecognise(ctx, file, 'POST /v1/markdown');
+		this.sendJson(ctx, 200, { id: r.id, pages: r.pages, markdown: rec.toMarkdown(r.pageTexts) });
+	}
+
+	async v1Ocr(ctx) {
+		const form = await this.readMultipart(ctx);
+		const file = await this.readV1File(ctx, form);
+		const r = await this.syncRecognise(ctx, file, 'POST /v1/ocr');
+		this.sendJson(ctx, 200, { id: r.id, pages: r.pages, text: r.text, blocks: rec.makeBlocks(r.pageTexts) });
+	}
+
+	async v1Extract(ctx) {
+		const form = await this.readMultipart(ctx);
+		const file = await this.readV1File(ctx, form);
+		let raw = form.get('schema');
+		if (raw !== null && typeof raw !== 'string') raw = await raw.text();
+		if (raw === null || raw === undefined || !String(raw).trim()) this.fail(ctx, 400, 'invalid_schema', 'The multipart part "schema" (a JSON Schema object) is required');
+		let schema;
+		try {
+			schema = JSON.parse(raw);
+		} catch (e) {
+			this.fail(ctx, 400, 'invalid_schema', `schema is not valid JSON: ${e.message}`);
+		}
+		const problem = rec.validateSchema(schema);
+		if (problem) this.fail(ctx, 400, 'invalid_schema', problem);
+		const r = await this.syncRecognise(ctx, file, 'POST /v1/extract');
+		this.sendJson(ctx, 200, { id: r.id, pages: r.pages, data: rec.extractBySchema(schema, r.text) });
+	}
+
+	async v1CreateJob(ctx) {
+		const form = await this.readMultipart(ctx);
+		const file = await this.readV1File(ctx, form);
+		const fields = {};
+		for (const [k, v] of form.entries()) {
+			if (k === 'file' || typeof v !== 'string') continue;
+			if (k in fields) fields[k] = [].concat(fields[k], v);
+			else fields[k] = v;
+		}
+		const pages = docs.countPages(file.buf);
+		const id = this.charge(ctx, pages, 'job_', 'POST /v1/jobs');
+		const j = this.createRecord(ctx, id, 'job', {
+			provider: 'provider-async',
+			documentType: 'general',
+			filename: file.filename,
+			pages,
+			buf: file.buf,
+			type: file.type,
+			fields,
+		});
+		this.queue.push(j);
+		this.sendJson(ctx, 200, { id, status: this.statusName('queued') });
+	}
+
+	v1GetJob(ctx, { id }) {
+		const j = this.ownRecord(ctx, this.jobMap, id);
+		if (!j) return this.sendError(ctx, 404, 'not_found', 'Job not found');
+		this.countPoll(j.taskId);
+		this.sendJson(ctx, 200, this.jobView(j), this.retryAfterHeaders(j));
+	}
+
+	// ------------------------------------------------------------------ admin API (no auth)
+	async handleAdmin(ctx) {
+		const body = await readBody(ctx.req, MB10);
+		const json = () => {
+			if (!body.buffer.length) return {};
+			try {
+				return JSON.parse(body.buffer.toString('utf8'));
+			} catch (e) {
+				this.sendJson(ctx, 400, { error: 'bad_request', message: `invalid JSON: ${e.message}` });
+				throw new HandledError('bad_request');
+			}
+		};
+		const bad = (e) => {
+			this.sendJson(ctx, 400, { error: 'bad_request', message: String(e && e.message ? e.message : e) });
+			throw new HandledError('bad_request');
+		};
+		const sub = ctx.segs.slice(1).join('/');
+		switch (`${ctx.method} ${sub}`) {
+			case 'GET state':
+				return this.sendJson(ctx, 200, this.state());
+			case 'GET faults':
+				return this.sendJson(ctx, 200, { faults: this.faults.list() });
+			case 'POST faults': {
+				const j = json();
+				const rules = Array.isArray(j) ? j : [j];
+				try {
+					for (const r of rules) this.fault(r);
+				} catch (e) {
+					bad(e);
+				}
+				return this.sendJson(ctx, 200, { ok: true, faults: this.faults.list() });
+			}
+			case 'DELETE faults':
+				this.clearFaults();
+				return this.sendJson(ctx, 200, { ok: true });
+			case 'GET webhooks':
+				return this.sendJson(ctx, 200, { webhooks: this.webhooks.endpoints });
+			case 'POST webhooks': {
+				let ep;
+				try {
+					ep = this.addWebhook(json());
+				} catch (e) {
+					bad(e);
+				}
+				return this.sendJson(ctx, 200, { ok: true, webhook: ep });
+			}
+			case 'DELETE webhooks':
+				this.clearWebhooks();
+				return this.sendJson(ctx, 200, { ok: true });
+			case 'POST balance': {
+				const j = json();
+				try {
+					this.setBalance(j.account, j.pages);
+				} catch (e) {
+					bad(e);
+				}
+				return this.sendJson(ctx, 200, { ok: true, account: j.account, balance: this.balance(j.account) });
+			}
+			case 'POST reset':
+				this.reset();
+				return this.sendJson(ctx, 200, { ok: true });
+			case 'POST stats/reset':
+				this.resetStats();
+				return this.sendJson(ctx, 200, { ok: true });
+			case 'POST fail-next': {
+				const j = json();
+				return this.sendJson(ctx, 200, { ok: true, failNext: this.failNextTasks(j.count ?? j.n ?? 1) });
+			}
+			case 'POST keys': {
+				const j = json();
+				if (!j.key || !j.user) bad('key and user are required');
+				this.addKey(j.key, { user: j.user, scopes: j.scopes || [] });
+				return this.sendJson(ctx, 200, { ok: true });
+			}
+			case 'POST redeliver': {
+				const j = json();
+				let r;
+				try {
+					r = await this.redeliver(Number(j.index));
+				} catch (e) {
+					bad(e);
+				}
+				return this.sendJson(ctx, 200, { ok: true, delivery: r });
+			}
+			case 'POST queue/pause':
+				this.pauseQueue();
+				return this.sendJson(ctx, 200, { ok: true });
+			case 'POST queue/resume':
+				this.resumeQueue();
+				return this.sendJson(ctx, 200, { ok: true });
+			default:
+				return this.sendJson(ctx, 404, { error: 'not_found', message: `No admin route ${ctx.method} /${ctx.segs.join('/')}` });
+		}
+	}
+}
+
+module.exports = { Emulator, DEFAULT_OPTIONS, API_TYPES, V1_TYPES, ROUTES };
