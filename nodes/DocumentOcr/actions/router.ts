@@ -18,7 +18,8 @@ function errorJson(error: Error): IDataObject {
 	const { description, httpCode } = error as NodeApiError;
 	if (description) json.description = description;
 	if (httpCode) json.httpCode = httpCode;
-	const code = ((error as NodeApiError).context?.data as IDataObject | undefined)?.code;
+	const response = (error as NodeApiError).errorResponse as IDataObject | undefined;
+	const code = response?.code ?? response?.connectionError;
 	if (typeof code === 'string') json.code = code;
 	return json;
 }

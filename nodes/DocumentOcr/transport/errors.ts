@@ -250,6 +250,18 @@ export function serviceError(
 	});
 }
 
+const CONNECTION_FAILURES: Record<string, string> = {
+	ECONNRESET: 'connection reset',
+	EPIPE: 'connection broken',
+	ETIMEDOUT: 'timed out',
+	ECONNABORTED: 'timed out',
+	ESOCKETTIMEDOUT: 'timed out',
+	ECONNREFUSED: 'connection refused',
+	ENOTFOUND: 'host not found',
+	EAI_AGAIN: 'name lookup failed',
+	EHOSTUNREACH: 'host unreachable',
+};
+
 /** Builds the error for a request that got no HTTP answer (reset, refused, timeout, lost). */
 export function networkError(
 	node: INode,
@@ -257,25 +269,28 @@ export function networkError(
 	host: string,
 	ctx: ErrorContext,
 ): NodeApiError {
+	// The system code stays out of the message: NodeApiError swaps any message containing one for
+	// its generic text ("You can retry the request immediately"), exactly wrong for a submission.
+	const what = CONNECTION_FAILURES[errorCode] ?? 'connection failed';
 	const reached = errorCode !== 'ECONNREFUSED' && errorCode !== 'ENOTFOUND' && errorCode !== 'EAI_AGAIN';
 	const advice: Advice =
 		ctx.submission && reached
 			? {
-					message: `The connection to the OCR service broke after the document was sent (${errorCode}): a task may have been created`,
+					message: `The connection to the OCR service broke after the document was sent (${what}): a task may have been created`,
 					description:
 						'The node does not resend submissions, so that a document is never charged twice. Check the task list (Get Many) for a task created just now before submitting this document again.',
 				}
 			: {
-					message: `Could not reach the OCR service at ${host} (${errorCode})`,
+					message: `Could not reach the OCR service at ${host} (${what})`,
 					description: reached
 						? `The node retried ${ctx.retries ?? 0} time(s). Check that the service is up and that the credential's URL is right.`
 						: `Check the Base URL / API URL in the Document OCR API credential and that n8n can reach that host.${ctx.submission ? ' Nothing was sent, so nothing was charged.' : ''}`,
 				};
 	const message = redact(advice.message, ctx.secrets);
-	const description = redact(advice.description, ctx.secrets);
+	const description = redact(`${advice.description} (Error code: ${errorCode}.)`, ctx.secrets);
 	return new NodeApiError(
 		node,
-		{ code: errorCode, message, description },
+		{ connectionError: errorCode, message, description },
 		{ message, description, itemIndex: ctx.itemIndex },
 	);
 }

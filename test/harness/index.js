@@ -1,0 +1,367 @@
+'use strict';
+/**
+ * Runs workflows through n8n-core's real execution engine (WorkflowExecute), with the BUILT
+ * nodes and credential of this package (dist/), a real binary-data store on disk and real HTTP.
+ * Nothing of IExecuteFunctions is mocked: the engine creates the node's execution context.
+ *
+ * What the harness supplies is what the n8n server would: node types, a credentials helper
+ * (decrypted credentials from memory; `authenticate` resolved with n8n's own expression engine,
+ * exactly as the server's CredentialsHelper does), lifecycle hooks, and the additional data.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+// n8n-core reads its user folder at import time: give it a private one.
+if (!process.env.N8N_USER_FOLDER) {
+	process.env.N8N_USER_FOLDER = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-ocr-harness-'));
+}
+process.env.N8N_ENCRYPTION_KEY = process.env.N8N_ENCRYPTION_KEY || 'document-ocr-test-encryption-key';
+process.env.N8N_DIAGNOSTICS_ENABLED = 'false';
+// n8n's logger writes node errors to the console; tests assert on them instead.
+process.env.N8N_LOG_LEVEL = process.env.N8N_LOG_LEVEL || 'silent';
+
+const core = require('n8n-core');
+// The DI container n8n-core itself uses (other packages may bring another copy of @n8n/di).
+const { Container } = require(require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }));
+const workflowLib = require('n8n-workflow');
+
+const { WorkflowExecute, ExecutionLifecycleHooks, BinaryDataService, ExecuteContext, RoutingNode } = core;
+const { Workflow, NodeHelpers, ICredentialsHelper, NodeConnectionTypes } = workflowLib;
+
+const DIST = path.resolve(__dirname, '../../dist');
+const PACKAGE = 'n8n-nodes-document-ocr';
+
+function loadBuilt(relative, exportName) {
+	const file = path.join(DIST, relative);
+	if (!fs.existsSync(file)) throw new Error(`${file} is missing: run "npm run build" first`);
+	return new (require(file)[exportName])();
+}
+
+/** Test-only source node: emits the items it is given, turning `binary` entries into real n8n binary data. */
+class TestInput {
+	constructor() {
+		this.description = {
+			displayName: 'Test Input',
+			name: 'testInput',
+			group: ['input'],
+			version: 1,
+			description: 'Emits fixed items (test harness only)',
+			defaults: { name: 'Input' },
+			inputs: [],
+			outputs: [NodeConnectionTypes.Main],
+			properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }],
+		};
+	}
+
+	async execute() {
+		const raw = this.getNodeParameter('items', 0);
+		const items = typeof raw === 'string' ? JSON.parse(raw) : raw;
+		const out = [];
+		for (const item of items) {
+			const entry = { json: item.json ?? {} };
+			if (item.binary) {
+				entry.binary = {};
+				for (const [key, b] of Object.entries(item.binary)) {
+					entry.binary[key] = await this.helpers.prepareBinaryData(
+						Buffer.from(b.base64, 'base64'),
+						b.fileName,
+						b.mimeType,
+					);
+				}
+			}
+			out.push(entry);
+		}
+		return [out];
+	}
+}
+
+class NodeTypes {
+	constructor(types) {
+		this.types = types;
+	}
+
+	getByName(name) {
+		const type = this.types[name];
+		if (!type) throw new Error(`Unknown node type ${name}`);
+		return type;
+	}
+
+	getByNameAndVersion(name, version) {
+		return NodeHelpers.getVersionedNodeType(this.getByName(name), version);
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+class CredentialsHelper extends ICredentialsHelper {
+	constructor(credentialTypes) {
+		super();
+		this.credentialTypes = credentialTypes;
+		this.credentials = {};
+		this.decryptCount = 0;
+	}
+
+	getParentTypes() {
+		return [];
+	}
+
+	async getDecrypted(_additionalData, _nodeCredentials, type) {
+		this.decryptCount++;
+		const data = this.credentials[type];
+		if (!data) throw new Error(`No credentials of type ${type} configured in the harness`);
+		return { ...data };
+	}
+
+	/** What n8n's server does for `authenticate`: a function, or a generic definition whose
+	 *  values are expressions over $credentials, resolved by the workflow's expression engine. */
+	async authenticate(credentials, typeName, requestOptions, workflow, node) {
+		const type = this.credentialTypes[typeName];
+		const auth = type?.authenticate;
+		if (!auth) return requestOptions;
+		if (typeof auth === 'function') return await auth(credentials, requestOptions);
+		if (auth.type !== 'generic') throw new Error(`Unsupported authenticate type ${auth.type}`);
+		const resolve = (value) =>
+			typeof value === 'string' && value.startsWith('=')
+				? workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '')
+				: value;
+		const out = { ...requestOptions };
+		for (const [section, values] of Object.entries(auth.properties)) {
+			out[section] = { ...(out[section] ?? {}) };
+			for (const [key, value] of Object.entries(values)) out[section][key] = resolve(value);
+		}
+		return out;
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
+	}
+
+	getCredentialsProperties(type) {
+		return this.credentialTypes[type]?.properties ?? [];
+	}
+
+	isCredentialUsableByNode() {
+		return true;
+	}
+
+	async getCredentials() {
+		throw new Error('not used by these nodes');
+	}
+
+	async updateCredentials() {}
+
+	async updateCredentialsOauthTokenData() {}
+}
+
+let binaryReady;
+async function initBinaryData() {
+	if (!binaryReady) {
+		binaryReady = (async () => {
+			const service = Container.get(BinaryDataService);
+			await service.init();
+			return service;
+		})();
+	}
+	return await binaryReady;
+}
+
+function createEngine() {
+	const documentOcr = loadBuilt('nodes/DocumentOcr/DocumentOcr.node.js', 'DocumentOcr');
+	const credentialTypes = {
+		documentOcrApi: loadBuilt('credentials/DocumentOcrApi.credentials.js', 'DocumentOcrApi'),
+	};
+	const nodeTypes = new NodeTypes({
+		[`${PACKAGE}.documentOcr`]: documentOcr,
+		'test.input': new TestInput(),
+	});
+	const credentialsHelper = new CredentialsHelper(credentialTypes);
+	return { nodeTypes, credentialsHelper, credentialTypes, documentOcr };
+}
+
+const engine = createEngine();
+let executionCounter = 0;
+
+/**
+ * Builds a two-node workflow: Input (emitting `items`) → Document OCR (`parameters`), and runs it.
+ * Returns { run, output, error, items, cancel } where `output` are the OCR node's items.
+ */
+function runNode({ parameters, items = [{ json: {} }], credentials, settings = {}, nodeSettings = {} }) {
+	const nodes = [
+		{
+			id: 'input',
+			name: 'Input',
+			type: 'test.input',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: { items: JSON.stringify(items) },
+		},
+		{
+			id: 'ocr',
+			name: 'Document OCR',
+			type: `${PACKAGE}.documentOcr`,
+			typeVersion: 1,
+			position: [200, 0],
+			parameters,
+			credentials: { documentOcrApi: { id: '1', name: 'Document OCR account' } },
+			...nodeSettings,
+		},
+	];
+	const connections = { Input: { main: [[{ node: 'Document OCR', type: 'main', index: 0 }]] } };
+	return runWorkflow({ nodes, connections, credentials, settings, resultNode: 'Document OCR' });
+}
+
+/** Runs any workflow of known node types; starts at the first node without inputs. */
+function runWorkflow({ nodes, connections, credentials, settings = {}, resultNode }) {
+	const { nodeTypes, credentialsHelper } = engine;
+	if (credentials) credentialsHelper.credentials = { documentOcrApi: credentials };
+	const executionId = String(++executionCounter);
+	const workflowData = { id: 'wf-test', name: 'test', nodes, connections, active: false, settings };
+	const workflow = new Workflow({
+		id: workflowData.id,
+		name: workflowData.name,
+		nodes,
+		connections,
+		nodeTypes,
+		active: false,
+		settings,
+	});
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	let resolveRun;
+	const finished = new Promise((resolve) => (resolveRun = resolve));
+	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
+
+	const additionalData = {
+		hooks,
+		credentialsHelper,
+		executionId,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		webhookBaseUrl: 'http://127.0.0.1/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
+		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
+		currentNodeParameters: undefined,
+		executionTimeoutTimestamp: undefined,
+		userId: 'user-1',
+		variables: {},
+		setExecutionStatus: () => {},
+		sendDataToUI: () => {},
+		executeWorkflow: async () => {
+			throw new Error('sub-workflows are not used in these tests');
+		},
+		getRunExecutionData: async () => undefined,
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('task runners are not used in these tests');
+		},
+	};
+
+	const start = workflow.getStartNode() ?? workflow.getNode(nodes[0].name);
+	const runExecutionData = {
+		startData: {},
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			metadata: {},
+			nodeExecutionStack: [{ node: start, data: { main: [[{ json: {} }]] }, source: null }],
+			waitingExecution: {},
+			waitingExecutionSource: {},
+		},
+	};
+
+	const promise = (async () => {
+		await initBinaryData();
+		const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+		const cancellable = execution.processRunExecutionData(workflow);
+		handle.cancel = () => cancellable.cancel();
+		await cancellable.catch(() => undefined);
+		const run = await finished;
+		const runData = run.data.resultData.runData[resultNode]?.[0];
+		const output = runData?.data?.main?.[0] ?? [];
+		const error = runData?.error ?? run.data.resultData.error;
+		return { run, output, error, status: run.status };
+	})();
+	const handle = { promise, cancel: () => {} };
+	return handle;
+}
+
+/** Reads an output item's binary data back as a Buffer (from n8n's binary store). */
+async function readBinary(binary) {
+	const service = await initBinaryData();
+	return await service.getAsBuffer(binary);
+}
+
+/**
+ * Runs the credential's `test` the way n8n's server (CredentialsTester) does for declarative
+ * tests: a temporary node routes the test request through n8n-core's RoutingNode, then the
+ * rules are applied to the answer.
+ */
+async function testCredential(credentials) {
+	const { credentialTypes } = engine;
+	const type = credentialTypes.documentOcrApi;
+	const testRequest = type.test;
+	const tempType = {
+		description: {
+			displayName: 'Temp',
+			name: 'temp',
+			group: ['transform'],
+			version: 1,
+			description: '',
+			defaults: {},
+			inputs: [NodeConnectionTypes.Main],
+			outputs: [NodeConnectionTypes.Main],
+			credentials: [{ name: 'documentOcrApi', required: true }],
+			properties: [
+				{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' },
+			],
+		},
+	};
+	const node = {
+		id: 'temp',
+		name: 'Temp-Node',
+		type: 'temp',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+		credentials: { documentOcrApi: { id: '1', name: 'x' } },
+	};
+	const nodeTypes = new NodeTypes({ temp: tempType });
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	engine.credentialsHelper.credentials = { documentOcrApi: credentials };
+	const additionalData = { credentialsHelper: engine.credentialsHelper, hooks: undefined };
+	const runExecutionData = { resultData: { runData: {} } };
+	const context = new ExecuteContext(workflow, node, additionalData, 'internal', runExecutionData, 0, [], { main: [[{ json: {} }]] }, { node, data: {}, source: null }, []);
+	const routingNode = new RoutingNode(context, tempType, { id: '1', name: 'x', type: 'documentOcrApi', data: credentials });
+	let response;
+	try {
+		response = await routingNode.runNode();
+	} catch (error) {
+		if (error.cause?.response) {
+			const statusCode = error.cause.response.status;
+			for (const rule of testRequest.rules ?? []) {
+				if (rule.type === 'responseCode' && rule.properties.value === statusCode) {
+					return { status: 'Error', message: rule.properties.message };
+				}
+			}
+			return { status: 'Error', message: error.cause.response.statusText || `Received HTTP status code: ${statusCode}` };
+		}
+		if (error.cause?.code) return { status: 'Error', message: error.cause.code };
+		return { status: 'Error', message: String(error.message) };
+	}
+	const json = response?.[0]?.[0]?.json;
+	for (const rule of testRequest.rules ?? []) {
+		if (rule.type !== 'responseSuccessBody') continue;
+		const value = rule.properties.key.split('.').reduce((acc, k) => (acc == null ? undefined : acc[k]), json);
+		if (value === rule.properties.value) return { status: 'Error', message: rule.properties.message };
+	}
+	return { status: 'OK', message: 'Connection successful!' };
+}
+
+module.exports = { runNode, runWorkflow, readBinary, testCredential, engine, PACKAGE };

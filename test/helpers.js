@@ -1,0 +1,75 @@
+'use strict';
+/** Shared test plumbing: an emulator per test file, items with real documents, node parameters. */
+const { startEmulator } = require('./emulator');
+const documents = require('./fixtures/documents');
+const { runNode, readBinary, testCredential } = require('./harness');
+
+const FULL_KEY = 'ocr_test_full';
+
+function binaryItem(bytes, fileName, mimeType = 'application/pdf', json = {}, property = 'data') {
+	return { json, binary: { [property]: { base64: bytes.toString('base64'), fileName, mimeType } } };
+}
+
+function pdfItem(text = 'Hello OCR', fileName = 'hello.pdf', json = {}) {
+	return binaryItem(documents.makePdf([text]), fileName, 'application/pdf', json);
+}
+
+function credentials(emu, apiKey = FULL_KEY, extra = {}) {
+	return { apiKey, baseUrl: emu.url, apiUrl: '', ...extra };
+}
+
+const submit = (overrides = {}) => ({
+	resource: 'task',
+	operation: 'submit',
+	documentSource: 'binary',
+	binaryPropertyName: 'data',
+	fileName: '',
+	provider: 'provider-async',
+	documentType: 'general',
+	waitForCompletion: true,
+	options: {},
+	...overrides,
+});
+
+const task = (operation, overrides = {}) => ({ resource: 'task', operation, ...overrides });
+
+/** Runs the Document OCR node once; resolves to { output, error, status, run }. */
+async function run(emu, parameters, items = [{ json: {} }], { apiKey = FULL_KEY, continueOnFail = false, creds } = {}) {
+	const handle = runNode({
+		parameters,
+		items,
+		credentials: creds ?? credentials(emu, apiKey),
+		nodeSettings: continueOnFail ? { onError: 'continueRegularOutput' } : {},
+	});
+	return await handle.promise;
+}
+
+/** Count of requests the emulator received on a route, e.g. 'POST /api/ocr'. */
+function hits(emu, route) {
+	return emu.stats().byRoute[route] ?? 0;
+}
+
+/** The submit charges in the ledger of an account (refunds subtracted). */
+function netCharged(emu, account = 'acme') {
+	return -emu.ledger(account).reduce((sum, e) => sum + e.delta, 0);
+}
+
+async function withEmulator(options = {}) {
+	return await startEmulator({ workers: 2, msPerPage: 10, syncMsPerPage: 5, ...options });
+}
+
+module.exports = {
+	FULL_KEY,
+	binaryItem,
+	pdfItem,
+	credentials,
+	submit,
+	task,
+	run,
+	hits,
+	netCharged,
+	withEmulator,
+	documents,
+	readBinary,
+	testCredential,
+};

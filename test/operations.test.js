@@ -1,0 +1,174 @@
+'use strict';
+const zlib = require('node:zlib');
+const h = require('./helpers');
+
+let emu;
+beforeAll(async () => {
+	emu = await h.withEmulator();
+});
+afterAll(async () => {
+	await emu.close();
+});
+
+async function submitted(text = 'Operation text', extra = {}) {
+	const { output, error } = await h.run(emu, h.submit(extra), [h.pdfItem(text, 'report.pdf')]);
+	if (error) throw error;
+	return output[0].json.taskId;
+}
+
+/** Reads one entry of a zip archive (stored or deflated) — enough to check OOXML parts. */
+function unzipEntry(zip, name) {
+	let offset = 0;
+	while (offset + 30 <= zip.length && zip.readUInt32LE(offset) === 0x04034b50) {
+		const method = zip.readUInt16LE(offset + 8);
+		const compressed = zip.readUInt32LE(offset + 18);
+		const nameLength = zip.readUInt16LE(offset + 26);
+		const extraLength = zip.readUInt16LE(offset + 28);
+		const entryName = zip.toString('utf8', offset + 30, offset + 30 + nameLength);
+		const start = offset + 30 + nameLength + extraLength;
+		const data = zip.subarray(start, start + compressed);
+		if (entryName === name) return (method === 8 ? zlib.inflateRawSync(data) : data).toString('utf8');
+		offset = start + compressed;
+	}
+	return undefined;
+}
+
+describe('Task → Get', () => {
+	test('returns the task with its text', async () => {
+		const taskId = await submitted('Get me');
+		const { output } = await h.run(emu, h.task('get', { taskId }));
+		expect(output[0].json).toMatchObject({ taskId, status: 'done' });
+		expect(output[0].json.resultText).toContain('Get me');
+	});
+
+	test('an unknown task is a not-found error naming it', async () => {
+		const { error } = await h.run(emu, h.task('get', { taskId: 'tsk_missing' }));
+		expect(error.message).toBe('Task "tsk_missing" was not found');
+		expect(error.httpCode).toBe('404');
+	});
+
+	test.each([['../x'], ['a/b'], ['a?b=1'], ['a#b'], ['über-ü'], ['%2e%2e']])(
+		'the ID %s stays one encoded path segment',
+		async (taskId) => {
+			const before = emu.stats().byRoute;
+			const { error } = await h.run(emu, h.task('get', { taskId }));
+			expect(error.message).toBe(`Task "${taskId}" was not found`);
+			const after = emu.stats().byRoute;
+			expect((after['GET /api/tasks/:id'] ?? 0) - (before['GET /api/tasks/:id'] ?? 0)).toBe(1);
+			expect(emu.stats().lastPath).toBe(`/api/tasks/${encodeURIComponent(taskId)}`);
+		},
+	);
+
+	test.each([['..'], ['.'], ['   '], ['x'.repeat(10_000)]])('the ID "%s" is refused before sending', async (taskId) => {
+		const requests = emu.stats().requests;
+		const { error } = await h.run(emu, h.task('get', { taskId }));
+		expect(error.name).toBe('NodeOperationError');
+		expect(emu.stats().requests).toBe(requests);
+	});
+});
+
+describe('Task → Get Many', () => {
+	beforeAll(async () => {
+		for (let i = 0; i < 3; i++) await submitted(`List item ${i}`);
+		await h.run(emu, h.submit({ waitForCompletion: false }), [h.pdfItem('still STUCK')]);
+	});
+
+	test('Limit stops early', async () => {
+		const { output } = await h.run(emu, h.task('getMany', { returnAll: false, limit: 2 }));
+		expect(output).toHaveLength(2);
+		output.forEach((item) => expect(item.pairedItem).toEqual({ item: 0 }));
+	});
+
+	test('Return All walks every page', async () => {
+		const total = emu.stats().tasksCreated ?? (emu.tasks.length ?? emu.tasks.size);
+		const pagesBefore = h.hits(emu, 'GET /api/tasks');
+		const { output } = await h.run(emu, h.task('getMany', { returnAll: true, options: { pageSize: 2 } }));
+		expect(output).toHaveLength(total);
+		expect(new Set(output.map((o) => o.json.taskId)).size).toBe(total);
+		expect(h.hits(emu, 'GET /api/tasks') - pagesBefore).toBe(Math.ceil(total / 2));
+	});
+
+	test('the status filter is passed on', async () => {
+		const { output } = await h.run(emu, h.task('getMany', { returnAll: true, filters: { status: 'processing' } }));
+		expect(output.length).toBeGreaterThanOrEqual(1);
+		output.forEach((o) => expect(o.json.status).toBe('processing'));
+	});
+
+	test.each(['items', 'data', 'tasks', 'array'])('reads the "%s" list shape', async (shape) => {
+		emu.options.shapes.list = shape;
+		try {
+			const { output, error } = await h.run(emu, h.task('getMany', { returnAll: true, options: { pageSize: 3 } }));
+			expect(error).toBeUndefined();
+			expect(output.length).toBe(emu.tasks.length ?? emu.tasks.size);
+			output.forEach((o) => expect(o.json.taskId).toMatch(/^tsk_/));
+		} finally {
+			emu.options.shapes.list = 'items';
+		}
+	});
+
+	test.each([[0], [-1], [100000]])('page size %s is refused before sending', async (pageSize) => {
+		const requests = emu.stats().requests;
+		const { error } = await h.run(emu, h.task('getMany', { returnAll: true, options: { pageSize } }));
+		expect(error.message).toMatch(/Page Size must be a whole number from 1 to 1000/);
+		expect(emu.stats().requests).toBe(requests);
+	});
+});
+
+describe('Task → Export', () => {
+	test.each([
+		['docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'word/document.xml'],
+		['xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'xl/worksheets/sheet1.xml'],
+	])('%s is a real OOXML zip with the text, as n8n binary data', async (format, mimeType, part) => {
+		const taskId = await submitted(`Exported as ${format}`);
+		const { output, error } = await h.run(emu, h.task('export', { taskId, format, binaryPropertyName: 'file' }));
+		expect(error).toBeUndefined();
+		const [item] = output;
+		expect(item.json).toMatchObject({ taskId, format, mimeType, fileName: `report.${format}` });
+		expect(item.binary.file.mimeType).toBe(mimeType);
+		expect(item.binary.file.fileName).toBe(`report.${format}`);
+		const bytes = await h.readBinary(item.binary.file);
+		expect(bytes.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+		expect(bytes.length).toBe(item.json.fileSize);
+		expect(unzipEntry(bytes, part)).toContain(`Exported as ${format}`);
+	});
+
+	test('pdf starts with %PDF', async () => {
+		const taskId = await submitted('Exported as pdf');
+		const { output } = await h.run(emu, h.task('export', { taskId, format: 'pdf', binaryPropertyName: 'data' }));
+		expect(output[0].binary.data.mimeType).toBe('application/pdf');
+		const bytes = await h.readBinary(output[0].binary.data);
+		expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+	});
+
+	test('a task that is not done gives a clear error with its status', async () => {
+		const { output: sub } = await h.run(emu, h.submit({ waitForCompletion: false }), [h.pdfItem('STUCK forever')]);
+		const { taskId } = sub[0].json;
+		const { error } = await h.run(emu, h.task('export', { taskId, format: 'docx', binaryPropertyName: 'data' }));
+		expect(error.message).toBe(`Task "${taskId}" is not done yet (status "processing"): it cannot be exported`);
+		expect(error.description).toMatch(/Wait for Completion/);
+	});
+
+	test('an unknown format is refused before sending', async () => {
+		const requests = emu.stats().requests;
+		const { error } = await h.run(emu, h.task('export', { taskId: 'tsk_1', format: 'odt', binaryPropertyName: 'data' }));
+		expect(error.message).toMatch(/"odt" is not an export format/);
+		expect(emu.stats().requests).toBe(requests);
+	});
+});
+
+describe('Task → Delete', () => {
+	test('deletes the task; a second delete is not found', async () => {
+		const taskId = await submitted('Delete me');
+		const { output } = await h.run(emu, h.task('delete', { taskId }));
+		expect(output[0].json).toMatchObject({ taskId, deleted: true });
+		const again = await h.run(emu, h.task('get', { taskId }));
+		expect(again.error.message).toBe(`Task "${taskId}" was not found`);
+	});
+
+	test('needs the export scope, and says so', async () => {
+		const taskId = await submitted('Keep me');
+		const { error } = await h.run(emu, h.task('delete', { taskId }), undefined, { apiKey: 'ocr_test_submit_only' });
+		expect(error.message).toBe('The API key lacks the "export" scope this operation needs');
+		expect(error.httpCode).toBe('403');
+	});
+});
