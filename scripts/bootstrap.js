@@ -23,7 +23,9 @@ function ensureInstalled() {
 	const marker = path.join(ROOT, 'node_modules', '.package-lock.json');
 	const lock = path.join(ROOT, 'package-lock.json');
 	const stale = !fs.existsSync(marker) || fs.statSync(marker).mtimeMs < fs.statSync(lock).mtimeMs;
-	if (stale) run(NPM, ['ci', '--no-audit', '--no-fund'], 'installing dev dependencies (npm ci)');
+	// `npm install`, not `npm ci`: same locked versions, but it tolerates optional platform
+	// packages a registry mirror may lack (see .ci/run).
+	if (stale) run(NPM, ['install', '--no-audit', '--no-fund'], 'installing dev dependencies from package-lock.json');
 }
 
 function build() {

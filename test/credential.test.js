@@ -1,13 +1,7 @@
 'use strict';
 const h = require('./helpers');
 
-let emu;
-beforeAll(async () => {
-	emu = await h.withEmulator();
-});
-afterAll(async () => {
-	await emu.close();
-});
+const emu = h.useEmulator();
 
 describe('credential test (run as n8n runs declarative tests: RoutingNode + rules)', () => {
 	test('a key with every scope is valid', async () => {

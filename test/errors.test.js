@@ -1,16 +1,10 @@
 'use strict';
 const h = require('./helpers');
 
-let emu;
-beforeAll(async () => {
-	emu = await h.withEmulator();
-});
+const emu = h.useEmulator();
 afterEach(() => {
 	emu.clearFaults();
 	emu.options.shapes.error = 'flat';
-});
-afterAll(async () => {
-	await emu.close();
 });
 
 /** Every service error code: HTTP status, and what the message and description must say. */

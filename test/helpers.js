@@ -58,6 +58,38 @@ async function withEmulator(options = {}) {
 	return await startEmulator({ workers: 2, msPerPage: 10, syncMsPerPage: 5, ...options });
 }
 
+/**
+ * Starts an emulator for the test file (or for each test with `perTest`) and stops it after;
+ * returns a stand-in that always points at the current one.
+ */
+function useEmulator({ perTest = false, ...options } = {}) {
+	let current;
+	const start = async () => {
+		current = await withEmulator(options);
+	};
+	const stop = async () => {
+		await current?.close();
+		current = undefined;
+	};
+	if (perTest) {
+		beforeEach(start);
+		afterEach(stop);
+	} else {
+		beforeAll(start);
+		afterAll(stop);
+	}
+	return new Proxy(
+		{},
+		{
+			get(_target, property) {
+				if (!current) throw new Error('the emulator is not running (use it inside a test)');
+				const value = current[property];
+				return typeof value === 'function' ? value.bind(current) : value;
+			},
+		},
+	);
+}
+
 module.exports = {
 	FULL_KEY,
 	binaryItem,
@@ -69,6 +101,7 @@ module.exports = {
 	hits,
 	netCharged,
 	withEmulator,
+	useEmulator,
 	documents,
 	readBinary,
 	testCredential,

@@ -2,13 +2,7 @@
 const zlib = require('node:zlib');
 const h = require('./helpers');
 
-let emu;
-beforeAll(async () => {
-	emu = await h.withEmulator();
-});
-afterAll(async () => {
-	await emu.close();
-});
+const emu = h.useEmulator();
 
 async function submitted(text = 'Operation text', extra = {}) {
 	const { output, error } = await h.run(emu, h.submit(extra), [h.pdfItem(text, 'report.pdf')]);

@@ -1,13 +1,7 @@
 'use strict';
 const h = require('./helpers');
 
-let emu;
-beforeAll(async () => {
-	emu = await h.withEmulator();
-});
-afterAll(async () => {
-	await emu.close();
-});
+const emu = h.useEmulator();
 
 const TEN_MB = 10 * 1024 * 1024;
 

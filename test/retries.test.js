@@ -1,13 +1,7 @@
 'use strict';
 const h = require('./helpers');
 
-let emu;
-beforeEach(async () => {
-	emu = await h.withEmulator();
-});
-afterEach(async () => {
-	await emu.close();
-});
+const emu = h.useEmulator({ perTest: true });
 
 describe('retries: Retry-After honoured, submissions never repeated', () => {
 	test('429 rate_limited on submit waits for Retry-After, then retries once', async () => {

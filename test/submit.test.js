@@ -1,13 +1,7 @@
 'use strict';
 const h = require('./helpers');
 
-let emu;
-beforeAll(async () => {
-	emu = await h.withEmulator();
-});
-afterAll(async () => {
-	await emu.close();
-});
+const emu = h.useEmulator();
 
 describe('Task → Submit in the real engine', () => {
 	test('waits for completion and outputs the recognised text, billed pages and pairedItem', async () => {

@@ -2,13 +2,7 @@
 const h = require('./helpers');
 const { runNode } = require('./harness');
 
-let emu;
-beforeEach(async () => {
-	emu = await h.withEmulator();
-});
-afterEach(async () => {
-	await emu.close();
-});
+const emu = h.useEmulator({ perTest: true });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
