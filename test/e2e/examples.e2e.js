@@ -1,0 +1,157 @@
+'use strict';
+/**
+ * The example workflows, imported into real n8n 2.x with the packed package installed as a
+ * community package, each run with `n8n execute`, against the emulator.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { request } = require('undici');
+const { createInstance, example, nodeOutput, KEYS } = require('./instance');
+const documents = require('../fixtures/documents');
+const { readZip } = require('../emulator');
+
+let n8n;
+
+/** Pages charged to the account since `mark` (ledger entries after it). */
+const charged = (since) => -n8n.emu.ledger('acme').slice(since).reduce((sum, e) => sum + e.delta, 0);
+
+const continueOnFail = {
+	id: 'ocrE2eContinueOn',
+	name: 'e2e: Continue on Fail with a bad file',
+	active: false,
+	settings: { executionOrder: 'v1' },
+	nodes: [
+		{ id: 'k1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'k2',
+			name: 'Read mixed files',
+			type: 'n8n-nodes-base.readWriteFile',
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: { fileSelector: '/data/ocr-inbox/mixed/*.pdf', options: {} },
+		},
+		{
+			id: 'k3',
+			name: 'Recognise text',
+			type: 'n8n-nodes-document-ocr.documentOcr',
+			typeVersion: 1,
+			position: [400, 0],
+			onError: 'continueRegularOutput',
+			credentials: { documentOcrApi: { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' } },
+			parameters: { resource: 'task', operation: 'submit', waitForCompletion: true, options: {} },
+		},
+	],
+	connections: {
+		Start: { main: [[{ node: 'Read mixed files', type: 'main', index: 0 }]] },
+		'Read mixed files': { main: [[{ node: 'Recognise text', type: 'main', index: 0 }]] },
+	},
+};
+
+beforeAll(async () => {
+	n8n = await createInstance({ label: 'examples' });
+	await n8n.importCredential();
+	const housekeeping = example('03-task-housekeeping.json');
+	// Tasks made by this suite are seconds old: let the example clean up everything finished.
+	housekeeping.nodes.find((node) => node.name === 'Settings').parameters.assignments.assignments[0].value = 0;
+	await n8n.importWorkflows([
+		example('01-scheduled-ingestion.json'),
+		example('02-invoice-automation.json'),
+		housekeeping,
+		continueOnFail,
+	]);
+});
+
+afterAll(async () => {
+	await n8n?.close();
+});
+
+test('scheduled ingestion: each PDF of the folder gets its recognised text written next to it', async () => {
+	fs.writeFileSync(path.join(n8n.inbox, 'letter.pdf'), documents.makePdf(['Dear reader, this is a letter.']));
+	fs.writeFileSync(path.join(n8n.inbox, 'report.pdf'), documents.makePdf(['Quarterly report', 'Page two of the report']));
+	const mark = n8n.emu.ledger('acme').length;
+
+	const run = await n8n.execute('ocrExampleIngest');
+
+	expect(run.data.resultData.error).toBeUndefined();
+	const recognised = nodeOutput(run, 'Recognise text');
+	expect(recognised).toHaveLength(2);
+	expect(recognised.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+	recognised.forEach((item) => expect(item.json.status).toBe('done'));
+	expect(fs.readFileSync(path.join(n8n.inbox, 'letter.pdf.txt'), 'utf8')).toBe('Dear reader, this is a letter.');
+	expect(fs.readFileSync(path.join(n8n.inbox, 'report.pdf.txt'), 'utf8')).toContain('Page two of the report');
+	expect(charged(mark)).toBe(3); // 1 + 2 pages
+});
+
+test('invoice automation: invoice fields become columns and the task is exported as XLSX', async () => {
+	const dir = path.join(n8n.inbox, 'invoices');
+	fs.mkdirSync(dir, { recursive: true });
+	fs.writeFileSync(path.join(dir, 'acme-0042.pdf'), documents.makePdf([documents.INVOICE_TEXT]));
+	const mark = n8n.emu.ledger('acme').length;
+
+	const run = await n8n.execute('ocrExampleInvoic');
+
+	expect(run.data.resultData.error).toBeUndefined();
+	const [columns] = nodeOutput(run, 'Invoice columns');
+	expect(columns.json).toMatchObject({
+		File: 'acme-0042.pdf',
+		'Invoice Number': 'INV-2026-0042',
+		Vendor: 'ACME GmbH',
+		'Invoice Date': '2026-11-01',
+		'Due Date': '2026-12-01',
+		Total: 1234.56,
+		Currency: 'EUR',
+		'Pages Billed': 1,
+	});
+	const [exported] = nodeOutput(run, 'Export task as XLSX');
+	expect(exported.json).toMatchObject({ format: 'xlsx', fileName: 'acme-0042.xlsx' });
+	expect(exported.binary.data.mimeType).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+	expect(exported.pairedItem).toEqual({ item: 0 });
+
+	const xlsx = fs.readFileSync(path.join(dir, 'acme-0042.xlsx'));
+	expect(xlsx.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+	const parts = readZip(xlsx);
+	const sheets = [...parts.keys()].filter((name) => name.startsWith('xl/worksheets/'));
+	expect(sheets.map((name) => parts.get(name).toString('utf8')).join('')).toContain('INV-2026-0042');
+	expect(charged(mark)).toBe(1);
+});
+
+test('Continue on Fail: the bad file carries the error, the run succeeds, nothing is charged for it', async () => {
+	const dir = path.join(n8n.inbox, 'mixed');
+	fs.mkdirSync(dir, { recursive: true });
+	fs.writeFileSync(path.join(dir, 'a-good.pdf'), documents.makePdf(['A good scan']));
+	fs.writeFileSync(path.join(dir, 'b-broken.pdf'), Buffer.from('this is not a PDF at all'));
+	const mark = n8n.emu.ledger('acme').length;
+	const submissions = n8n.emu.stats().submissions;
+
+	const run = await n8n.execute('ocrE2eContinueOn');
+
+	expect(run.data.resultData.error).toBeUndefined();
+	const items = nodeOutput(run, 'Recognise text');
+	expect(items).toHaveLength(2);
+	expect(items[0].json).toMatchObject({ status: 'done', resultText: 'A good scan' });
+	expect(items[1].pairedItem).toEqual({ item: 1 });
+	expect(items[1].json.error).toMatch(/^Item 1: "b-broken.pdf" is not a file type the service reads/);
+	expect(n8n.emu.stats().submissions - submissions).toBe(1);
+	expect(charged(mark)).toBe(1);
+});
+
+test('task housekeeping: Get Many with Return All, then Delete of the finished tasks', async () => {
+	// One task that stays unfinished must survive the clean-up.
+	const stuck = await request(`${n8n.emu.url}/api/ocr`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${KEYS.full}`, 'content-type': 'application/json' },
+		body: JSON.stringify({ imageBase64: documents.makePdf(['STUCK forever']).toString('base64'), filename: 'stuck.pdf' }),
+	});
+	const { taskId: stuckId } = await stuck.body.json();
+	const finished = n8n.emu.tasks.filter((t) => t.status === 'done' || t.status === 'failed').map((t) => t.taskId);
+	expect(finished.length).toBeGreaterThanOrEqual(4);
+
+	const run = await n8n.execute('ocrExampleCleanu');
+
+	expect(run.data.resultData.error).toBeUndefined();
+	expect(nodeOutput(run, 'List all tasks').length).toBe(finished.length + 1);
+	const deleted = nodeOutput(run, 'Delete task');
+	expect(deleted.map((item) => item.json.taskId).sort()).toEqual([...finished].sort());
+	deleted.forEach((item) => expect(item.json.deleted).toBe(true));
+	expect(n8n.emu.tasks.map((t) => t.taskId)).toEqual([stuckId]);
+});

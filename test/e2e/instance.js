@@ -1,0 +1,119 @@
+'use strict';
+/**
+ * One real n8n instance for the end-to-end suite: its own user folder, ports and emulator; this
+ * package packed and installed as a community package; credential and workflows imported with
+ * n8n's own CLI. Everything it starts is stopped by `close()`.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const rt = require('../../scripts/n8n-runtime');
+const { startEmulator, KEYS } = require('../emulator');
+
+const CREDENTIAL_ID = 'ocrLocalEmulator';
+const CREDENTIAL_NAME = 'Document OCR (local emulator)';
+/** The folder the example workflows read; rewritten to the instance's own folder on import. */
+const EXAMPLE_INBOX = '/data/ocr-inbox';
+
+async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
+	const node24 = await rt.ensureNode24();
+	const runtime = await rt.ensureN8n(node24);
+	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), `ocr-${label}-`));
+	const filesDir = path.join(userFolder, 'files');
+	const inbox = path.join(filesDir, 'ocr-inbox');
+	fs.mkdirSync(inbox, { recursive: true });
+	rt.installPackage(userFolder);
+
+	const emu = await startEmulator({ workers: 2, msPerPage: 50, ...emulator });
+	const port = await rt.freePort();
+	const brokerPort = await rt.freePort();
+	const env = rt.n8nEnv(node24, { userFolder, port, brokerPort, filesDir });
+	let counter = 0;
+	let server;
+
+	const cli = async (...args) => {
+		const logFile = path.join(userFolder, `cli-${++counter}-${args[0].replace(/[^a-z]/gi, '')}.log`);
+		const result = await rt.n8nCommand(runtime, node24, env, args, logFile);
+		if (result.code !== 0) {
+			throw new Error(`n8n ${args.join(' ')} exited ${result.code}:\n${result.output.slice(-2000)}`);
+		}
+		return result.output;
+	};
+
+	const instance = {
+		runtime,
+		node24,
+		env,
+		emu,
+		userFolder,
+		filesDir,
+		inbox,
+		port,
+		url: `http://127.0.0.1:${port}`,
+		cli,
+
+		/** Imports (or overwrites) the Document OCR credential pointing at the emulator. */
+		async importCredential({ apiKey = KEYS.full, id = CREDENTIAL_ID, name = CREDENTIAL_NAME } = {}) {
+			const file = path.join(userFolder, `credential-${id}.json`);
+			fs.writeFileSync(
+				file,
+				JSON.stringify([{ id, name, type: 'documentOcrApi', data: { apiKey, baseUrl: emu.url, apiUrl: '' } }]),
+			);
+			await cli('import:credentials', `--input=${file}`);
+		},
+
+		/** Imports workflow JSON objects (the inbox path rewritten to this instance's folder). */
+		async importWorkflows(workflows) {
+			const dir = fs.mkdtempSync(path.join(userFolder, 'workflows-'));
+			workflows.forEach((workflow, i) => {
+				const text = JSON.stringify(workflow).split(EXAMPLE_INBOX).join(inbox);
+				fs.writeFileSync(path.join(dir, `${i}.json`), text);
+			});
+			await cli('import:workflow', '--separate', `--input=${dir}`);
+		},
+
+		/** `n8n execute --id=… --rawOutput`: the run's data as n8n reports it. */
+		async execute(id) {
+			const output = await cli('execute', `--id=${id}`, '--rawOutput');
+			const run = rt.parseExecuteOutput(output);
+			if (!run) throw new Error(`no run data in the output of n8n execute:\n${output.slice(-2000)}`);
+			return run;
+		},
+
+		async startServer() {
+			server = await rt.startServer(runtime, node24, env, path.join(userFolder, 'server.log'));
+			return server;
+		},
+
+		async stopServer() {
+			await rt.stopServer(server?.child);
+			server = undefined;
+		},
+
+		async close() {
+			await instance.stopServer();
+			await emu.close();
+			if (!process.env.KEEP_E2E_FOLDERS) fs.rmSync(userFolder, { recursive: true, force: true });
+		},
+	};
+	return instance;
+}
+
+/** A workflow file of examples/ as an object. */
+function example(file) {
+	return JSON.parse(fs.readFileSync(path.join(rt.ROOT, 'examples', file), 'utf8'));
+}
+
+/** The output items of a node in a run (first run of the node, first output). */
+function nodeOutput(run, nodeName) {
+	const runs = run.data.resultData.runData[nodeName];
+	if (!runs) return undefined;
+	return runs[0].data?.main?.[0] ?? [];
+}
+
+function nodeError(run, nodeName) {
+	return run.data.resultData.runData[nodeName]?.[0]?.error;
+}
+
+module.exports = { createInstance, example, nodeOutput, nodeError, CREDENTIAL_ID, EXAMPLE_INBOX, KEYS };
