@@ -21,6 +21,17 @@ const ENCRYPTION_KEY = 'document-ocr-local-n8n-encryption-key';
 
 const log = (line) => process.stdout.write(`${line}\n`);
 
+/**
+ * The environment for npm commands that install the runtime. When this script runs under `npm`
+ * (npm start, npm test), npm exports the project's .npmrc as npm_config_* variables; its
+ * ignore-scripts=true must not reach the `node` package's setup script or `npm rebuild`.
+ */
+function installEnv(extra = {}) {
+	const env = { ...process.env, ...extra };
+	for (const key of Object.keys(env)) if (/^npm_config_ignore_scripts$/i.test(key)) delete env[key];
+	return env;
+}
+
 function elapsed(since) {
 	return `${Math.round((Date.now() - since) / 1000)} s`;
 }
@@ -61,7 +72,7 @@ async function ensureNode24() {
 	log('» installing Node 24 from the npm registry (package "node@24")');
 	const { code, seconds } = await runLogged(NPM, ['install', '--prefix', paths.dir, 'node@24', '--no-audit', '--no-fund'], {
 		cwd: paths.dir,
-		env: process.env,
+		env: installEnv(),
 		label: 'installing Node 24',
 		logFile: path.join(CACHE, 'install-node24.log'),
 	});
@@ -71,14 +82,15 @@ async function ensureNode24() {
 }
 
 function envWithNode24(node24, extra = {}) {
-	// jest sets NODE_ENV=test, which silences n8n's logger (and so the output of `n8n execute`).
-	const { NODE_ENV, JEST_WORKER_ID, ...inherited } = process.env;
-	return {
-		...inherited,
+	const env = installEnv({
 		PATH: `${node24.binDir}${path.delimiter}${process.env.PATH}`,
 		npm_config_nodedir: node24.headers,
 		...extra,
-	};
+	});
+	// jest sets NODE_ENV=test, which silences n8n's logger (and so the output of `n8n execute`).
+	delete env.NODE_ENV;
+	delete env.JEST_WORKER_ID;
+	return env;
 }
 
 function n8nCandidates(requested) {
