@@ -29,12 +29,49 @@ const KIND_INFO: Record<DocumentKind, { mime: string; ext: string; extensions: s
 	gif: { mime: 'image/gif', ext: 'gif', extensions: ['gif'], label: 'a GIF image' },
 };
 
+/**
+ * A checked document. Its bytes are either in memory (Base64 input, or binary data n8n keeps in
+ * memory) or in n8n's binary store (on disk), in which case they are streamed when sent and
+ * never held whole: see `openDocument`.
+ */
 export interface DocumentInput {
-	/** The file bytes. */
-	bytes: Buffer;
 	kind: DocumentKind;
 	mimeType: string;
 	fileName: string;
+	/** Size in bytes (decoded). */
+	size: number;
+	bytes?: Buffer;
+	binaryId?: string;
+}
+
+/** Bytes needed to recognise every accepted type (PDF: header within the first 1024 bytes). */
+const HEAD_BYTES = 1024;
+
+/** The document's bytes as chunks, read anew on each call (from n8n's binary store when stored). */
+export async function openDocument(
+	ctx: IExecuteFunctions,
+	document: DocumentInput,
+): Promise<AsyncIterable<Buffer | string> | Iterable<Buffer>> {
+	if (document.bytes) return [document.bytes];
+	return await ctx.helpers.getBinaryStream(document.binaryId!);
+}
+
+/** The first bytes of a stored binary, without reading the rest. */
+async function readHead(ctx: IExecuteFunctions, binaryId: string): Promise<Buffer> {
+	const stream = await ctx.helpers.getBinaryStream(binaryId, HEAD_BYTES);
+	const chunks: Buffer[] = [];
+	let length = 0;
+	try {
+		for await (const chunk of stream) {
+			const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+			chunks.push(buffer);
+			length += buffer.length;
+			if (length >= HEAD_BYTES) break;
+		}
+	} finally {
+		stream.destroy();
+	}
+	return Buffer.concat(chunks).subarray(0, HEAD_BYTES);
 }
 
 /** Detects the file type from its first bytes; null when it is none of the accepted kinds. */
@@ -157,7 +194,10 @@ export async function readDocument(
 	const source = this.getNodeParameter('documentSource', itemIndex, 'binary') as string;
 	const fileNameParam = safeFileName(String(this.getNodeParameter('fileName', itemIndex, '') ?? ''));
 
-	let bytes: Buffer;
+	let bytes: Buffer | undefined;
+	let binaryId: string | undefined;
+	let size: number;
+	let head: Buffer;
 	let fileName = fileNameParam;
 	let declaredMime: string | undefined;
 
@@ -170,6 +210,8 @@ export async function readDocument(
 			});
 		}
 		({ bytes, declaredMime } = decodeBase64Input(this, itemIndex, raw));
+		size = bytes.length;
+		head = bytes.subarray(0, HEAD_BYTES);
 	} else {
 		const property = (this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim();
 		const item = this.getInputData()[itemIndex];
@@ -183,23 +225,29 @@ export async function readDocument(
 				itemIndex,
 			});
 		}
-		if (typeof binary.bytes === 'number' && binary.bytes > MAX_DOCUMENT_BYTES) {
-			throw tooLarge(this, itemIndex, binary.bytes, MAX_DOCUMENT_BYTES);
+		if (binary.id) {
+			// Stored by n8n (disk or database): check size and type without loading the file.
+			binaryId = binary.id;
+			size = (await this.helpers.getBinaryMetadata(binary.id)).fileSize;
+			head = size > 0 && size <= MAX_DOCUMENT_BYTES ? await readHead(this, binary.id) : Buffer.alloc(0);
+		} else {
+			bytes = await this.helpers.getBinaryDataBuffer(itemIndex, property);
+			size = bytes.length;
+			head = bytes.subarray(0, HEAD_BYTES);
 		}
-		bytes = await this.helpers.getBinaryDataBuffer(itemIndex, property);
 		fileName = fileName || safeFileName(binary.fileName ?? '');
 		declaredMime = binary.mimeType;
 	}
 
-	if (bytes.length === 0) {
+	if (size === 0) {
 		throw new NodeOperationError(node, `Item ${itemIndex}: the document is empty (0 bytes)`, {
 			description: 'Nothing was sent or charged. Check the step that produced the file.',
 			itemIndex,
 		});
 	}
-	if (bytes.length > MAX_DOCUMENT_BYTES) throw tooLarge(this, itemIndex, bytes.length, MAX_DOCUMENT_BYTES);
+	if (size > MAX_DOCUMENT_BYTES) throw tooLarge(this, itemIndex, size, MAX_DOCUMENT_BYTES);
 
-	const kind = detectKind(bytes);
+	const kind = detectKind(head);
 	if (!kind || !options.accept.includes(kind)) {
 		const what = kind ? KIND_INFO[kind].label : 'not a file type the service reads';
 		throw new NodeOperationError(
@@ -239,5 +287,5 @@ export async function readDocument(
 	if (!fileName) fileName = `document.${KIND_INFO[kind].ext}`;
 	else if (!extKind) fileName = `${fileName}.${KIND_INFO[kind].ext}`;
 
-	return { bytes, kind, mimeType: KIND_INFO[kind].mime, fileName };
+	return { kind, mimeType: KIND_INFO[kind].mime, fileName, size, bytes, binaryId };
 }

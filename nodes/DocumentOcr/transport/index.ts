@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
+import { StreamedBlob } from '../helpers/body';
 import { networkError, parseServiceError, redact, serviceError } from './errors';
 
 /**
@@ -41,7 +42,8 @@ export interface ApiRequest {
 	surface?: Surface;
 	kind: RequestKind;
 	qs?: IDataObject;
-	body?: IDataObject | FormData;
+	/** JSON fields, or a streamed body carrying a document (helpers/body.ts). */
+	body?: IDataObject | StreamedBlob;
 	/** Expect a binary answer (exports): the body is returned as a Buffer. */
 	binary?: boolean;
 	/** Scope the endpoint needs, named in an insufficient_scope error. */
@@ -243,13 +245,14 @@ export async function apiRequest<T = IDataObject>(
 			url,
 			qs: request.qs,
 			body: request.body,
-			json: !request.binary && !(request.body instanceof FormData),
+			json: !request.binary && !(request.body instanceof StreamedBlob),
 			ignoreHttpStatusErrors: true,
 			returnFullResponse: true,
 			timeout: request.timeoutMs ?? (submission ? 120_000 : 60_000),
 		};
 		if (request.binary) options.encoding = 'arraybuffer';
-		if (request.body instanceof FormData) options.headers = { Accept: 'application/json' };
+		// A streamed body sets its own Content-Type and Content-Length (see helpers/body.ts).
+		if (request.body instanceof StreamedBlob) options.headers = { Accept: 'application/json' };
 
 		state.requests++;
 		const sent = await send(this, options);

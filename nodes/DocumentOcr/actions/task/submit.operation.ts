@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { jsonWithDocument } from '../../helpers/body';
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
 import { pagesBilled, unwrapRecord } from '../../helpers/task';
 import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
@@ -85,12 +86,7 @@ export async function execute(
 		path: ['api', 'ocr'],
 		kind: 'submit',
 		scope: 'submit',
-		body: {
-			imageBase64: document.bytes.toString('base64'),
-			filename: document.fileName,
-			provider,
-			documentType,
-		},
+		body: jsonWithDocument(this, { filename: document.fileName, provider, documentType }, 'imageBase64', document),
 	}, state);
 
 	const submitted = unwrapRecord(response.body);
