@@ -29,13 +29,16 @@ async function portOr(preferred, rt) {
 
 function seedInbox(inbox, documents) {
 	const invoices = path.join(inbox, 'invoices');
+	const toMarkdown = path.join(inbox, 'to-markdown');
 	fs.mkdirSync(invoices, { recursive: true });
+	fs.mkdirSync(toMarkdown, { recursive: true });
 	const put = (file, bytes) => {
 		if (!fs.existsSync(file)) fs.writeFileSync(file, bytes);
 	};
 	put(path.join(inbox, 'welcome-letter.pdf'), documents.makePdf(['Welcome to Document OCR in n8n.', 'This letter has two pages.']));
 	put(path.join(inbox, 'whiteboard.pdf'), documents.makePdf(['Meeting notes: ship the OCR node on Friday']));
 	put(path.join(invoices, 'acme-0042.pdf'), documents.makePdf([documents.INVOICE_TEXT]));
+	put(path.join(toMarkdown, 'board-minutes.pdf'), documents.makePdf(['Board Minutes\nThe board met on Monday.', 'Decisions: ship it.']));
 }
 
 async function main() {
@@ -127,6 +130,8 @@ async function main() {
     • Document OCR: scheduled ingestion of a folder of scans
     • Document OCR: invoice automation
     • Document OCR: task housekeeping
+    • Document OCR: folder of PDFs to Markdown files
+    • Document OCR: invoice fields by JSON Schema
   Their inbox folder: ${inbox}
 
   Ctrl-C stops n8n and the emulator.

@@ -7,6 +7,8 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { router } from './actions/router';
+import * as document from './actions/document/Document.resource';
+import * as job from './actions/job/Job.resource';
 import * as task from './actions/task/Task.resource';
 
 export class DocumentOcr implements INodeType {
@@ -18,7 +20,7 @@ export class DocumentOcr implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
-			'Recognise text in PDFs and images with the Document OCR service: submit documents, wait for the text, export DOCX/XLSX/PDF, manage tasks',
+			'Recognise text in PDFs and images with the Document OCR service: text, Markdown, invoice fields and JSON-Schema extraction; export DOCX/XLSX/PDF; manage tasks and jobs',
 		defaults: { name: 'Document OCR' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
@@ -27,11 +29,12 @@ export class DocumentOcr implements INodeType {
 		hints: [
 			{
 				message:
-					'Wait for Completion is off: the output holds the task ID only. Fetch the text later with Task → Get, or react to ocr.done with the Document OCR Trigger.',
+					'Wait for Completion is off: the output holds only the task or job ID. Fetch the result later with Get, or react to ocr.done with the Document OCR Trigger.',
 				type: 'info',
 				location: 'outputPane',
 				whenToDisplay: 'beforeExecution',
-				displayCondition: '={{ $parameter["operation"] === "submit" && $parameter["waitForCompletion"] === false }}',
+				displayCondition:
+					'={{ ["submit", "submitV2", "create"].includes($parameter["operation"]) && $parameter["waitForCompletion"] === false }}',
 			},
 			{
 				message:
@@ -39,7 +42,7 @@ export class DocumentOcr implements INodeType {
 				type: 'info',
 				location: 'inputPane',
 				whenToDisplay: 'beforeExecution',
-				displayCondition: '={{ $parameter["operation"] === "submit" }}',
+				displayCondition: '={{ ["submit", "submitV2", "markdown", "recognize", "extract", "create"].includes($parameter["operation"]) }}',
 			},
 		],
 		properties: [
@@ -50,6 +53,16 @@ export class DocumentOcr implements INodeType {
 				noDataExpression: true,
 				options: [
 					{
+						name: 'Document',
+						value: 'document',
+						description: 'Instant results from the /v1 API: Markdown, text and blocks, structured data by JSON Schema',
+					},
+					{
+						name: 'Job',
+						value: 'job',
+						description: 'Asynchronous jobs of the /v1 API',
+					},
+					{
 						name: 'Task',
 						value: 'task',
 						description: 'OCR tasks of the task API: submit, get, list, export, delete',
@@ -58,6 +71,8 @@ export class DocumentOcr implements INodeType {
 				default: 'task',
 			},
 			...task.description,
+			...document.description,
+			...job.description,
 		],
 	};
 

@@ -56,6 +56,8 @@ beforeAll(async () => {
 	await n8n.importWorkflows([
 		example('01-scheduled-ingestion.json'),
 		example('02-invoice-automation.json'),
+		example('04-pdfs-to-markdown.json'),
+		example('05-invoice-fields-by-schema.json'),
 		housekeeping,
 		continueOnFail,
 	]);
@@ -132,6 +134,40 @@ test('Continue on Fail: the bad file carries the error, the run succeeds, nothin
 	expect(items[1].pairedItem).toEqual({ item: 1 });
 	expect(items[1].json.error).toMatch(/^Item 1: "b-broken.pdf" is not a file type the service reads/);
 	expect(n8n.emu.stats().submissions - submissions).toBe(1);
+	expect(charged(mark)).toBe(1);
+});
+
+test('folder of PDFs to Markdown: each PDF gets a .md file from /v1/markdown', async () => {
+	const dir = path.join(n8n.inbox, 'to-markdown');
+	fs.mkdirSync(dir, { recursive: true });
+	fs.writeFileSync(path.join(dir, 'minutes.pdf'), documents.makePdf(['Board Minutes\nThe board met on Monday.']));
+	fs.writeFileSync(path.join(dir, 'memo.pdf'), documents.makePdf(['Memo\nShip it.', 'Second page']));
+	const mark = n8n.emu.ledger('acme').length;
+
+	const run = await n8n.execute('ocrExampleToMark');
+
+	expect(run.data.resultData.error).toBeUndefined();
+	const converted = nodeOutput(run, 'Convert to Markdown');
+	expect(converted.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+	expect(fs.readFileSync(path.join(dir, 'minutes.md'), 'utf8')).toMatch(/^# Board Minutes/);
+	expect(fs.readFileSync(path.join(dir, 'memo.md'), 'utf8')).toMatch(/Second page/);
+	expect(charged(mark)).toBe(3);
+});
+
+test('invoice fields by JSON Schema: /v1/extract values become a record', async () => {
+	const mark = n8n.emu.ledger('acme').length;
+	const run = await n8n.execute('ocrExampleSchema');
+	expect(run.data.resultData.error).toBeUndefined();
+	const [record] = nodeOutput(run, 'Invoice record');
+	expect(record.json).toEqual({
+		file: 'acme-0042.pdf',
+		vendor: 'ACME GmbH',
+		invoiceNumber: 'INV-2026-0042',
+		invoiceDate: '2026-11-01',
+		dueDate: '2026-12-01',
+		total: 1234.56,
+		currency: 'EUR',
+	});
 	expect(charged(mark)).toBe(1);
 });
 

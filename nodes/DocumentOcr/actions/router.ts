@@ -4,11 +4,15 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { runPool } from '../helpers/pool';
 import { TransportState } from '../transport';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './shared.description';
+import * as document from './document/Document.resource';
+import * as job from './job/Job.resource';
 import * as task from './task/Task.resource';
 import type { Operation } from './types';
 
 const resources: Record<string, Record<string, Operation>> = {
 	task: task.operations,
+	document: document.operations,
+	job: job.operations,
 };
 
 type Outcome = { items: INodeExecutionData[] } | { error: Error };

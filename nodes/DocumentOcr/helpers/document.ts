@@ -179,6 +179,8 @@ export interface ReadDocumentOptions {
 	accept: DocumentKind[];
 	/** Name of the endpoint, for messages (e.g. "the /v1 API"). */
 	target: string;
+	/** The endpoint needs the original file name: refuse to make one up. */
+	requireFileName?: boolean;
 }
 
 /**
@@ -284,6 +286,13 @@ export async function readDocument(
 		);
 	}
 
+	if (!fileName && options.requireFileName) {
+		throw new NodeOperationError(node, `Item ${itemIndex}: ${options.target} needs the document's file name`, {
+			description:
+				'The input has no file name (Base64 data, or binary data without one). Enter it in "File Name", with its extension, e.g. scan-0042.pdf. Nothing was sent or charged.',
+			itemIndex,
+		});
+	}
 	if (!fileName) fileName = `document.${KIND_INFO[kind].ext}`;
 	else if (!extKind) fileName = `${fileName}.${KIND_INFO[kind].ext}`;
 

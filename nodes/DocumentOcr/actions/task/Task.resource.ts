@@ -6,10 +6,12 @@ import * as exportTask from './export.operation';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 import * as submit from './submit.operation';
+import * as submitV2 from './submitV2.operation';
 
 /** Task API (`/api/...` on the Base URL). Operation values are a public contract: never rename. */
 export const operations: Record<string, Operation> = {
 	submit,
+	submitV2,
 	get,
 	getMany,
 	delete: deleteTask,
@@ -54,10 +56,17 @@ export const description: INodeProperties[] = [
 				action: 'Submit a document for OCR',
 				description: 'Send a PDF or image for text recognition (billed per page) and optionally wait for the text',
 			},
+			{
+				name: 'Submit (V2)',
+				value: 'submitV2',
+				action: 'Submit a document to the v2 endpoint',
+				description: 'Send a document to /api/v2/ocr with output format (e.g. Markdown), table and formula options',
+			},
 		],
 		default: 'submit',
 	},
 	...submit.description,
+	...submitV2.description,
 	...get.description,
 	...getMany.description,
 	...deleteTask.description,

@@ -7,7 +7,7 @@ import { requireId } from '../../helpers/validate';
 import type { TransportState } from '../../transport';
 import { apiRequest } from '../../transport';
 import { concurrencyOption, taskIdField } from '../shared.description';
-import { getTask } from './common';
+import { getRecord } from '../records';
 
 const FORMATS: Record<string, { mime: string; label: string }> = {
 	docx: { mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', label: 'Word (DOCX)' },
@@ -88,7 +88,7 @@ export async function execute(
 	};
 	const notReady = async (original: NodeApiError | NodeOperationError) => {
 		// The spec does not say how the service answers for an unfinished task: look at the task.
-		const { record } = await getTask.call(this, itemIndex, state, taskId);
+		const { record } = await getRecord.call(this, itemIndex, state, 'task', taskId);
 		if (classifyStatus(record.status) === 'done') return original;
 		return new NodeOperationError(
 			node,

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { requireId } from '../../helpers/validate';
 import type { TransportState } from '../../transport';
 import { taskIdField } from '../shared.description';
-import { getTask } from './common';
+import { getRecord } from '../records';
 
 export const description = updateDisplayOptions({ show: { resource: ['task'], operation: ['get'] } }, [
 	taskIdField,
@@ -17,6 +17,6 @@ export async function execute(
 	state: TransportState,
 ): Promise<INodeExecutionData[]> {
 	const taskId = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
-	const { record } = await getTask.call(this, itemIndex, state, taskId);
+	const { record } = await getRecord.call(this, itemIndex, state, 'task', taskId);
 	return [{ json: record }];
 }

@@ -8,7 +8,7 @@ import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
 import type { TransportState } from '../../transport';
 import { apiRequest, unexpectedBody } from '../../transport';
 import { concurrencyOption, documentFields, waitTimeoutOption } from '../shared.description';
-import { waitForTask } from './common';
+import { waitForRecord } from '../records';
 
 const properties: INodeProperties[] = [
 	...documentFields,
@@ -99,7 +99,7 @@ export async function execute(
 
 	if (!wait) return [{ json: { ...submitted, taskId: String(taskId), ...billing } }];
 
-	const task = await waitForTask.call(this, itemIndex, state, String(taskId), {
+	const task = await waitForRecord.call(this, itemIndex, state, 'task', String(taskId), {
 		...DEFAULT_WAIT,
 		// A sync task is usually finished when the submission returns: look at once.
 		firstPollAfterMs: provider === 'provider-sync' ? 0 : DEFAULT_WAIT.firstPollAfterMs,

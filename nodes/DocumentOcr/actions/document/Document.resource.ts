@@ -1,0 +1,43 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { Operation } from '../types';
+import * as extract from './extract.operation';
+import * as markdown from './markdown.operation';
+import * as recognize from './recognize.operation';
+
+/** The /v1 document endpoints (on the API URL). Operation values are a public contract: never rename. */
+export const operations: Record<string, Operation> = { markdown, recognize, extract };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['document'] } },
+		options: [
+			{
+				name: 'Convert to Markdown',
+				value: 'markdown',
+				action: 'Convert a document to markdown',
+				description: 'Get the document as Markdown (headings, lists, tables), optionally as a .md file',
+			},
+			{
+				name: 'Extract Structured Data',
+				value: 'extract',
+				action: 'Extract structured data from a document',
+				description: 'Get the values a JSON Schema describes (e.g. invoice number, total) as JSON',
+			},
+			{
+				name: 'Recognize (OCR)',
+				value: 'recognize',
+				action: 'Recognize the text of a document',
+				description: 'Get the text and the text blocks of a PDF or image',
+			},
+		],
+		default: 'markdown',
+	},
+	...markdown.description,
+	...recognize.description,
+	...extract.description,
+];

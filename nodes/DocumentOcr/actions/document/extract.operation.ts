@@ -1,0 +1,101 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { readDocument, V1_KINDS } from '../../helpers/document';
+import type { TransportState } from '../../transport';
+import { postDocumentV1 } from '../records';
+import { concurrencyOption, documentFields } from '../shared.description';
+
+const EXAMPLE_SCHEMA = JSON.stringify(
+	{
+		type: 'object',
+		properties: {
+			invoiceNumber: { type: 'string' },
+			invoiceDate: { type: 'string' },
+			total: { type: 'number' },
+			currency: { type: 'string' },
+		},
+		required: ['invoiceNumber', 'total'],
+	},
+	null,
+	2,
+);
+
+const properties: INodeProperties[] = [
+	...documentFields,
+	{
+		displayName: 'JSON Schema',
+		name: 'schema',
+		type: 'json',
+		default: EXAMPLE_SCHEMA,
+		required: true,
+		typeOptions: { rows: 10 },
+		description:
+			'A JSON Schema of type "object": its properties name the values to extract from the document and their types',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [concurrencyOption],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['document'], operation: ['extract'] } },
+	properties,
+);
+
+function isObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Parses and checks the schema before anything is sent: JSON, an object schema with properties. */
+function readSchema(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	const node = ctx.getNode();
+	const raw = ctx.getNodeParameter('schema', itemIndex) as unknown;
+	let schema: unknown = raw;
+	if (typeof raw === 'string') {
+		try {
+			schema = JSON.parse(raw);
+		} catch (error) {
+			throw new NodeOperationError(node, `Item ${itemIndex}: the JSON Schema is not valid JSON`, {
+				description: `${(error as Error).message}. Nothing was sent or charged.`,
+				itemIndex,
+			});
+		}
+	}
+	const problem = !isObject(schema)
+		? 'it is not a JSON object'
+		: schema.type !== undefined && schema.type !== 'object'
+			? `its type is "${String(schema.type)}", not "object"`
+			: !isObject(schema.properties) || Object.keys(schema.properties).length === 0
+				? 'it has no "properties" naming the values to extract'
+				: undefined;
+	if (problem) {
+		throw new NodeOperationError(node, `Item ${itemIndex}: the JSON Schema is not an object schema: ${problem}`, {
+			description:
+				'Use a schema like {"type": "object", "properties": {"total": {"type": "number"}}}. Nothing was sent or charged.',
+			itemIndex,
+		});
+	}
+	return schema as IDataObject;
+}
+
+/** POST /v1/extract: the document plus a JSON Schema; outputs the validated JSON the service returns. */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+): Promise<INodeExecutionData[]> {
+	const schema = readSchema(this, itemIndex);
+	const document = await readDocument.call(this, itemIndex, { accept: V1_KINDS, target: 'the /v1 API' });
+	const result = await postDocumentV1.call(this, itemIndex, state, 'extract', document, [['schema', JSON.stringify(schema)]]);
+	// The response shape is not published: the extracted object under data / result / extracted / output, or the body itself.
+	const data = [result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
+	const json: IDataObject = { data, fileName: document.fileName };
+	for (const key of ['id', 'pages']) if (result[key] !== undefined) json[key] = result[key];
+	return [{ json }];
+}

@@ -1,0 +1,35 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { Operation } from '../types';
+import * as create from './create.operation';
+import * as get from './get.operation';
+
+/** The /v1 asynchronous jobs (on the API URL). Operation values are a public contract: never rename. */
+export const operations: Record<string, Operation> = { create, get };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['job'] } },
+		options: [
+			{
+				name: 'Create',
+				value: 'create',
+				action: 'Create a job',
+				description: 'Start an asynchronous job for a document and optionally wait for its result',
+			},
+			{
+				name: 'Get',
+				value: 'get',
+				action: 'Get a job',
+				description: 'Get the status of a job, and its result once finished',
+			},
+		],
+		default: 'create',
+	},
+	...create.description,
+	...get.description,
+];

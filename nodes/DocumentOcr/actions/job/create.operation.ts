@@ -1,0 +1,93 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { readDocument, V1_KINDS } from '../../helpers/document';
+import { unwrapRecord } from '../../helpers/task';
+import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
+import type { TransportState } from '../../transport';
+import { unexpectedBody } from '../../transport';
+import { postDocumentV1, waitForRecord } from '../records';
+import { concurrencyOption, documentFields, waitTimeoutOption } from '../shared.description';
+
+const properties: INodeProperties[] = [
+	...documentFields,
+	{
+		displayName: 'Job Fields',
+		name: 'jobFields',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Field',
+		default: {},
+		description:
+			'Extra form fields sent with the file. The service does not publish the job fields, so give them as name/value pairs as its documentation names them.',
+		options: [
+			{
+				displayName: 'Field',
+				name: 'field',
+				values: [
+					{ displayName: 'Name', name: 'name', type: 'string', default: '' },
+					{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to wait until the job is finished and output it, or output the job ID right away',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [concurrencyOption, waitTimeoutOption],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['create'] } },
+	properties,
+);
+
+/** POST /v1/jobs (multipart: file + the given fields); optionally waits via GET /v1/jobs/{id}. */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+): Promise<INodeExecutionData[]> {
+	const node = this.getNode();
+	const pairs = ((this.getNodeParameter('jobFields', itemIndex, {}) as IDataObject).field ?? []) as IDataObject[];
+	const fields: Array<[string, string]> = [];
+	for (const pair of pairs) {
+		const name = String(pair.name ?? '').trim();
+		if (!name) {
+			throw new NodeOperationError(node, `Item ${itemIndex}: a job field has no name`, {
+				description: 'Give every job field a name, or remove it.',
+				itemIndex,
+			});
+		}
+		if (name === 'file') {
+			throw new NodeOperationError(node, `Item ${itemIndex}: the job field name "file" is reserved for the document`, {
+				itemIndex,
+			});
+		}
+		fields.push([name, String(pair.value ?? '')]);
+	}
+	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const deadline = deadlineFromMinutes(Number(options.waitTimeout ?? 10));
+	const document = await readDocument.call(this, itemIndex, { accept: V1_KINDS, target: 'the /v1 API' });
+
+	const created = unwrapRecord(await postDocumentV1.call(this, itemIndex, state, 'jobs', document, fields), 'id');
+	const jobId = created?.id;
+	if (!created || (typeof jobId !== 'string' && typeof jobId !== 'number')) {
+		throw unexpectedBody(this, itemIndex, 'the job creation (a job may have been created)', created);
+	}
+	if (!wait) return [{ json: { ...created, id: String(jobId) } }];
+	const job = await waitForRecord.call(this, itemIndex, state, 'job', String(jobId), { ...DEFAULT_WAIT, deadline });
+	return [{ json: job }];
+}

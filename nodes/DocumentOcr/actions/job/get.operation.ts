@@ -1,0 +1,29 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requireId } from '../../helpers/validate';
+import type { TransportState } from '../../transport';
+import { getRecord } from '../records';
+
+export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['get'] } }, [
+	{
+		displayName: 'Job ID',
+		name: 'jobId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'job_12ab34',
+		description: 'ID of the job, as returned by Create (map the ID field of its output)',
+	},
+]);
+
+/** GET /v1/jobs/{id}: the job as the service returns it (status, and its result once finished). */
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+): Promise<INodeExecutionData[]> {
+	const jobId = requireId(this, itemIndex, this.getNodeParameter('jobId', itemIndex), 'job ID');
+	const { record } = await getRecord.call(this, itemIndex, state, 'job', jobId);
+	return [{ json: record }];
+}
