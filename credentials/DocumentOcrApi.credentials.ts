@@ -102,11 +102,17 @@ export class DocumentOcrApi implements ICredentialType {
 			},
 			{
 				type: 'responseCode',
-				properties: { value: 502, message: 'The OCR service is unreachable behind its gateway (502). Try again later.' },
+				properties: {
+					value: 502,
+					message: 'The OCR service is unreachable behind its gateway (502). Try again later.',
+				},
 			},
 			{
 				type: 'responseCode',
-				properties: { value: 503, message: 'The OCR service is unavailable (503). Try again later.' },
+				properties: {
+					value: 503,
+					message: 'The OCR service is unavailable (503). Try again later.',
+				},
 			},
 		],
 	};

@@ -25,7 +25,12 @@ function ensureInstalled() {
 	const stale = !fs.existsSync(marker) || fs.statSync(marker).mtimeMs < fs.statSync(lock).mtimeMs;
 	// `npm install`, not `npm ci`: same locked versions, but it tolerates optional platform
 	// packages a registry mirror may lack (see .ci/run).
-	if (stale) run(NPM, ['install', '--no-audit', '--no-fund'], 'installing dev dependencies from package-lock.json');
+	if (stale)
+		run(
+			NPM,
+			['install', '--no-audit', '--no-fund'],
+			'installing dev dependencies from package-lock.json',
+		);
 }
 
 function build() {

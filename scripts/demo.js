@@ -50,15 +50,26 @@ async function main() {
 				options: {},
 			},
 			[
-				file(documents.makePdf([documents.INVOICE_TEXT, 'Thank you for your business.']), 'invoice-0042.pdf', 'application/pdf'),
-				file(documents.makePng('Meeting notes: ship the OCR node on Friday'), 'whiteboard.png', 'image/png'),
+				file(
+					documents.makePdf([documents.INVOICE_TEXT, 'Thank you for your business.']),
+					'invoice-0042.pdf',
+					'application/pdf',
+				),
+				file(
+					documents.makePng('Meeting notes: ship the OCR node on Friday'),
+					'whiteboard.png',
+					'image/png',
+				),
 			],
 		);
 		for (const item of submitted) {
 			const { taskId, status, pagesBilled, resultText, metadata } = item.json;
 			say(`   item ${item.pairedItem.item}: ${taskId} ${status}, ${pagesBilled} page(s) billed`);
-			say(`     text: ${JSON.stringify(String(resultText).slice(0, 70))}${String(resultText).length > 70 ? '…' : ''}`);
-			if (metadata?.invoice?.invoiceNumber) say(`     invoice fields: ${JSON.stringify(metadata.invoice)}`);
+			say(
+				`     text: ${JSON.stringify(String(resultText).slice(0, 70))}${String(resultText).length > 70 ? '…' : ''}`,
+			);
+			if (metadata?.invoice?.invoiceNumber)
+				say(`     invoice fields: ${JSON.stringify(metadata.invoice)}`);
 		}
 		say(`   (${Date.now() - started} ms)\n`);
 
@@ -71,14 +82,25 @@ async function main() {
 			binaryPropertyName: 'data',
 		});
 		const bytes = await readBinary(exported.binary.data);
-		say(`   ${exported.json.fileName}: ${bytes.length} bytes, ${exported.json.mimeType}, zip signature ${bytes.subarray(0, 2).toString('latin1')}\n`);
+		say(
+			`   ${exported.json.fileName}: ${bytes.length} bytes, ${exported.json.mimeType}, zip signature ${bytes.subarray(0, 2).toString('latin1')}\n`,
+		);
 
 		say('3) Task → Get Many, Return All');
-		const listed = await run({ resource: 'task', operation: 'getMany', returnAll: true, filters: {}, options: {} });
-		say(`   ${listed.length} task(s): ${listed.map((t) => `${t.json.taskId}=${t.json.status}`).join(', ')}\n`);
+		const listed = await run({
+			resource: 'task',
+			operation: 'getMany',
+			returnAll: true,
+			filters: {},
+			options: {},
+		});
+		say(
+			`   ${listed.length} task(s): ${listed.map((t) => `${t.json.taskId}=${t.json.status}`).join(', ')}\n`,
+		);
 
 		say('Page ledger of the account (deducted before processing):');
-		for (const entry of emu.ledger('acme')) say(`   ${entry.delta > 0 ? '+' : ''}${entry.delta} ${entry.reason} ${entry.taskId ?? ''}`);
+		for (const entry of emu.ledger('acme'))
+			say(`   ${entry.delta > 0 ? '+' : ''}${entry.delta} ${entry.reason} ${entry.taskId ?? ''}`);
 		say(`   balance now: ${emu.balance('acme')} pages\n`);
 		say('Done. Run the tests with: npm test');
 	} finally {
@@ -87,6 +109,8 @@ async function main() {
 }
 
 main().catch((error) => {
-	process.stderr.write(`✖ ${error.message}${error.description ? `\n  ${error.description}` : ''}\n`);
+	process.stderr.write(
+		`✖ ${error.message}${error.description ? `\n  ${error.description}` : ''}\n`,
+	);
 	process.exit(1);
 });

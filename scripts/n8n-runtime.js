@@ -14,7 +14,8 @@ const http = require('node:http');
 
 const ROOT = path.resolve(__dirname, '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
-const CACHE = process.env.DOCUMENT_OCR_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-document-ocr');
+const CACHE =
+	process.env.DOCUMENT_OCR_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-document-ocr');
 const NPM = 'npm';
 /** Fixed so that every n8n command of one user folder decrypts what the others wrote. */
 const ENCRYPTION_KEY = 'document-ocr-local-n8n-encryption-key';
@@ -66,17 +67,24 @@ function node24Paths() {
 /** Node 24 from the registry's `node` package (n8n 2.x requires Node >= 24). */
 async function ensureNode24() {
 	const paths = node24Paths();
-	const ok = () => fs.existsSync(paths.bin) && spawnSync(paths.bin, ['--version']).stdout?.toString().startsWith('v24.');
+	const ok = () =>
+		fs.existsSync(paths.bin) &&
+		spawnSync(paths.bin, ['--version']).stdout?.toString().startsWith('v24.');
 	if (ok()) return paths;
 	fs.mkdirSync(paths.dir, { recursive: true });
 	log('» installing Node 24 from the npm registry (package "node@24")');
-	const { code, seconds } = await runLogged(NPM, ['install', '--prefix', paths.dir, 'node@24', '--no-audit', '--no-fund'], {
-		cwd: paths.dir,
-		env: installEnv(),
-		label: 'installing Node 24',
-		logFile: path.join(CACHE, 'install-node24.log'),
-	});
-	if (code !== 0 || !ok()) throw new Error(`could not install Node 24 (see ${path.join(CACHE, 'install-node24.log')})`);
+	const { code, seconds } = await runLogged(
+		NPM,
+		['install', '--prefix', paths.dir, 'node@24', '--no-audit', '--no-fund'],
+		{
+			cwd: paths.dir,
+			env: installEnv(),
+			label: 'installing Node 24',
+			logFile: path.join(CACHE, 'install-node24.log'),
+		},
+	);
+	if (code !== 0 || !ok())
+		throw new Error(`could not install Node 24 (see ${path.join(CACHE, 'install-node24.log')})`);
 	log(`  Node 24 ready in ${Math.round(seconds)} s`);
 	return paths;
 }
@@ -143,31 +151,46 @@ async function ensureN8n(node24, requested = process.env.N8N_VERSION) {
 			),
 		);
 		log(`» installing n8n ${version} (first start only; ~3–4 minutes, log: ${logFile})`);
-		const install = await runLogged(NPM, ['install', '--ignore-scripts', '--no-audit', '--no-fund'], {
-			cwd: dir,
-			env,
-			label: `installing n8n ${version}`,
-			logFile,
-		});
+		const install = await runLogged(
+			NPM,
+			['install', '--ignore-scripts', '--no-audit', '--no-fund'],
+			{
+				cwd: dir,
+				env,
+				label: `installing n8n ${version}`,
+				logFile,
+			},
+		);
 		if (install.code !== 0) {
 			const text = fs.readFileSync(logFile, 'utf8');
 			if (/ETARGET|E404|notarget/i.test(text)) {
-				log(`  n8n ${version} cannot be installed from this registry (missing dependency); trying an older 2.x`);
+				log(
+					`  n8n ${version} cannot be installed from this registry (missing dependency); trying an older 2.x`,
+				);
 				fs.rmSync(dir, { recursive: true, force: true });
 				continue;
 			}
 			throw new Error(`npm install of n8n ${version} failed (see ${logFile})`);
 		}
-		log(`  installed in ${Math.round(install.seconds)} s; building sqlite3 and isolated-vm for Node 24`);
+		log(
+			`  installed in ${Math.round(install.seconds)} s; building sqlite3 and isolated-vm for Node 24`,
+		);
 		const rebuild = await runLogged(NPM, ['rebuild', 'sqlite3', 'isolated-vm'], {
 			cwd: dir,
 			env,
 			label: 'compiling sqlite3 / isolated-vm',
 			logFile,
 		});
-		if (rebuild.code !== 0) throw new Error(`native rebuild for n8n ${version} failed (see ${logFile})`);
+		if (rebuild.code !== 0)
+			throw new Error(`native rebuild for n8n ${version} failed (see ${logFile})`);
 		log(`  native modules built in ${Math.round(rebuild.seconds)} s`);
-		const stamp = { version, dir, bin, installSeconds: install.seconds, rebuildSeconds: rebuild.seconds };
+		const stamp = {
+			version,
+			dir,
+			bin,
+			installSeconds: install.seconds,
+			rebuildSeconds: rebuild.seconds,
+		};
 		fs.writeFileSync(stampFile, JSON.stringify(stamp, null, 2));
 		return stamp;
 	}
@@ -179,19 +202,38 @@ function installPackage(userFolder) {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	fs.mkdirSync(nodesDir, { recursive: true });
 	const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-pack-'));
-	const pack = spawnSync(NPM, ['pack', '--silent', '--pack-destination', packDir], { cwd: ROOT, encoding: 'utf8' });
+	const pack = spawnSync(NPM, ['pack', '--silent', '--pack-destination', packDir], {
+		cwd: ROOT,
+		encoding: 'utf8',
+	});
 	if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
 	const tarball = path.join(packDir, pack.stdout.trim().split('\n').pop());
 	if (!fs.existsSync(path.join(nodesDir, 'package.json'))) {
-		fs.writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true }, null, 2));
+		fs.writeFileSync(
+			path.join(nodesDir, 'package.json'),
+			JSON.stringify({ name: 'installed-nodes', private: true }, null, 2),
+		);
 	}
 	// As n8n installs community packages: no peer dependencies (n8n-workflow comes from n8n itself).
-	const install = spawnSync(NPM, ['install', tarball, '--legacy-peer-deps', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save'], {
-		cwd: nodesDir,
-		encoding: 'utf8',
-	});
+	const install = spawnSync(
+		NPM,
+		[
+			'install',
+			tarball,
+			'--legacy-peer-deps',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--no-save',
+		],
+		{
+			cwd: nodesDir,
+			encoding: 'utf8',
+		},
+	);
 	fs.rmSync(packDir, { recursive: true, force: true });
-	if (install.status !== 0) throw new Error(`installing the packed package failed: ${install.stderr}`);
+	if (install.status !== 0)
+		throw new Error(`installing the packed package failed: ${install.stderr}`);
 	return path.join(nodesDir, 'node_modules', PACKAGE_NAME);
 }
 
@@ -251,14 +293,19 @@ function httpGet(url) {
 /** Starts `n8n start` in its own process group and waits until the editor (and webhooks) are up. */
 async function startServer(runtime, node24, env, logFile, { timeoutMs = 120_000 } = {}) {
 	const out = fs.openSync(logFile, 'w');
-	const child = spawn(node24.bin, [runtime.bin, 'start'], { env, stdio: ['ignore', out, out], detached: true });
+	const child = spawn(node24.bin, [runtime.bin, 'start'], {
+		env,
+		stdio: ['ignore', out, out],
+		detached: true,
+	});
 	fs.closeSync(out);
 	let exited = null;
 	child.on('exit', (code, signal) => (exited = { code, signal }));
 	const started = Date.now();
 	const url = `http://127.0.0.1:${env.N8N_PORT}`;
 	while (Date.now() - started < timeoutMs) {
-		if (exited) throw new Error(`n8n exited during start (${JSON.stringify(exited)}); see ${logFile}`);
+		if (exited)
+			throw new Error(`n8n exited during start (${JSON.stringify(exited)}); see ${logFile}`);
 		const ready = (await httpGet(`${url}/healthz/readiness`)) === 200;
 		if (ready && /Editor is now accessible/.test(fs.readFileSync(logFile, 'utf8'))) {
 			return { child, url, seconds: (Date.now() - started) / 1000 };

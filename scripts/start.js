@@ -14,7 +14,12 @@ const { request } = require('undici');
 const { ensureInstalled, build } = require('./bootstrap');
 
 const STATE = path.resolve(__dirname, '..', '.n8n-local');
-const OWNER = { email: 'owner@example.com', firstName: 'Ada', lastName: 'Owner', password: 'Document-OCR-2026' };
+const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Ada',
+	lastName: 'Owner',
+	password: 'Document-OCR-2026',
+};
 const EXAMPLE_INBOX = '/data/ocr-inbox';
 
 async function portOr(preferred, rt) {
@@ -35,10 +40,19 @@ function seedInbox(inbox, documents) {
 	const put = (file, bytes) => {
 		if (!fs.existsSync(file)) fs.writeFileSync(file, bytes);
 	};
-	put(path.join(inbox, 'welcome-letter.pdf'), documents.makePdf(['Welcome to Document OCR in n8n.', 'This letter has two pages.']));
-	put(path.join(inbox, 'whiteboard.pdf'), documents.makePdf(['Meeting notes: ship the OCR node on Friday']));
+	put(
+		path.join(inbox, 'welcome-letter.pdf'),
+		documents.makePdf(['Welcome to Document OCR in n8n.', 'This letter has two pages.']),
+	);
+	put(
+		path.join(inbox, 'whiteboard.pdf'),
+		documents.makePdf(['Meeting notes: ship the OCR node on Friday']),
+	);
 	put(path.join(invoices, 'acme-0042.pdf'), documents.makePdf([documents.INVOICE_TEXT]));
-	put(path.join(toMarkdown, 'board-minutes.pdf'), documents.makePdf(['Board Minutes\nThe board met on Monday.', 'Decisions: ship it.']));
+	put(
+		path.join(toMarkdown, 'board-minutes.pdf'),
+		documents.makePdf(['Board Minutes\nThe board met on Monday.', 'Decisions: ship it.']),
+	);
 }
 
 async function main() {
@@ -94,7 +108,10 @@ async function main() {
 		]),
 	);
 	for (const file of fs.readdirSync(path.join(rt.ROOT, 'examples'))) {
-		const text = fs.readFileSync(path.join(rt.ROOT, 'examples', file), 'utf8').split(EXAMPLE_INBOX).join(inbox);
+		const text = fs
+			.readFileSync(path.join(rt.ROOT, 'examples', file), 'utf8')
+			.split(EXAMPLE_INBOX)
+			.join(inbox);
 		fs.writeFileSync(path.join(imports, 'workflows', file), text);
 	}
 	rt.log('» importing the credential and the example workflows');
@@ -103,7 +120,8 @@ async function main() {
 		['import:workflow', '--separate', `--input=${path.join(imports, 'workflows')}`],
 	]) {
 		const result = await rt.n8nCommand(runtime, node24, env, args, path.join(STATE, 'import.log'));
-		if (result.code !== 0) throw new Error(`n8n ${args[0]} failed; see ${path.join(STATE, 'import.log')}`);
+		if (result.code !== 0)
+			throw new Error(`n8n ${args[0]} failed; see ${path.join(STATE, 'import.log')}`);
 	}
 
 	rt.log('» starting n8n');

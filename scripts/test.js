@@ -4,4 +4,8 @@ const { ensureInstalled, build, run } = require('./bootstrap');
 
 ensureInstalled();
 build();
-run(process.execPath, [require.resolve('jest/bin/jest'), ...process.argv.slice(2)], 'running the tests (jest)');
+run(
+	process.execPath,
+	[require.resolve('jest/bin/jest'), ...process.argv.slice(2)],
+	'running the tests (jest)',
+);

@@ -5,7 +5,10 @@ const emu = h.useEmulator();
 
 describe('credential test (run as n8n runs declarative tests: RoutingNode + rules)', () => {
 	test('a key with every scope is valid', async () => {
-		await expect(h.testCredential(h.credentials(emu))).resolves.toEqual({ status: 'OK', message: 'Connection successful!' });
+		await expect(h.testCredential(h.credentials(emu))).resolves.toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
 	});
 
 	test('a key without the read scope is still a valid key', async () => {

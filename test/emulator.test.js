@@ -20,7 +20,12 @@ async function call(method, path, { key = KEYS.full, json, body, headers = {}, b
 		payload = JSON.stringify(json);
 		if (!h['content-type']) h['content-type'] = 'application/json';
 	}
-	const res = await request((base || emu.url) + path, { method, headers: h, body: payload, dispatcher: agent });
+	const res = await request((base || emu.url) + path, {
+		method,
+		headers: h,
+		body: payload,
+		dispatcher: agent,
+	});
 	const buf = Buffer.from(await res.body.arrayBuffer());
 	let parsed;
 	try {
@@ -28,10 +33,17 @@ async function call(method, path, { key = KEYS.full, json, body, headers = {}, b
 	} catch {
 		parsed = undefined;
 	}
-	return { status: res.statusCode, headers: res.headers, buf, text: buf.toString('utf8'), json: parsed };
+	return {
+		status: res.statusCode,
+		headers: res.headers,
+		buf,
+		text: buf.toString('utf8'),
+		json: parsed,
+	};
 }
 
-const submit = (doc, extra = {}, key = KEYS.full) => call('POST', '/api/ocr', { key, json: { imageBase64: doc.toString('base64'), ...extra } });
+const submit = (doc, extra = {}, key = KEYS.full) =>
+	call('POST', '/api/ocr', { key, json: { imageBase64: doc.toString('base64'), ...extra } });
 
 async function multipart(path, parts, { key = KEYS.full, base } = {}) {
 	const fd = new FormData();
@@ -41,7 +53,12 @@ async function multipart(path, parts, { key = KEYS.full, base } = {}) {
 	}
 	const r = new Response(fd);
 	const body = Buffer.from(await r.arrayBuffer());
-	return call('POST', path, { key, body, base, headers: { 'content-type': r.headers.get('content-type') } });
+	return call('POST', path, {
+		key,
+		body,
+		base,
+		headers: { 'content-type': r.headers.get('content-type') },
+	});
 }
 
 async function pollTask(id, pred, { key = KEYS.full, timeoutMs = 4000 } = {}) {
@@ -58,7 +75,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const invoicePdf = () => docs.makePdf([docs.INVOICE_TEXT, 'Thank you for your business']);
 
 beforeAll(async () => {
-	emu = await startEmulator({ msPerPage: 10, syncMsPerPage: 2, workers: 2, webhookRetryDelayMs: 20 });
+	emu = await startEmulator({
+		msPerPage: 10,
+		syncMsPerPage: 2,
+		workers: 2,
+		webhookRetryDelayMs: 20,
+	});
 });
 
 afterAll(async () => {
@@ -68,7 +90,13 @@ afterAll(async () => {
 
 beforeEach(() => {
 	emu.reset();
-	emu.options.shapes = { error: 'flat', list: 'items', task: 'flat', submit: 'withPages', v1Error: null };
+	emu.options.shapes = {
+		error: 'flat',
+		list: 'items',
+		task: 'flat',
+		submit: 'withPages',
+		v1Error: null,
+	};
 	emu.resumeQueue();
 });
 
@@ -101,7 +129,9 @@ describe('fixtures', () => {
 			off += 12 + len;
 		}
 		const idat = png.indexOf('IDAT');
-		expect(zlib.inflateSync(png.subarray(idat + 4, idat + 4 + png.readUInt32BE(idat - 4)))).toEqual(Buffer.from([0, 0xff]));
+		expect(zlib.inflateSync(png.subarray(idat + 4, idat + 4 + png.readUInt32BE(idat - 4)))).toEqual(
+			Buffer.from([0, 0xff]),
+		);
 		const jpg = docs.makeJpeg('jpeg text');
 		expect(jpg.subarray(0, 3).toString('hex')).toBe('ffd8ff');
 		expect(jpg.subarray(-2).toString('hex')).toBe('ffd9');
@@ -129,9 +159,17 @@ describe('fixtures', () => {
 // ---------------------------------------------------------------------------- auth and errors
 describe('authentication and error shapes', () => {
 	test('auth is checked in order: missing, invalid, banned, scope — before validation', async () => {
-		let r = await call('POST', '/api/ocr', { key: null, body: 'not json', headers: { 'content-type': 'application/json' } });
+		let r = await call('POST', '/api/ocr', {
+			key: null,
+			body: 'not json',
+			headers: { 'content-type': 'application/json' },
+		});
 		expect([r.status, r.json.error]).toEqual([401, 'missing_api_key']);
-		r = await call('POST', '/api/ocr', { key: null, headers: { authorization: 'Basic abc' }, json: {} });
+		r = await call('POST', '/api/ocr', {
+			key: null,
+			headers: { authorization: 'Basic abc' },
+			json: {},
+		});
 		expect([r.status, r.json.error]).toEqual([401, 'missing_api_key']);
 		r = await call('POST', '/api/ocr', { key: 'ocr_nope', body: 'not json' });
 		expect([r.status, r.json.error]).toEqual([401, 'invalid_api_key']);
@@ -156,8 +194,10 @@ describe('authentication and error shapes', () => {
 
 	test('every error shape', async () => {
 		const expectations = {
-			flat: (r) => expect(r.json).toEqual({ error: 'invalid_api_key', message: expect.any(String) }),
-			nested: (r) => expect(r.json).toEqual({ error: { code: 'invalid_api_key', message: expect.any(String) } }),
+			flat: (r) =>
+				expect(r.json).toEqual({ error: 'invalid_api_key', message: expect.any(String) }),
+			nested: (r) =>
+				expect(r.json).toEqual({ error: { code: 'invalid_api_key', message: expect.any(String) } }),
 			code: (r) => expect(r.json).toEqual({ code: 'invalid_api_key', message: expect.any(String) }),
 			text: (r) => {
 				expect(r.headers['content-type']).toMatch(/^text\/plain/);
@@ -182,8 +222,16 @@ describe('authentication and error shapes', () => {
 			[{ json: { imageBase64: '====' } }, 400, 'bad_request'],
 			[{ json: { imageBase64: png, provider: 'provider-x' } }, 400, 'bad_request'],
 			[{ json: { imageBase64: png, documentType: 'receipt' } }, 400, 'bad_request'],
-			[{ json: { imageBase64: Buffer.from('just text').toString('base64') } }, 415, 'unsupported_media_type'],
-			[{ body: JSON.stringify({ imageBase64: png }), headers: { 'content-type': 'text/plain' } }, 415, 'unsupported_media_type'],
+			[
+				{ json: { imageBase64: Buffer.from('just text').toString('base64') } },
+				415,
+				'unsupported_media_type',
+			],
+			[
+				{ body: JSON.stringify({ imageBase64: png }), headers: { 'content-type': 'text/plain' } },
+				415,
+				'unsupported_media_type',
+			],
 		];
 		for (const [opts, status, code] of cases) {
 			const r = await call('POST', '/api/ocr', opts);
@@ -218,10 +266,24 @@ describe('tasks', () => {
 		emu.pauseQueue();
 		const r = await submit(invoicePdf(), { filename: 'invoice-42.pdf', documentType: 'invoice' });
 		expect(r.status).toBe(200);
-		expect(r.json).toEqual({ success: true, taskId: expect.stringMatching(/^tsk_/), provider: 'provider-async', pages: 2, pagesBilled: 2 });
+		expect(r.json).toEqual({
+			success: true,
+			taskId: expect.stringMatching(/^tsk_/),
+			provider: 'provider-async',
+			pages: 2,
+			pagesBilled: 2,
+		});
 		const id = r.json.taskId;
 		let t = await call('GET', `/api/tasks/${id}`);
-		expect(t.json).toMatchObject({ taskId: id, status: 'queued', provider: 'provider-async', documentType: 'invoice', filename: 'invoice-42.pdf', pages: 2, metadata: {} });
+		expect(t.json).toMatchObject({
+			taskId: id,
+			status: 'queued',
+			provider: 'provider-async',
+			documentType: 'invoice',
+			filename: 'invoice-42.pdf',
+			pages: 2,
+			metadata: {},
+		});
 		expect(t.json.resultText).toBeUndefined();
 		emu.options.msPerPage = 100; // read live: a 200 ms processing window for the poll to see
 		try {
@@ -249,12 +311,21 @@ describe('tasks', () => {
 	test('provider-sync is done on response and has words; spec submit shape', async () => {
 		emu.options.shapes.submit = 'spec';
 		const r = await submit(docs.makeJpeg('Hello big world'), { provider: 'provider-sync' });
-		expect(r.json).toEqual({ success: true, taskId: expect.any(String), provider: 'provider-sync' });
+		expect(r.json).toEqual({
+			success: true,
+			taskId: expect.any(String),
+			provider: 'provider-sync',
+		});
 		const t = await call('GET', `/api/tasks/${r.json.taskId}`);
 		expect(t.json.status).toBe('done');
 		expect(t.json.resultText).toBe('Hello big world');
 		expect(t.json.words.map((w) => w.text)).toEqual(['Hello', 'big', 'world']);
-		expect(t.json.words[0]).toEqual({ text: 'Hello', page: 1, confidence: expect.any(Number), bbox: { x: 72, y: 72, width: 35, height: 12 } });
+		expect(t.json.words[0]).toEqual({
+			text: 'Hello',
+			page: 1,
+			confidence: expect.any(Number),
+			bbox: { x: 72, y: 72, width: 35, height: 12 },
+		});
 	});
 
 	test('FAIL text, failNextTasks and STUCK; renamed statuses', async () => {
@@ -275,7 +346,12 @@ describe('tasks', () => {
 		expect(t.json.status).toBe('processing');
 		expect(emu.stats()).toMatchObject({ tasksDone: 1, tasksFailed: 2 });
 
-		emu.options.statuses = { queued: 'pending', processing: 'running', done: 'completed', failed: 'ocr_failed' };
+		emu.options.statuses = {
+			queued: 'pending',
+			processing: 'running',
+			done: 'completed',
+			failed: 'ocr_failed',
+		};
 		try {
 			r = await submit(docs.makePng('FAIL'));
 			await pollTask(r.json.taskId, (j) => j.status === 'ocr_failed');
@@ -284,7 +360,12 @@ describe('tasks', () => {
 			const l = await call('GET', '/api/tasks?status=completed');
 			expect(l.json.items.map((i) => i.taskId)).toEqual([r.json.taskId, fineId]);
 		} finally {
-			emu.options.statuses = { queued: 'queued', processing: 'processing', done: 'done', failed: 'failed' };
+			emu.options.statuses = {
+				queued: 'queued',
+				processing: 'processing',
+				done: 'done',
+				failed: 'failed',
+			};
 		}
 	});
 
@@ -310,15 +391,28 @@ describe('billing and ledger', () => {
 		const r = await submit(invoicePdf(), { filename: 'a.pdf' });
 		expect(emu.balance('acme')).toBe(998);
 		expect(emu.ledger('acme')).toEqual([
-			expect.objectContaining({ seq: 1, account: 'acme', user: 'alice', delta: -2, reason: 'submit', taskId: r.json.taskId, endpoint: 'POST /api/ocr', at: expect.any(String) }),
+			expect.objectContaining({
+				seq: 1,
+				account: 'acme',
+				user: 'alice',
+				delta: -2,
+				reason: 'submit',
+				taskId: r.json.taskId,
+				endpoint: 'POST /api/ocr',
+				at: expect.any(String),
+			}),
 		]);
 		const m = await submit(docs.makePng('member doc'), {}, KEYS.member);
 		expect(m.status).toBe(200);
 		expect(emu.balance('acme')).toBe(997);
 		expect(emu.ledger('acme')[1]).toMatchObject({ user: 'carol', account: 'acme', delta: -1 });
 		// carol sees alice's task (same account); bob does not
-		expect((await call('GET', `/api/tasks/${r.json.taskId}`, { key: KEYS.member })).status).toBe(200);
-		expect((await call('GET', `/api/tasks/${r.json.taskId}`, { key: KEYS.broke })).status).toBe(404);
+		expect((await call('GET', `/api/tasks/${r.json.taskId}`, { key: KEYS.member })).status).toBe(
+			200,
+		);
+		expect((await call('GET', `/api/tasks/${r.json.taskId}`, { key: KEYS.broke })).status).toBe(
+			404,
+		);
 		const b = await submit(docs.makePng('x'), {}, KEYS.broke);
 		expect([b.status, b.json.error]).toEqual([402, 'insufficient_pages']);
 		expect(emu.ledger('broke')).toEqual([]);
@@ -350,7 +444,8 @@ describe('billing and ledger', () => {
 describe('list, delete, export', () => {
 	test('list shapes, paging, clamping and validation', async () => {
 		const ids = [];
-		for (let i = 0; i < 5; i++) ids.push((await submit(docs.makePng(`doc ${i}`), { filename: `d${i}.png` })).json.taskId);
+		for (let i = 0; i < 5; i++)
+			ids.push((await submit(docs.makePng(`doc ${i}`), { filename: `d${i}.png` })).json.taskId);
 		await submit(docs.makePng('carol'), {}, KEYS.member);
 		let r = await call('GET', '/api/tasks?page=2&pageSize=2');
 		expect(r.json).toMatchObject({ page: 2, pageSize: 2, total: 6 });
@@ -378,7 +473,10 @@ describe('list, delete, export', () => {
 		emu.options.shapes.task = 'data';
 		expect((await call('GET', `/api/tasks/${ids[0]}`)).json.data.taskId).toBe(ids[0]);
 		emu.options.shapes.task = 'task';
-		expect((await call('GET', `/api/tasks/${ids[0]}`)).json).toMatchObject({ success: true, task: { taskId: ids[0] } });
+		expect((await call('GET', `/api/tasks/${ids[0]}`)).json).toMatchObject({
+			success: true,
+			task: { taskId: ids[0] },
+		});
 		// path traversal never resolves
 		r = await call('GET', `/api/tasks/..%2F${ids[0]}`);
 		expect(r.status).toBe(404);
@@ -388,7 +486,10 @@ describe('list, delete, export', () => {
 
 	test('exports: 409 before done, real docx/xlsx/pdf, invalid format, delete', async () => {
 		emu.pauseQueue();
-		const r = await submit(invoicePdf(), { filename: 'scans/invoice-42.pdf', documentType: 'invoice' });
+		const r = await submit(invoicePdf(), {
+			filename: 'scans/invoice-42.pdf',
+			documentType: 'invoice',
+		});
 		const id = r.json.taskId;
 		let e = await call('GET', `/api/export/${id}/docx`);
 		expect([e.status, e.json.error]).toEqual([409, 'task_not_ready']);
@@ -397,16 +498,28 @@ describe('list, delete, export', () => {
 		await pollTask(id, (j) => j.status === 'done');
 		e = await call('GET', `/api/export/${id}/docx`);
 		expect(e.status).toBe(200);
-		expect(e.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+		expect(e.headers['content-type']).toBe(
+			'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+		);
 		expect(e.headers['content-disposition']).toBe('attachment; filename="invoice-42.docx"');
 		expect(e.buf.subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
 		const docx = readZip(e.buf);
-		expect([...docx.keys()]).toEqual(expect.arrayContaining(['[Content_Types].xml', '_rels/.rels', 'word/document.xml']));
+		expect([...docx.keys()]).toEqual(
+			expect.arrayContaining(['[Content_Types].xml', '_rels/.rels', 'word/document.xml']),
+		);
 		expect(docx.get('word/document.xml').toString()).toContain('INV-2026-0042');
 		e = await call('GET', `/api/export/${id}/xlsx`);
-		expect(e.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+		expect(e.headers['content-type']).toBe(
+			'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+		);
 		const xlsx = readZip(e.buf);
-		expect([...xlsx.keys()]).toEqual(expect.arrayContaining(['xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/worksheets/sheet1.xml']));
+		expect([...xlsx.keys()]).toEqual(
+			expect.arrayContaining([
+				'xl/workbook.xml',
+				'xl/_rels/workbook.xml.rels',
+				'xl/worksheets/sheet1.xml',
+			]),
+		);
 		expect(xlsx.get('xl/worksheets/sheet1.xml').toString()).toMatch(/invoiceNumber.*INV-2026-0042/);
 		e = await call('GET', `/api/export/${id}/pdf`);
 		expect(e.headers['content-type']).toBe('application/pdf');
@@ -429,7 +542,14 @@ describe('list, delete, export', () => {
 		const r = await call('GET', '/api/openapi.json', { key: null });
 		expect(r.status).toBe(200);
 		expect(r.json.info.version).toBe('1.1.0');
-		expect(Object.keys(r.json.paths)).toEqual(expect.arrayContaining(['/api/ocr', '/api/tasks', '/api/tasks/{taskId}', '/api/export/{taskId}/{format}']));
+		expect(Object.keys(r.json.paths)).toEqual(
+			expect.arrayContaining([
+				'/api/ocr',
+				'/api/tasks',
+				'/api/tasks/{taskId}',
+				'/api/export/{taskId}/{format}',
+			]),
+		);
 	});
 });
 
@@ -437,16 +557,34 @@ describe('list, delete, export', () => {
 describe('/api/v2/ocr', () => {
 	test('response fields, markdown result, filename required', async () => {
 		const r = await call('POST', '/api/v2/ocr', {
-			json: { imageBase64: invoicePdf().toString('base64'), filename: 'inv.pdf', options: { format: 'markdown', highFidelityTables: true, formulas: false } },
+			json: {
+				imageBase64: invoicePdf().toString('base64'),
+				filename: 'inv.pdf',
+				options: { format: 'markdown', highFidelityTables: true, formulas: false },
+			},
 		});
 		expect(r.status).toBe(200);
-		expect(r.json).toEqual({ taskId: expect.stringMatching(/^tsk_/), status: 'queued', estimatedSeconds: expect.any(Number), pages: 2, creditsUsed: 2 });
+		expect(r.json).toEqual({
+			taskId: expect.stringMatching(/^tsk_/),
+			status: 'queued',
+			estimatedSeconds: expect.any(Number),
+			pages: 2,
+			creditsUsed: 2,
+		});
 		const t = await pollTask(r.json.taskId, (j) => j.status === 'done');
 		expect(t.json.resultText.startsWith('# ACME GmbH\n\nInvoice Number: INV-2026-0042')).toBe(true);
 		expect(emu.ledger()[0]).toMatchObject({ delta: -2, endpoint: 'POST /api/v2/ocr' });
-		let bad = await call('POST', '/api/v2/ocr', { json: { imageBase64: docs.makePng('x').toString('base64') } });
+		let bad = await call('POST', '/api/v2/ocr', {
+			json: { imageBase64: docs.makePng('x').toString('base64') },
+		});
 		expect([bad.status, bad.json.error]).toEqual([400, 'bad_request']);
-		bad = await call('POST', '/api/v2/ocr', { json: { imageBase64: docs.makePng('x').toString('base64'), filename: 'x.png', options: { formulas: 'yes' } } });
+		bad = await call('POST', '/api/v2/ocr', {
+			json: {
+				imageBase64: docs.makePng('x').toString('base64'),
+				filename: 'x.png',
+				options: { formulas: 'yes' },
+			},
+		});
 		expect(bad.status).toBe(400);
 	});
 });
@@ -456,8 +594,14 @@ describe('/v1', () => {
 	test('markdown, ocr, extract', async () => {
 		let r = await multipart('/v1/markdown', { file: { data: invoicePdf(), filename: 'inv.pdf' } });
 		expect(r.status).toBe(200);
-		expect(r.json).toEqual({ id: expect.stringMatching(/^doc_/), pages: 2, markdown: expect.stringMatching(/^# ACME GmbH\n\n/) });
-		r = await multipart('/v1/ocr', { file: { data: docs.makeWebp('line one\nline two'), filename: 'a.webp' } });
+		expect(r.json).toEqual({
+			id: expect.stringMatching(/^doc_/),
+			pages: 2,
+			markdown: expect.stringMatching(/^# ACME GmbH\n\n/),
+		});
+		r = await multipart('/v1/ocr', {
+			file: { data: docs.makeWebp('line one\nline two'), filename: 'a.webp' },
+		});
 		expect(r.json).toMatchObject({ pages: 1, text: 'line one\nline two' });
 		expect(r.json.blocks).toEqual([
 			{ page: 1, type: 'line', text: 'line one', bbox: { x: 72, y: 72, width: 56, height: 12 } },
@@ -474,13 +618,27 @@ describe('/v1', () => {
 				purchaseOrder: { type: 'string' },
 			},
 		};
-		r = await multipart('/v1/extract', { file: { data: docs.makePng(docs.INVOICE_TEXT), filename: 'i.png' }, schema: JSON.stringify(schema) });
+		r = await multipart('/v1/extract', {
+			file: { data: docs.makePng(docs.INVOICE_TEXT), filename: 'i.png' },
+			schema: JSON.stringify(schema),
+		});
 		expect(r.json).toEqual({
 			id: expect.any(String),
 			pages: 1,
-			data: { invoice_number: 'INV-2026-0042', Total: 1234.56, currency: 'EUR', 'due-date': '2026-12-01', vendor: 'ACME GmbH', purchaseOrder: null },
+			data: {
+				invoice_number: 'INV-2026-0042',
+				Total: 1234.56,
+				currency: 'EUR',
+				'due-date': '2026-12-01',
+				vendor: 'ACME GmbH',
+				purchaseOrder: null,
+			},
 		});
-		expect(emu.ledger().map((e) => e.endpoint)).toEqual(['POST /v1/markdown', 'POST /v1/ocr', 'POST /v1/extract']);
+		expect(emu.ledger().map((e) => e.endpoint)).toEqual([
+			'POST /v1/markdown',
+			'POST /v1/ocr',
+			'POST /v1/extract',
+		]);
 	});
 
 	test('v1 errors: 415 for tiff/gif/non-multipart, invalid_schema, v1Error shape', async () => {
@@ -493,7 +651,12 @@ describe('/v1', () => {
 		r = await multipart('/v1/ocr', { other: 'x' });
 		expect([r.status, r.json.error]).toEqual([400, 'bad_request']);
 		const file = { data: docs.makePng(docs.INVOICE_TEXT), filename: 'i.png' };
-		for (const schema of [undefined, '{not json', JSON.stringify({ type: 'object' }), JSON.stringify([1])]) {
+		for (const schema of [
+			undefined,
+			'{not json',
+			JSON.stringify({ type: 'object' }),
+			JSON.stringify([1]),
+		]) {
 			r = await multipart('/v1/extract', schema === undefined ? { file } : { file, schema });
 			expect([r.status, r.json.error]).toEqual([400, 'invalid_schema']);
 		}
@@ -507,7 +670,11 @@ describe('/v1', () => {
 	});
 
 	test('jobs: queued -> done with result and echoed fields; failed; 404', async () => {
-		let r = await multipart('/v1/jobs', { file: { data: docs.makePdf(['Job page']), filename: 'job.pdf' }, priority: 'high', callbackRef: 'abc' });
+		let r = await multipart('/v1/jobs', {
+			file: { data: docs.makePdf(['Job page']), filename: 'job.pdf' },
+			priority: 'high',
+			callbackRef: 'abc',
+		});
 		expect(r.json).toEqual({ id: expect.stringMatching(/^job_/), status: 'queued' });
 		const id = r.json.id;
 		const deadline = Date.now() + 3000;
@@ -517,7 +684,12 @@ describe('/v1', () => {
 			if (j.json.status === 'done') break;
 			await sleep(10);
 		} while (Date.now() < deadline);
-		expect(j.json).toMatchObject({ id, status: 'done', createdAt: expect.any(String), fields: { priority: 'high', callbackRef: 'abc' } });
+		expect(j.json).toMatchObject({
+			id,
+			status: 'done',
+			createdAt: expect.any(String),
+			fields: { priority: 'high', callbackRef: 'abc' },
+		});
 		expect(j.json.result).toEqual({ text: 'Job page', markdown: '# Job page\n', pages: 1 });
 		r = await multipart('/v1/jobs', { file: { data: docs.makePng('FAIL'), filename: 'f.png' } });
 		await emu.waitForTask(r.json.id);
@@ -534,9 +706,17 @@ describe('/v1', () => {
 		const e2 = await startEmulator({ separateApiServer: true, msPerPage: 5 });
 		try {
 			expect(e2.apiUrl).not.toBe(e2.url);
-			let r = await multipart('/v1/markdown', { file: { data: docs.makePng('sep'), filename: 's.png' } }, { base: e2.apiUrl });
+			let r = await multipart(
+				'/v1/markdown',
+				{ file: { data: docs.makePng('sep'), filename: 's.png' } },
+				{ base: e2.apiUrl },
+			);
 			expect(r.json.markdown).toBe('# sep\n');
-			r = await multipart('/v1/markdown', { file: { data: docs.makePng('sep'), filename: 's.png' } }, { base: e2.url });
+			r = await multipart(
+				'/v1/markdown',
+				{ file: { data: docs.makePng('sep'), filename: 's.png' } },
+				{ base: e2.url },
+			);
 			expect(r.status).toBe(404);
 			r = await call('GET', '/api/tasks', { base: e2.apiUrl });
 			expect(r.status).toBe(404);
@@ -558,10 +738,18 @@ describe('faults', () => {
 		emu.fault({ kind: 'rateLimit', method: 'POST', retryAfter: 0.2 });
 		expect((await call('GET', '/api/tasks')).status).toBe(200); // method filter
 		r = await submit(docs.makePng('x'));
-		expect([r.status, r.json.error, r.headers['retry-after']]).toEqual([429, 'rate_limited', '0.2']);
+		expect([r.status, r.json.error, r.headers['retry-after']]).toEqual([
+			429,
+			'rate_limited',
+			'0.2',
+		]);
 		emu.fault({ kind: 'quota' });
 		r = await call('GET', '/api/tasks');
-		expect([r.status, r.json.error, r.headers['retry-after']]).toEqual([429, 'daily_quota_exceeded', undefined]);
+		expect([r.status, r.json.error, r.headers['retry-after']]).toEqual([
+			429,
+			'daily_quota_exceeded',
+			undefined,
+		]);
 		emu.fault({ kind: 'html' });
 		r = await call('GET', '/api/tasks');
 		expect(r.status).toBe(502);
@@ -672,7 +860,10 @@ describe('webhooks', () => {
 	});
 
 	const verify = (secret, h, raw) => {
-		const expected = crypto.createHmac('sha256', secret).update(`${h['x-webhook-timestamp']}.${h['x-webhook-nonce']}.${raw}`).digest('hex');
+		const expected = crypto
+			.createHmac('sha256', secret)
+			.update(`${h['x-webhook-timestamp']}.${h['x-webhook-nonce']}.${raw}`)
+			.digest('hex');
 		return h['x-webhook-signature'] === `sha256=${expected}`;
 	};
 
@@ -689,13 +880,22 @@ describe('webhooks', () => {
 		expect(headers['x-webhook-nonce']).toMatch(/^[0-9a-f]{32}$/);
 		expect(verify('whsec_test', headers, raw)).toBe(true);
 		expect(verify('wrong', headers, raw)).toBe(false);
-		expect(headers['x-webhook-signature']).toBe(`sha256=${signPayload('whsec_test', headers['x-webhook-timestamp'], headers['x-webhook-nonce'], raw)}`);
+		expect(headers['x-webhook-signature']).toBe(
+			`sha256=${signPayload('whsec_test', headers['x-webhook-timestamp'], headers['x-webhook-nonce'], raw)}`,
+		);
 		const body = JSON.parse(raw);
 		expect(body).toEqual({
 			id: expect.stringMatching(/^evt_/),
 			event: 'ocr.done',
 			createdAt: expect.any(String),
-			data: { taskId: r.json.taskId, status: 'done', provider: 'provider-async', documentType: 'general', filename: 'h.png', pages: 1 },
+			data: {
+				taskId: r.json.taskId,
+				status: 'done',
+				provider: 'provider-async',
+				documentType: 'general',
+				filename: 'h.png',
+				pages: 1,
+			},
 		});
 		expect(emu.deliveries.map((d) => [d.attempt, d.status, d.event, d.taskId])).toEqual([
 			[1, 500, 'ocr.done', r.json.taskId],
@@ -708,7 +908,11 @@ describe('webhooks', () => {
 		expect(received[2].headers['x-webhook-nonce']).toBe(headers['x-webhook-nonce']);
 		expect(emu.deliveries[2]).toMatchObject({ replay: true, status: 200 });
 		// forged
-		const forged = await emu.deliverRaw({ url: hookUrl, body: '{"event":"ocr.done"}', headers: { 'x-webhook-signature': 'sha256=00' } });
+		const forged = await emu.deliverRaw({
+			url: hookUrl,
+			body: '{"event":"ocr.done"}',
+			headers: { 'x-webhook-signature': 'sha256=00' },
+		});
 		expect(forged.status).toBe(200);
 		expect(received[3].headers['x-webhook-signature']).toBe('sha256=00');
 	});
@@ -721,15 +925,25 @@ describe('webhooks', () => {
 		});
 		try {
 			const base = e2.url;
-			const good = await call('POST', '/api/ocr', { base, json: { imageBase64: docs.makePng('fine').toString('base64') } });
-			const bad = await call('POST', '/api/ocr', { base, json: { imageBase64: docs.makePng('FAIL').toString('base64') } });
+			const good = await call('POST', '/api/ocr', {
+				base,
+				json: { imageBase64: docs.makePng('fine').toString('base64') },
+			});
+			const bad = await call('POST', '/api/ocr', {
+				base,
+				json: { imageBase64: docs.makePng('FAIL').toString('base64') },
+			});
 			await e2.waitForTask(good.json.taskId);
 			await e2.waitForTask(bad.json.taskId);
 			await e2.webhooksIdle();
 			expect(received).toHaveLength(1);
 			const body = JSON.parse(received[0].raw);
 			expect(body.event).toBe('ocr.failed');
-			expect(body.data).toMatchObject({ taskId: bad.json.taskId, status: 'failed', error: expect.any(String) });
+			expect(body.data).toMatchObject({
+				taskId: bad.json.taskId,
+				status: 'failed',
+				error: expect.any(String),
+			});
 			expect(Number.isNaN(Date.parse(received[0].headers['x-webhook-timestamp']))).toBe(false);
 			expect(verify('s2', received[0].headers, received[0].raw)).toBe(true);
 		} finally {
@@ -741,7 +955,11 @@ describe('webhooks', () => {
 // ---------------------------------------------------------------------------- stats and admin
 describe('stats and admin HTTP API', () => {
 	test('stats count requests, routes, polls, concurrency', async () => {
-		const subs = await Promise.all([1, 2, 3].map((i) => submit(docs.makePdf(['a', 'b', 'c'].slice(0, i)), { provider: 'provider-sync' })));
+		const subs = await Promise.all(
+			[1, 2, 3].map((i) =>
+				submit(docs.makePdf(['a', 'b', 'c'].slice(0, i)), { provider: 'provider-sync' }),
+			),
+		);
 		const id = subs[0].json.taskId;
 		await call('GET', `/api/tasks/${id}`);
 		await call('GET', `/api/tasks/${id}`);
@@ -761,7 +979,11 @@ describe('stats and admin HTTP API', () => {
 
 	test('admin endpoints: state, faults, balance, webhooks, fail-next, reset', async () => {
 		const admin = (method, path, json) => call(method, `/__emulator${path}`, { key: null, json });
-		let r = await admin('POST', '/faults', { kind: 'status', status: 503, path: { regex: '^/api/tasks$' } });
+		let r = await admin('POST', '/faults', {
+			kind: 'status',
+			status: 503,
+			path: { regex: '^/api/tasks$' },
+		});
 		expect(r.status).toBe(200);
 		expect((await call('GET', '/api/tasks')).status).toBe(503);
 		await admin('POST', '/faults', { kind: 'status', path: '/api/tasks', times: 5 });
@@ -783,6 +1005,12 @@ describe('stats and admin HTTP API', () => {
 		r = await admin('POST', '/reset');
 		expect(r.status).toBe(200);
 		r = await admin('GET', '/state');
-		expect(r.json).toMatchObject({ taskCount: 0, ledger: [], balances: { acme: 1000, broke: 0 }, failNext: 0, webhooks: [] });
+		expect(r.json).toMatchObject({
+			taskCount: 0,
+			ledger: [],
+			balances: { acme: 1000, broke: 0 },
+			failNext: 0,
+			webhooks: [],
+		});
 	});
 });

@@ -34,7 +34,12 @@ const submit = (overrides = {}) => ({
 const task = (operation, overrides = {}) => ({ resource: 'task', operation, ...overrides });
 
 /** Runs the Document OCR node once; resolves to { output, error, status, run }. */
-async function run(emu, parameters, items = [{ json: {} }], { apiKey = FULL_KEY, continueOnFail = false, creds } = {}) {
+async function run(
+	emu,
+	parameters,
+	items = [{ json: {} }],
+	{ apiKey = FULL_KEY, continueOnFail = false, creds } = {},
+) {
 	const handle = runNode({
 		parameters,
 		items,

@@ -21,7 +21,8 @@ function unzipEntry(zip, name) {
 		const entryName = zip.toString('utf8', offset + 30, offset + 30 + nameLength);
 		const start = offset + 30 + nameLength + extraLength;
 		const data = zip.subarray(start, start + compressed);
-		if (entryName === name) return (method === 8 ? zlib.inflateRawSync(data) : data).toString('utf8');
+		if (entryName === name)
+			return (method === 8 ? zlib.inflateRawSync(data) : data).toString('utf8');
 		offset = start + compressed;
 	}
 	return undefined;
@@ -53,12 +54,15 @@ describe('Task → Get', () => {
 		},
 	);
 
-	test.each([['..'], ['.'], ['   '], ['x'.repeat(10_000)]])('the ID "%s" is refused before sending', async (taskId) => {
-		const requests = emu.stats().requests;
-		const { error } = await h.run(emu, h.task('get', { taskId }));
-		expect(error.name).toBe('NodeOperationError');
-		expect(emu.stats().requests).toBe(requests);
-	});
+	test.each([['..'], ['.'], ['   '], ['x'.repeat(10_000)]])(
+		'the ID "%s" is refused before sending',
+		async (taskId) => {
+			const requests = emu.stats().requests;
+			const { error } = await h.run(emu, h.task('get', { taskId }));
+			expect(error.name).toBe('NodeOperationError');
+			expect(emu.stats().requests).toBe(requests);
+		},
+	);
 });
 
 describe('Task → Get Many', () => {
@@ -74,16 +78,22 @@ describe('Task → Get Many', () => {
 	});
 
 	test('Return All walks every page', async () => {
-		const total = emu.stats().tasksCreated ?? (emu.tasks.length ?? emu.tasks.size);
+		const total = emu.stats().tasksCreated ?? emu.tasks.length ?? emu.tasks.size;
 		const pagesBefore = h.hits(emu, 'GET /api/tasks');
-		const { output } = await h.run(emu, h.task('getMany', { returnAll: true, options: { pageSize: 2 } }));
+		const { output } = await h.run(
+			emu,
+			h.task('getMany', { returnAll: true, options: { pageSize: 2 } }),
+		);
 		expect(output).toHaveLength(total);
 		expect(new Set(output.map((o) => o.json.taskId)).size).toBe(total);
 		expect(h.hits(emu, 'GET /api/tasks') - pagesBefore).toBe(Math.ceil(total / 2));
 	});
 
 	test('the status filter is passed on', async () => {
-		const { output } = await h.run(emu, h.task('getMany', { returnAll: true, filters: { status: 'processing' } }));
+		const { output } = await h.run(
+			emu,
+			h.task('getMany', { returnAll: true, filters: { status: 'processing' } }),
+		);
 		expect(output.length).toBeGreaterThanOrEqual(1);
 		output.forEach((o) => expect(o.json.status).toBe('processing'));
 	});
@@ -91,7 +101,10 @@ describe('Task → Get Many', () => {
 	test.each(['items', 'data', 'tasks', 'array'])('reads the "%s" list shape', async (shape) => {
 		emu.options.shapes.list = shape;
 		try {
-			const { output, error } = await h.run(emu, h.task('getMany', { returnAll: true, options: { pageSize: 3 } }));
+			const { output, error } = await h.run(
+				emu,
+				h.task('getMany', { returnAll: true, options: { pageSize: 3 } }),
+			);
 			expect(error).toBeUndefined();
 			expect(output.length).toBe(emu.tasks.length ?? emu.tasks.size);
 			output.forEach((o) => expect(o.json.taskId).toMatch(/^tsk_/));
@@ -102,7 +115,10 @@ describe('Task → Get Many', () => {
 
 	test.each([[0], [-1], [100000]])('page size %s is refused before sending', async (pageSize) => {
 		const requests = emu.stats().requests;
-		const { error } = await h.run(emu, h.task('getMany', { returnAll: true, options: { pageSize } }));
+		const { error } = await h.run(
+			emu,
+			h.task('getMany', { returnAll: true, options: { pageSize } }),
+		);
 		expect(error.message).toMatch(/Page Size must be a whole number from 1 to 1000/);
 		expect(emu.stats().requests).toBe(requests);
 	});
@@ -110,11 +126,22 @@ describe('Task → Get Many', () => {
 
 describe('Task → Export', () => {
 	test.each([
-		['docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'word/document.xml'],
-		['xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'xl/worksheets/sheet1.xml'],
+		[
+			'docx',
+			'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+			'word/document.xml',
+		],
+		[
+			'xlsx',
+			'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+			'xl/worksheets/sheet1.xml',
+		],
 	])('%s is a real OOXML zip with the text, as n8n binary data', async (format, mimeType, part) => {
 		const taskId = await submitted(`Exported as ${format}`);
-		const { output, error } = await h.run(emu, h.task('export', { taskId, format, binaryPropertyName: 'file' }));
+		const { output, error } = await h.run(
+			emu,
+			h.task('export', { taskId, format, binaryPropertyName: 'file' }),
+		);
 		expect(error).toBeUndefined();
 		const [item] = output;
 		expect(item.json).toMatchObject({ taskId, format, mimeType, fileName: `report.${format}` });
@@ -128,23 +155,36 @@ describe('Task → Export', () => {
 
 	test('pdf starts with %PDF', async () => {
 		const taskId = await submitted('Exported as pdf');
-		const { output } = await h.run(emu, h.task('export', { taskId, format: 'pdf', binaryPropertyName: 'data' }));
+		const { output } = await h.run(
+			emu,
+			h.task('export', { taskId, format: 'pdf', binaryPropertyName: 'data' }),
+		);
 		expect(output[0].binary.data.mimeType).toBe('application/pdf');
 		const bytes = await h.readBinary(output[0].binary.data);
 		expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
 	});
 
 	test('a task that is not done gives a clear error with its status', async () => {
-		const { output: sub } = await h.run(emu, h.submit({ waitForCompletion: false }), [h.pdfItem('STUCK forever')]);
+		const { output: sub } = await h.run(emu, h.submit({ waitForCompletion: false }), [
+			h.pdfItem('STUCK forever'),
+		]);
 		const { taskId } = sub[0].json;
-		const { error } = await h.run(emu, h.task('export', { taskId, format: 'docx', binaryPropertyName: 'data' }));
-		expect(error.message).toBe(`Task "${taskId}" is not done yet (status "processing"): it cannot be exported`);
+		const { error } = await h.run(
+			emu,
+			h.task('export', { taskId, format: 'docx', binaryPropertyName: 'data' }),
+		);
+		expect(error.message).toBe(
+			`Task "${taskId}" is not done yet (status "processing"): it cannot be exported`,
+		);
 		expect(error.description).toMatch(/Wait for Completion/);
 	});
 
 	test('an unknown format is refused before sending', async () => {
 		const requests = emu.stats().requests;
-		const { error } = await h.run(emu, h.task('export', { taskId: 'tsk_1', format: 'odt', binaryPropertyName: 'data' }));
+		const { error } = await h.run(
+			emu,
+			h.task('export', { taskId: 'tsk_1', format: 'odt', binaryPropertyName: 'data' }),
+		);
 		expect(error.message).toMatch(/"odt" is not an export format/);
 		expect(emu.stats().requests).toBe(requests);
 	});
@@ -161,7 +201,9 @@ describe('Task → Delete', () => {
 
 	test('needs the export scope, and says so', async () => {
 		const taskId = await submitted('Keep me');
-		const { error } = await h.run(emu, h.task('delete', { taskId }), undefined, { apiKey: 'ocr_test_submit_only' });
+		const { error } = await h.run(emu, h.task('delete', { taskId }), undefined, {
+			apiKey: 'ocr_test_submit_only',
+		});
 		expect(error.message).toBe('The API key lacks the "export" scope this operation needs');
 		expect(error.httpCode).toBe('403');
 	});

@@ -12,17 +12,66 @@ function pdfOfSize(size) {
 }
 
 const cases = [
-	['an empty binary file', { items: [h.binaryItem(Buffer.alloc(0), 'empty.pdf')] }, /empty \(0 bytes\)/],
-	['a file of 10 MB + 1 byte', { items: [h.binaryItem(pdfOfSize(TEN_MB + 1), 'big.pdf')] }, /over the service's 10\.00 MB limit/],
-	['unknown magic bytes', { items: [h.binaryItem(Buffer.from('just some text, not a document'), 'notes.txt', 'text/plain')] }, /not a file type the service reads/],
-	['PNG bytes behind a .pdf name', { items: [h.binaryItem(h.documents.makePng('x'), 'scan.pdf')] }, /named as a PDF but its content is a PNG image/],
+	[
+		'an empty binary file',
+		{ items: [h.binaryItem(Buffer.alloc(0), 'empty.pdf')] },
+		/empty \(0 bytes\)/,
+	],
+	[
+		'a file of 10 MB + 1 byte',
+		{ items: [h.binaryItem(pdfOfSize(TEN_MB + 1), 'big.pdf')] },
+		/over the service's 10\.00 MB limit/,
+	],
+	[
+		'unknown magic bytes',
+		{
+			items: [
+				h.binaryItem(Buffer.from('just some text, not a document'), 'notes.txt', 'text/plain'),
+			],
+		},
+		/not a file type the service reads/,
+	],
+	[
+		'PNG bytes behind a .pdf name',
+		{ items: [h.binaryItem(h.documents.makePng('x'), 'scan.pdf')] },
+		/named as a PDF but its content is a PNG image/,
+	],
 	['a missing binary property', { items: [{ json: { a: 1 } }] }, /has no binary field "data"/],
-	['broken Base64', { params: { documentSource: 'base64', base64Data: 'JVBER$$$i0xLjQ=' } }, /Base64 data is malformed/],
-	['Base64 of a wrong length', { params: { documentSource: 'base64', base64Data: 'JVBERi0xL' } }, /Base64 data is malformed/],
-	['a data URI that is not Base64', { params: { documentSource: 'base64', base64Data: 'data:application/pdf,%PDF-1.4' } }, /not Base64-encoded/],
-	['a data URI whose type contradicts the content', { params: { documentSource: 'base64', base64Data: `data:image/png;base64,${h.documents.makePdf(['x']).toString('base64')}` } }, /data URI says image\/png but the content is a PDF/],
-	['an empty Base64 field', { params: { documentSource: 'base64', base64Data: '   ' } }, /no document data/],
-	['Base64 decoding to over 10 MB', { params: { documentSource: 'base64', base64Data: pdfOfSize(TEN_MB + 3).toString('base64') } }, /over the service's 10\.00 MB limit/],
+	[
+		'broken Base64',
+		{ params: { documentSource: 'base64', base64Data: 'JVBER$$$i0xLjQ=' } },
+		/Base64 data is malformed/,
+	],
+	[
+		'Base64 of a wrong length',
+		{ params: { documentSource: 'base64', base64Data: 'JVBERi0xL' } },
+		/Base64 data is malformed/,
+	],
+	[
+		'a data URI that is not Base64',
+		{ params: { documentSource: 'base64', base64Data: 'data:application/pdf,%PDF-1.4' } },
+		/not Base64-encoded/,
+	],
+	[
+		'a data URI whose type contradicts the content',
+		{
+			params: {
+				documentSource: 'base64',
+				base64Data: `data:image/png;base64,${h.documents.makePdf(['x']).toString('base64')}`,
+			},
+		},
+		/data URI says image\/png but the content is a PDF/,
+	],
+	[
+		'an empty Base64 field',
+		{ params: { documentSource: 'base64', base64Data: '   ' } },
+		/no document data/,
+	],
+	[
+		'Base64 decoding to over 10 MB',
+		{ params: { documentSource: 'base64', base64Data: pdfOfSize(TEN_MB + 3).toString('base64') } },
+		/over the service's 10\.00 MB limit/,
+	],
 ];
 
 describe('pre-flight: bad input is rejected before any request, so nothing is charged', () => {
@@ -41,7 +90,11 @@ describe('pre-flight: bad input is rejected before any request, so nothing is ch
 
 	test('with Continue on Fail, the bad item carries the error and the good ones are processed', async () => {
 		const balance = emu.balance('acme');
-		const items = [h.pdfItem('fine'), h.binaryItem(Buffer.from('garbage!'), 'x.pdf'), h.pdfItem('also fine')];
+		const items = [
+			h.pdfItem('fine'),
+			h.binaryItem(Buffer.from('garbage!'), 'x.pdf'),
+			h.pdfItem('also fine'),
+		];
 		const { output, error } = await h.run(emu, h.submit(), items, { continueOnFail: true });
 		expect(error).toBeUndefined();
 		expect(output.map((o) => o.pairedItem.item)).toEqual([0, 1, 2]);
@@ -52,7 +105,9 @@ describe('pre-flight: bad input is rejected before any request, so nothing is ch
 	});
 
 	test('a file of exactly 10 MB is sent', async () => {
-		const { error, output } = await h.run(emu, h.submit({ waitForCompletion: false }), [h.binaryItem(pdfOfSize(TEN_MB), 'max.pdf')]);
+		const { error, output } = await h.run(emu, h.submit({ waitForCompletion: false }), [
+			h.binaryItem(pdfOfSize(TEN_MB), 'max.pdf'),
+		]);
 		expect(error).toBeUndefined();
 		expect(output[0].json.taskId).toMatch(/\S/);
 	});

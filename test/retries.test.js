@@ -7,7 +7,9 @@ describe('retries: Retry-After honoured, submissions never repeated', () => {
 	test('429 rate_limited on submit waits for Retry-After, then retries once', async () => {
 		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'rateLimit', retryAfter: 0.6, times: 1 });
 		const started = Date.now();
-		const { output, error } = await h.run(emu, h.submit({ waitForCompletion: false }), [h.pdfItem()]);
+		const { output, error } = await h.run(emu, h.submit({ waitForCompletion: false }), [
+			h.pdfItem(),
+		]);
 		expect(error).toBeUndefined();
 		expect(Date.now() - started).toBeGreaterThanOrEqual(600);
 		expect(h.hits(emu, 'POST /api/ocr')).toBe(2);
@@ -60,13 +62,17 @@ describe('retries: Retry-After honoured, submissions never repeated', () => {
 	test('a connection reset on submit is not resent', async () => {
 		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'reset', times: 1 });
 		const { error } = await h.run(emu, h.submit(), [h.pdfItem()]);
-		expect(error.message).toMatch(/^The connection to the OCR service broke after the document was sent \(connection reset\): a task may have been created$/);
+		expect(error.message).toMatch(
+			/^The connection to the OCR service broke after the document was sent \(connection reset\): a task may have been created$/,
+		);
 		expect(h.hits(emu, 'POST /api/ocr')).toBe(1);
 		expect(Math.abs(h.netCharged(emu))).toBe(0);
 	});
 
 	test('reads retry 5xx and resets with backoff, then succeed', async () => {
-		const { output: submitted } = await h.run(emu, h.submit({ waitForCompletion: false }), [h.pdfItem('read retry')]);
+		const { output: submitted } = await h.run(emu, h.submit({ waitForCompletion: false }), [
+			h.pdfItem('read retry'),
+		]);
 		const { taskId } = submitted[0].json;
 		const fired = emu.stats().faultsFired;
 		emu.fault({ method: 'GET', path: '/api/tasks/', kind: 'status', status: 500, times: 1 });
@@ -90,6 +96,8 @@ describe('retries: Retry-After honoured, submissions never repeated', () => {
 		const { error } = await h.run(emu, h.submit(), [h.pdfItem()], {
 			creds: { apiKey: h.FULL_KEY, baseUrl: 'http://127.0.0.1:9', apiUrl: '' },
 		});
-		expect(error.message).toMatch(/^Could not reach the OCR service at 127\.0\.0\.1:9 \(connection refused\)$/);
+		expect(error.message).toMatch(
+			/^Could not reach the OCR service at 127\.0\.0\.1:9 \(connection refused\)$/,
+		);
 	});
 });

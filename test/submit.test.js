@@ -28,7 +28,11 @@ describe('Task → Submit in the real engine', () => {
 		]);
 		expect(error).toBeUndefined();
 		const { metadata } = output[0].json;
-		expect(metadata.invoice).toMatchObject({ invoiceNumber: 'INV-2026-0042', total: 1234.56, currency: 'EUR' });
+		expect(metadata.invoice).toMatchObject({
+			invoiceNumber: 'INV-2026-0042',
+			total: 1234.56,
+			currency: 'EUR',
+		});
 	});
 
 	test('provider-sync returns word positions', async () => {
@@ -38,7 +42,9 @@ describe('Task → Submit in the real engine', () => {
 		expect(error).toBeUndefined();
 		expect(output[0].json.provider).toBe('provider-sync');
 		expect(output[0].json.words.map((w) => w.text)).toEqual(['Sync', 'words', 'here']);
-		expect(output[0].json.words[0].bbox).toEqual(expect.objectContaining({ x: expect.any(Number) }));
+		expect(output[0].json.words[0].bbox).toEqual(
+			expect.objectContaining({ x: expect.any(Number) }),
+		);
 	});
 
 	test('without waiting, outputs the task ID at once', async () => {
@@ -52,21 +58,29 @@ describe('Task → Submit in the real engine', () => {
 
 	test('accepts Base64 and data-URI input, naming the file from the detected type', async () => {
 		const png = h.documents.makePng('From base64');
-		const base = await h.run(emu, h.submit({ documentSource: 'base64', base64Data: png.toString('base64') }));
+		const base = await h.run(
+			emu,
+			h.submit({ documentSource: 'base64', base64Data: png.toString('base64') }),
+		);
 		expect(base.error).toBeUndefined();
 		expect(base.output[0].json.resultText).toContain('From base64');
 		expect(emu.getTask(base.output[0].json.taskId).filename).toBe('document.png');
 
 		const jpeg = h.documents.makeJpeg('From data uri');
 		const uri = `data:image/jpeg;base64,${jpeg.toString('base64')}`;
-		const viaUri = await h.run(emu, h.submit({ documentSource: 'base64', base64Data: uri, fileName: 'photo.jpg' }));
+		const viaUri = await h.run(
+			emu,
+			h.submit({ documentSource: 'base64', base64Data: uri, fileName: 'photo.jpg' }),
+		);
 		expect(viaUri.error).toBeUndefined();
 		expect(viaUri.output[0].json.resultText).toContain('From data uri');
 		expect(emu.getTask(viaUri.output[0].json.taskId).filename).toBe('photo.jpg');
 	});
 
 	test('many items keep their order and pairing under concurrency', async () => {
-		const items = Array.from({ length: 8 }, (_, i) => h.pdfItem(`Document number ${i}`, `doc-${i}.pdf`, { i }));
+		const items = Array.from({ length: 8 }, (_, i) =>
+			h.pdfItem(`Document number ${i}`, `doc-${i}.pdf`, { i }),
+		);
 		emu.resetStats();
 		// Slow submissions overlap, so the pool's bound is what limits requests in flight.
 		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'latency', ms: 200, times: 8 });

@@ -9,7 +9,8 @@ afterEach(() => {
 	emu.options.msPerPage = 10;
 });
 
-const v2 = (overrides = {}) => h.submit({ operation: 'submitV2', format: 'markdown', ...overrides });
+const v2 = (overrides = {}) =>
+	h.submit({ operation: 'submitV2', format: 'markdown', ...overrides });
 const doc = (operation, overrides = {}) => ({
 	resource: 'document',
 	operation,
@@ -19,11 +20,20 @@ const doc = (operation, overrides = {}) => ({
 	options: {},
 	...overrides,
 });
-const job = (operation, overrides = {}) => ({ resource: 'job', operation, documentSource: 'binary', binaryPropertyName: 'data', options: {}, ...overrides });
+const job = (operation, overrides = {}) => ({
+	resource: 'job',
+	operation,
+	documentSource: 'binary',
+	binaryPropertyName: 'data',
+	options: {},
+	...overrides,
+});
 
 describe('Task → Submit (V2), POST /api/v2/ocr', () => {
 	test('without waiting, outputs taskId, status, estimatedSeconds, pages and creditsUsed', async () => {
-		const { output, error } = await h.run(emu, v2({ waitForCompletion: false }), [h.pdfItem('Version two', 'v2.pdf')]);
+		const { output, error } = await h.run(emu, v2({ waitForCompletion: false }), [
+			h.pdfItem('Version two', 'v2.pdf'),
+		]);
 		expect(error).toBeUndefined();
 		expect(output[0].json).toEqual({
 			taskId: expect.stringMatching(/^tsk_/),
@@ -36,9 +46,11 @@ describe('Task → Submit (V2), POST /api/v2/ocr', () => {
 	});
 
 	test('sends the file name and the options; waits for the Markdown result', async () => {
-		const { output, error } = await h.run(emu, v2({ options: { highFidelityTables: true, formulas: true } }), [
-			h.pdfItem('Quarterly Report\nRevenue grew', 'report.pdf'),
-		]);
+		const { output, error } = await h.run(
+			emu,
+			v2({ options: { highFidelityTables: true, formulas: true } }),
+			[h.pdfItem('Quarterly Report\nRevenue grew', 'report.pdf')],
+		);
 		expect(error).toBeUndefined();
 		const { taskId, status, resultText, creditsUsed } = output[0].json;
 		expect(status).toBe('done');
@@ -50,7 +62,11 @@ describe('Task → Submit (V2), POST /api/v2/ocr', () => {
 	});
 
 	test('any other format value can be typed in', async () => {
-		const { output } = await h.run(emu, v2({ format: 'other', customFormat: 'html-fragments', waitForCompletion: false }), [h.pdfItem()]);
+		const { output } = await h.run(
+			emu,
+			v2({ format: 'other', customFormat: 'html-fragments', waitForCompletion: false }),
+			[h.pdfItem()],
+		);
 		expect(emu.getTask(output[0].json.taskId).options).toEqual({ format: 'html-fragments' });
 	});
 
@@ -63,7 +79,10 @@ describe('Task → Submit (V2), POST /api/v2/ocr', () => {
 
 	test('the file name is required: Base64 without one is refused before sending', async () => {
 		const requests = emu.stats().requests;
-		const { error } = await h.run(emu, v2({ documentSource: 'base64', base64Data: h.documents.makePdf(['x']).toString('base64') }));
+		const { error } = await h.run(
+			emu,
+			v2({ documentSource: 'base64', base64Data: h.documents.makePdf(['x']).toString('base64') }),
+		);
 		expect(error.message).toBe("Item 0: /api/v2/ocr needs the document's file name");
 		expect(emu.stats().requests).toBe(requests);
 	});
@@ -72,16 +91,21 @@ describe('Task → Submit (V2), POST /api/v2/ocr', () => {
 describe('Document (/v1)', () => {
 	test('Convert to Markdown outputs id, pages and markdown, and a .md file when asked', async () => {
 		const pdf = h.documents.makePdf(['Annual Letter\nDear shareholders', 'Second page']);
-		const { output, error } = await h.run(emu, doc('markdown', { outputFile: true, outputBinaryPropertyName: 'md' }), [
-			h.binaryItem(pdf, 'annual.pdf'),
-		]);
+		const { output, error } = await h.run(
+			emu,
+			doc('markdown', { outputFile: true, outputBinaryPropertyName: 'md' }),
+			[h.binaryItem(pdf, 'annual.pdf')],
+		);
 		expect(error).toBeUndefined();
 		const [item] = output;
 		expect(item.json).toMatchObject({ id: expect.any(String), pages: 2, fileName: 'annual.pdf' });
 		expect(item.json.markdown).toMatch(/# Annual Letter/);
 		expect(item.binary.md).toMatchObject({ fileName: 'annual.md', mimeType: 'text/markdown' });
 		expect((await h.readBinary(item.binary.md)).toString('utf8')).toBe(item.json.markdown);
-		expect(emu.ledger('acme').at(-1)).toMatchObject({ delta: -2, endpoint: expect.stringContaining('markdown') });
+		expect(emu.ledger('acme').at(-1)).toMatchObject({
+			delta: -2,
+			endpoint: expect.stringContaining('markdown'),
+		});
 	});
 
 	test('Recognize (OCR) outputs text and blocks as returned', async () => {
@@ -90,13 +114,19 @@ describe('Document (/v1)', () => {
 		]);
 		expect(error).toBeUndefined();
 		expect(output[0].json.text).toBe('Words on a webp');
-		expect(output[0].json.blocks[0]).toMatchObject({ text: 'Words on a webp', bbox: expect.any(Object) });
+		expect(output[0].json.blocks[0]).toMatchObject({
+			text: 'Words on a webp',
+			bbox: expect.any(Object),
+		});
 	});
 
 	test('a data URI is sent as a multipart file too, named from the File Name field', async () => {
 		const png = h.documents.makePng('From a data URI');
 		const base64Data = `data:image/png;base64,${png.toString('base64')}`;
-		const { output, error } = await h.run(emu, doc('recognize', { documentSource: 'base64', base64Data, fileName: 'snap.png' }));
+		const { output, error } = await h.run(
+			emu,
+			doc('recognize', { documentSource: 'base64', base64Data, fileName: 'snap.png' }),
+		);
 		expect(error).toBeUndefined();
 		expect(output[0].json).toMatchObject({ text: 'From a data URI', fileName: 'snap.png' });
 	});
@@ -104,13 +134,21 @@ describe('Document (/v1)', () => {
 	test('Extract Structured Data returns the values the schema asks for', async () => {
 		const schema = JSON.stringify({
 			type: 'object',
-			properties: { invoiceNumber: { type: 'string' }, total: { type: 'number' }, currency: { type: 'string' } },
+			properties: {
+				invoiceNumber: { type: 'string' },
+				total: { type: 'number' },
+				currency: { type: 'string' },
+			},
 		});
 		const { output, error } = await h.run(emu, doc('extract', { schema }), [
 			h.binaryItem(h.documents.makePdf([h.documents.INVOICE_TEXT]), 'invoice.pdf'),
 		]);
 		expect(error).toBeUndefined();
-		expect(output[0].json.data).toEqual({ invoiceNumber: 'INV-2026-0042', total: 1234.56, currency: 'EUR' });
+		expect(output[0].json.data).toEqual({
+			invoiceNumber: 'INV-2026-0042',
+			total: 1234.56,
+			currency: 'EUR',
+		});
 	});
 
 	test.each([
@@ -129,42 +167,72 @@ describe('Document (/v1)', () => {
 		const tiff = h.binaryItem(h.documents.makeTiff('tiff text'), 'scan.tiff', 'image/tiff');
 		const requests = emu.stats().requests;
 		const refused = await h.run(emu, doc('recognize'), [tiff]);
-		expect(refused.error.message).toBe('Item 0: "scan.tiff" is a TIFF image; the /v1 API accepts PDF, PNG, JPG, WEBP');
+		expect(refused.error.message).toBe(
+			'Item 0: "scan.tiff" is a TIFF image; the /v1 API accepts PDF, PNG, JPG, WEBP',
+		);
 		expect(emu.stats().requests).toBe(requests);
 		const accepted = await h.run(emu, h.submit({ waitForCompletion: false }), [tiff]);
 		expect(accepted.error).toBeUndefined();
 	});
 
-	test.each(['flat', 'nested', 'code', 'text'])('a /v1 error in the %s body shape is mapped', async (shape) => {
-		emu.options.shapes.v1Error = shape;
-		emu.fault({ method: 'POST', path: '/v1/markdown', kind: 'status', status: 402, code: 'insufficient_pages', message: 'No pages left', times: 1 });
-		const { error } = await h.run(emu, doc('markdown'), [h.pdfItem()]);
-		expect(error.message).toBe('The account has no page balance left for this document');
-		expect(error.description).toContain('No pages left');
-	});
+	test.each(['flat', 'nested', 'code', 'text'])(
+		'a /v1 error in the %s body shape is mapped',
+		async (shape) => {
+			emu.options.shapes.v1Error = shape;
+			emu.fault({
+				method: 'POST',
+				path: '/v1/markdown',
+				kind: 'status',
+				status: 402,
+				code: 'insufficient_pages',
+				message: 'No pages left',
+				times: 1,
+			});
+			const { error } = await h.run(emu, doc('markdown'), [h.pdfItem()]);
+			expect(error.message).toBe('The account has no page balance left for this document');
+			expect(error.description).toContain('No pages left');
+		},
+	);
 });
 
 describe('Job (/v1/jobs)', () => {
 	test('Create sends the file and the fields, waits, and outputs the finished job', async () => {
 		const { output, error } = await h.run(
 			emu,
-			job('create', { jobFields: { field: [{ name: 'language', value: 'de' }, { name: 'priority', value: 'high' }] } }),
+			job('create', {
+				jobFields: {
+					field: [
+						{ name: 'language', value: 'de' },
+						{ name: 'priority', value: 'high' },
+					],
+				},
+			}),
 			[h.pdfItem('A job to do', 'job.pdf')],
 		);
 		expect(error).toBeUndefined();
 		const [item] = output;
-		expect(item.json).toMatchObject({ id: expect.stringMatching(/^job_/), status: 'done', fields: { language: 'de', priority: 'high' } });
+		expect(item.json).toMatchObject({
+			id: expect.stringMatching(/^job_/),
+			status: 'done',
+			fields: { language: 'de', priority: 'high' },
+		});
 		expect(item.json.result.text).toBe('A job to do');
 	});
 
 	test('Get returns the job; a job that fails is an error naming it and its status', async () => {
-		const created = await h.run(emu, job('create', { waitForCompletion: false }), [h.pdfItem('Doomed, FAIL please')]);
+		const created = await h.run(emu, job('create', { waitForCompletion: false }), [
+			h.pdfItem('Doomed, FAIL please'),
+		]);
 		const { id } = created.output[0].json;
 		const got = await h.run(emu, job('get', { jobId: id }));
 		expect(got.output[0].json.id).toBe(id);
 
-		const waited = await h.run(emu, job('create'), [h.pdfItem('Another FAIL')], { continueOnFail: true });
-		expect(waited.output[0].json.error).toMatch(/^Job "job_[^"]+" failed \(status "failed"\): Could not recognise/);
+		const waited = await h.run(emu, job('create'), [h.pdfItem('Another FAIL')], {
+			continueOnFail: true,
+		});
+		expect(waited.output[0].json.error).toMatch(
+			/^Job "job_[^"]+" failed \(status "failed"\): Could not recognise/,
+		);
 	});
 
 	test('an unknown job is a not-found error', async () => {
@@ -181,10 +249,14 @@ describe('the API URL of the credential', () => {
 		const creds = h.credentials(split, h.FULL_KEY, { apiUrl: split.apiUrl });
 		const markdown = await h.run(split, doc('markdown'), [h.pdfItem('Split servers')], { creds });
 		expect(markdown.error).toBeUndefined();
-		const task = await h.run(split, h.submit({ waitForCompletion: false }), [h.pdfItem()], { creds });
+		const task = await h.run(split, h.submit({ waitForCompletion: false }), [h.pdfItem()], {
+			creds,
+		});
 		expect(task.error).toBeUndefined();
 		// Without an API URL, /v1 goes to the Base URL, where this emulator does not serve it.
-		const wrong = await h.run(split, doc('markdown'), [h.pdfItem()], { creds: h.credentials(split) });
+		const wrong = await h.run(split, doc('markdown'), [h.pdfItem()], {
+			creds: h.credentials(split),
+		});
 		expect(wrong.error.httpCode).toBe('404');
 	});
 });

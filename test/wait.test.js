@@ -9,9 +9,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('Wait for Completion', () => {
 	test('a task that never finishes ends at the deadline with its last status', async () => {
 		const started = Date.now();
-		const { error } = await h.run(emu, h.submit({ options: { waitTimeout: 0.04 } }), [h.pdfItem('STUCK here')]);
+		const { error } = await h.run(emu, h.submit({ options: { waitTimeout: 0.04 } }), [
+			h.pdfItem('STUCK here'),
+		]);
 		const elapsed = Date.now() - started;
-		expect(error.message).toMatch(/^Task "tsk_[^"]+" did not finish within 2 second\(s\) \(last status "processing"\)$/);
+		expect(error.message).toMatch(
+			/^Task "tsk_[^"]+" did not finish within 2 second\(s\) \(last status "processing"\)$/,
+		);
 		expect(error.description).toMatch(/Task → Get/);
 		expect(elapsed).toBeGreaterThanOrEqual(2400);
 		expect(elapsed).toBeLessThan(8000);
@@ -19,7 +23,9 @@ describe('Wait for Completion', () => {
 
 	test('unknown status values keep the wait going and are named at the deadline', async () => {
 		emu.options.statuses.processing = 'needs_review';
-		const { error } = await h.run(emu, h.submit({ options: { waitTimeout: 0.03 } }), [h.pdfItem('STUCK again')]);
+		const { error } = await h.run(emu, h.submit({ options: { waitTimeout: 0.03 } }), [
+			h.pdfItem('STUCK again'),
+		]);
 		expect(error.message).toMatch(/last status "needs_review" — a status this node does not know/);
 	});
 
@@ -31,7 +37,9 @@ describe('Wait for Completion', () => {
 
 	test('Retry-After on a poll is honoured', async () => {
 		emu.options.pollRetryAfterSeconds = 2;
-		const { error } = await h.run(emu, h.submit({ options: { waitTimeout: 0.1 } }), [h.pdfItem('STUCK slow')]);
+		const { error } = await h.run(emu, h.submit({ options: { waitTimeout: 0.1 } }), [
+			h.pdfItem('STUCK slow'),
+		]);
 		expect(error).toBeDefined();
 		// 6 s deadline, first poll after 1 s, then no sooner than every 2 s: at most 4 polls.
 		expect(h.hits(emu, 'GET /api/tasks/:id')).toBeLessThanOrEqual(4);

@@ -42,7 +42,8 @@ export class DocumentOcr implements INodeType {
 				type: 'info',
 				location: 'inputPane',
 				whenToDisplay: 'beforeExecution',
-				displayCondition: '={{ ["submit", "submitV2", "markdown", "recognize", "extract", "create"].includes($parameter["operation"]) }}',
+				displayCondition:
+					'={{ ["submit", "submitV2", "markdown", "recognize", "extract", "create"].includes($parameter["operation"]) }}',
 			},
 		],
 		properties: [
@@ -55,7 +56,8 @@ export class DocumentOcr implements INodeType {
 					{
 						name: 'Document',
 						value: 'document',
-						description: 'Instant results from the /v1 API: Markdown, text and blocks, structured data by JSON Schema',
+						description:
+							'Instant results from the /v1 API: Markdown, text and blocks, structured data by JSON Schema',
 					},
 					{
 						name: 'Job',

@@ -13,7 +13,11 @@ const { readZip } = require('../emulator');
 let n8n;
 
 /** Pages charged to the account since `mark` (ledger entries after it). */
-const charged = (since) => -n8n.emu.ledger('acme').slice(since).reduce((sum, e) => sum + e.delta, 0);
+const charged = (since) =>
+	-n8n.emu
+		.ledger('acme')
+		.slice(since)
+		.reduce((sum, e) => sum + e.delta, 0);
 
 const continueOnFail = {
 	id: 'ocrE2eContinueOn',
@@ -21,7 +25,14 @@ const continueOnFail = {
 	active: false,
 	settings: { executionOrder: 'v1' },
 	nodes: [
-		{ id: 'k1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'k1',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		{
 			id: 'k2',
 			name: 'Read mixed files',
@@ -37,7 +48,9 @@ const continueOnFail = {
 			typeVersion: 1,
 			position: [400, 0],
 			onError: 'continueRegularOutput',
-			credentials: { documentOcrApi: { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' } },
+			credentials: {
+				documentOcrApi: { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' },
+			},
 			parameters: { resource: 'task', operation: 'submit', waitForCompletion: true, options: {} },
 		},
 	],
@@ -52,7 +65,9 @@ beforeAll(async () => {
 	await n8n.importCredential();
 	const housekeeping = example('03-task-housekeeping.json');
 	// Tasks made by this suite are seconds old: let the example clean up everything finished.
-	housekeeping.nodes.find((node) => node.name === 'Settings').parameters.assignments.assignments[0].value = 0;
+	housekeeping.nodes.find(
+		(node) => node.name === 'Settings',
+	).parameters.assignments.assignments[0].value = 0;
 	await n8n.importWorkflows([
 		example('01-scheduled-ingestion.json'),
 		example('02-invoice-automation.json'),
@@ -68,8 +83,14 @@ afterAll(async () => {
 });
 
 test('scheduled ingestion: each PDF of the folder gets its recognised text written next to it', async () => {
-	fs.writeFileSync(path.join(n8n.inbox, 'letter.pdf'), documents.makePdf(['Dear reader, this is a letter.']));
-	fs.writeFileSync(path.join(n8n.inbox, 'report.pdf'), documents.makePdf(['Quarterly report', 'Page two of the report']));
+	fs.writeFileSync(
+		path.join(n8n.inbox, 'letter.pdf'),
+		documents.makePdf(['Dear reader, this is a letter.']),
+	);
+	fs.writeFileSync(
+		path.join(n8n.inbox, 'report.pdf'),
+		documents.makePdf(['Quarterly report', 'Page two of the report']),
+	);
 	const mark = n8n.emu.ledger('acme').length;
 
 	const run = await n8n.execute('ocrExampleIngest');
@@ -79,8 +100,12 @@ test('scheduled ingestion: each PDF of the folder gets its recognised text writt
 	expect(recognised).toHaveLength(2);
 	expect(recognised.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	recognised.forEach((item) => expect(item.json.status).toBe('done'));
-	expect(fs.readFileSync(path.join(n8n.inbox, 'letter.pdf.txt'), 'utf8')).toBe('Dear reader, this is a letter.');
-	expect(fs.readFileSync(path.join(n8n.inbox, 'report.pdf.txt'), 'utf8')).toContain('Page two of the report');
+	expect(fs.readFileSync(path.join(n8n.inbox, 'letter.pdf.txt'), 'utf8')).toBe(
+		'Dear reader, this is a letter.',
+	);
+	expect(fs.readFileSync(path.join(n8n.inbox, 'report.pdf.txt'), 'utf8')).toContain(
+		'Page two of the report',
+	);
 	expect(charged(mark)).toBe(3); // 1 + 2 pages
 });
 
@@ -106,14 +131,18 @@ test('invoice automation: invoice fields become columns and the task is exported
 	});
 	const [exported] = nodeOutput(run, 'Export task as XLSX');
 	expect(exported.json).toMatchObject({ format: 'xlsx', fileName: 'acme-0042.xlsx' });
-	expect(exported.binary.data.mimeType).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+	expect(exported.binary.data.mimeType).toBe(
+		'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+	);
 	expect(exported.pairedItem).toEqual({ item: 0 });
 
 	const xlsx = fs.readFileSync(path.join(dir, 'acme-0042.xlsx'));
 	expect(xlsx.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
 	const parts = readZip(xlsx);
 	const sheets = [...parts.keys()].filter((name) => name.startsWith('xl/worksheets/'));
-	expect(sheets.map((name) => parts.get(name).toString('utf8')).join('')).toContain('INV-2026-0042');
+	expect(sheets.map((name) => parts.get(name).toString('utf8')).join('')).toContain(
+		'INV-2026-0042',
+	);
 	expect(charged(mark)).toBe(1);
 });
 
@@ -132,7 +161,9 @@ test('Continue on Fail: the bad file carries the error, the run succeeds, nothin
 	expect(items).toHaveLength(2);
 	expect(items[0].json).toMatchObject({ status: 'done', resultText: 'A good scan' });
 	expect(items[1].pairedItem).toEqual({ item: 1 });
-	expect(items[1].json.error).toMatch(/^Item 1: "b-broken.pdf" is not a file type the service reads/);
+	expect(items[1].json.error).toMatch(
+		/^Item 1: "b-broken.pdf" is not a file type the service reads/,
+	);
 	expect(n8n.emu.stats().submissions - submissions).toBe(1);
 	expect(charged(mark)).toBe(1);
 });
@@ -140,8 +171,14 @@ test('Continue on Fail: the bad file carries the error, the run succeeds, nothin
 test('folder of PDFs to Markdown: each PDF gets a .md file from /v1/markdown', async () => {
 	const dir = path.join(n8n.inbox, 'to-markdown');
 	fs.mkdirSync(dir, { recursive: true });
-	fs.writeFileSync(path.join(dir, 'minutes.pdf'), documents.makePdf(['Board Minutes\nThe board met on Monday.']));
-	fs.writeFileSync(path.join(dir, 'memo.pdf'), documents.makePdf(['Memo\nShip it.', 'Second page']));
+	fs.writeFileSync(
+		path.join(dir, 'minutes.pdf'),
+		documents.makePdf(['Board Minutes\nThe board met on Monday.']),
+	);
+	fs.writeFileSync(
+		path.join(dir, 'memo.pdf'),
+		documents.makePdf(['Memo\nShip it.', 'Second page']),
+	);
 	const mark = n8n.emu.ledger('acme').length;
 
 	const run = await n8n.execute('ocrExampleToMark');
@@ -176,10 +213,15 @@ test('task housekeeping: Get Many with Return All, then Delete of the finished t
 	const stuck = await request(`${n8n.emu.url}/api/ocr`, {
 		method: 'POST',
 		headers: { authorization: `Bearer ${KEYS.full}`, 'content-type': 'application/json' },
-		body: JSON.stringify({ imageBase64: documents.makePdf(['STUCK forever']).toString('base64'), filename: 'stuck.pdf' }),
+		body: JSON.stringify({
+			imageBase64: documents.makePdf(['STUCK forever']).toString('base64'),
+			filename: 'stuck.pdf',
+		}),
 	});
 	const { taskId: stuckId } = await stuck.body.json();
-	const finished = n8n.emu.tasks.filter((t) => t.status === 'done' || t.status === 'failed').map((t) => t.taskId);
+	const finished = n8n.emu.tasks
+		.filter((t) => t.status === 'done' || t.status === 'failed')
+		.map((t) => t.taskId);
 	expect(finished.length).toBeGreaterThanOrEqual(4);
 
 	const run = await n8n.execute('ocrExampleCleanu');

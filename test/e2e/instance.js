@@ -33,10 +33,15 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 	let server;
 
 	const cli = async (...args) => {
-		const logFile = path.join(userFolder, `cli-${++counter}-${args[0].replace(/[^a-z]/gi, '')}.log`);
+		const logFile = path.join(
+			userFolder,
+			`cli-${++counter}-${args[0].replace(/[^a-z]/gi, '')}.log`,
+		);
 		const result = await rt.n8nCommand(runtime, node24, env, args, logFile);
 		if (result.code !== 0) {
-			throw new Error(`n8n ${args.join(' ')} exited ${result.code}:\n${result.output.slice(-2000)}`);
+			throw new Error(
+				`n8n ${args.join(' ')} exited ${result.code}:\n${result.output.slice(-2000)}`,
+			);
 		}
 		return result.output;
 	};
@@ -54,11 +59,17 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 		cli,
 
 		/** Imports (or overwrites) the Document OCR credential pointing at the emulator. */
-		async importCredential({ apiKey = KEYS.full, id = CREDENTIAL_ID, name = CREDENTIAL_NAME } = {}) {
+		async importCredential({
+			apiKey = KEYS.full,
+			id = CREDENTIAL_ID,
+			name = CREDENTIAL_NAME,
+		} = {}) {
 			const file = path.join(userFolder, `credential-${id}.json`);
 			fs.writeFileSync(
 				file,
-				JSON.stringify([{ id, name, type: 'documentOcrApi', data: { apiKey, baseUrl: emu.url, apiUrl: '' } }]),
+				JSON.stringify([
+					{ id, name, type: 'documentOcrApi', data: { apiKey, baseUrl: emu.url, apiUrl: '' } },
+				]),
 			);
 			await cli('import:credentials', `--input=${file}`);
 		},
@@ -77,7 +88,8 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 		async execute(id) {
 			const output = await cli('execute', `--id=${id}`, '--rawOutput');
 			const run = rt.parseExecuteOutput(output);
-			if (!run) throw new Error(`no run data in the output of n8n execute:\n${output.slice(-2000)}`);
+			if (!run)
+				throw new Error(`no run data in the output of n8n execute:\n${output.slice(-2000)}`);
 			return run;
 		},
 
@@ -116,4 +128,12 @@ function nodeError(run, nodeName) {
 	return run.data.resultData.runData[nodeName]?.[0]?.error;
 }
 
-module.exports = { createInstance, example, nodeOutput, nodeError, CREDENTIAL_ID, EXAMPLE_INBOX, KEYS };
+module.exports = {
+	createInstance,
+	example,
+	nodeOutput,
+	nodeError,
+	CREDENTIAL_ID,
+	EXAMPLE_INBOX,
+	KEYS,
+};

@@ -9,7 +9,12 @@ const path = require('node:path');
 const { request } = require('undici');
 const { createInstance, example, KEYS } = require('./instance');
 
-const OWNER = { email: 'owner@example.com', firstName: 'Ada', lastName: 'Owner', password: 'Document-OCR-2026' };
+const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Ada',
+	lastName: 'Owner',
+	password: 'Document-OCR-2026',
+};
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const DOCS = path.resolve(__dirname, '../../docs');
 
@@ -30,13 +35,18 @@ async function rest(method, route, body) {
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
 	const text = await response.body.text();
-	return { status: response.statusCode, headers: response.headers, json: text ? JSON.parse(text) : undefined };
+	return {
+		status: response.statusCode,
+		headers: response.headers,
+		json: text ? JSON.parse(text) : undefined,
+	};
 }
 
 beforeAll(async () => {
 	n8n = await createInstance({ label: 'server' });
 	await n8n.importCredential();
-	for (const [id, apiKey] of Object.entries(CASES)) await n8n.importCredential({ id, name: id, apiKey });
+	for (const [id, apiKey] of Object.entries(CASES))
+		await n8n.importCredential({ id, name: id, apiKey });
 	await n8n.importWorkflows([
 		example('01-scheduled-ingestion.json'),
 		example('02-invoice-automation.json'),
@@ -71,14 +81,25 @@ test('n8n loads both node types from the installed community package', async () 
 describe("the credential test, as n8n's REST API reports it", () => {
 	const testKey = async (id, baseUrl = n8n.emu.url) => {
 		const response = await rest('POST', '/rest/credentials/test', {
-			credentials: { id, name: id, type: 'documentOcrApi', data: { apiKey: CASES[id], baseUrl, apiUrl: '' } },
+			credentials: {
+				id,
+				name: id,
+				type: 'documentOcrApi',
+				data: { apiKey: CASES[id], baseUrl, apiUrl: '' },
+			},
 		});
-		if (response.status !== 200) throw new Error(`credential test answered ${response.status}: ${JSON.stringify(response.json)}`);
+		if (response.status !== 200)
+			throw new Error(
+				`credential test answered ${response.status}: ${JSON.stringify(response.json)}`,
+			);
 		return response.json.data;
 	};
 
 	test('a good key is valid', async () => {
-		expect(await testKey('ocrTestKeyFullxx')).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(await testKey('ocrTestKeyFullxx')).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
 	});
 
 	test('a key without the read scope is still a valid key', async () => {
@@ -99,40 +120,57 @@ describe("the credential test, as n8n's REST API reports it", () => {
 });
 
 const chromiumAvailable = fs.existsSync(CHROMIUM);
-(chromiumAvailable || process.env.CI ? test : test.skip)('the editor shows the node (screenshots in docs/)', async () => {
-	const { chromium } = require('playwright-core');
-	const browser = await chromium.launch({
-		executablePath: CHROMIUM,
-		args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-	});
-	const consoleErrors = [];
-	try {
-		const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-		const page = await context.newPage();
-		page.on('console', (message) => {
-			if (message.type() === 'error') consoleErrors.push(message.text());
+(chromiumAvailable || process.env.CI ? test : test.skip)(
+	'the editor shows the node (screenshots in docs/)',
+	async () => {
+		const { chromium } = require('playwright-core');
+		const browser = await chromium.launch({
+			executablePath: CHROMIUM,
+			args: [
+				'--no-sandbox',
+				'--disable-gpu',
+				'--disable-quic',
+				'--no-first-run',
+				'--disable-background-networking',
+				'--disable-component-update',
+				'--disable-sync',
+			],
 		});
-		// Sign in through the form: n8n binds its session cookie to the browser that signed in.
-		await page.goto(`${n8n.url}/signin`, { waitUntil: 'networkidle' });
-		await page.locator('input[type="email"], input[name="emailOrLdapLoginId"], input[name="email"]').first().fill(OWNER.email);
-		await page.locator('input[type="password"]').first().fill(OWNER.password);
-		await page.locator('input[type="password"]').first().press('Enter');
-		await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
-		await page.goto(`${n8n.url}/workflow/ocrExampleInvoic`, { waitUntil: 'networkidle' });
-		await page.getByText('Extract invoice').first().waitFor({ timeout: 60_000 });
-		await page.keyboard.press('Escape');
-		await page.waitForTimeout(1500); // canvas fade-in
-		fs.mkdirSync(DOCS, { recursive: true });
-		await page.screenshot({ path: path.join(DOCS, 'editor-workflow.png') });
+		const consoleErrors = [];
+		try {
+			const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+			const page = await context.newPage();
+			page.on('console', (message) => {
+				if (message.type() === 'error') consoleErrors.push(message.text());
+			});
+			// Sign in through the form: n8n binds its session cookie to the browser that signed in.
+			await page.goto(`${n8n.url}/signin`, { waitUntil: 'networkidle' });
+			await page
+				.locator('input[type="email"], input[name="emailOrLdapLoginId"], input[name="email"]')
+				.first()
+				.fill(OWNER.email);
+			await page.locator('input[type="password"]').first().fill(OWNER.password);
+			await page.locator('input[type="password"]').first().press('Enter');
+			await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
+			await page.goto(`${n8n.url}/workflow/ocrExampleInvoic`, { waitUntil: 'networkidle' });
+			await page.getByText('Extract invoice').first().waitFor({ timeout: 60_000 });
+			await page.keyboard.press('Escape');
+			await page.waitForTimeout(1500); // canvas fade-in
+			fs.mkdirSync(DOCS, { recursive: true });
+			await page.screenshot({ path: path.join(DOCS, 'editor-workflow.png') });
 
-		await page.locator('[data-test-id="canvas-node"]', { hasText: 'Extract invoice' }).first().dblclick();
-		await page.getByText('Document Type').first().waitFor({ timeout: 30_000 });
-		await page.waitForTimeout(1000);
-		await page.screenshot({ path: path.join(DOCS, 'editor-node.png') });
-	} finally {
-		await browser.close();
-	}
-	expect(fs.statSync(path.join(DOCS, 'editor-node.png')).size).toBeGreaterThan(10_000);
-	// Errors of the editor itself (e.g. blocked telemetry) are not ours; none may name the package.
-	expect(consoleErrors.filter((text) => /document-?ocr/i.test(text))).toEqual([]);
-});
+			await page
+				.locator('[data-test-id="canvas-node"]', { hasText: 'Extract invoice' })
+				.first()
+				.dblclick();
+			await page.getByText('Document Type').first().waitFor({ timeout: 30_000 });
+			await page.waitForTimeout(1000);
+			await page.screenshot({ path: path.join(DOCS, 'editor-node.png') });
+		} finally {
+			await browser.close();
+		}
+		expect(fs.statSync(path.join(DOCS, 'editor-node.png')).size).toBeGreaterThan(10_000);
+		// Errors of the editor itself (e.g. blocked telemetry) are not ours; none may name the package.
+		expect(consoleErrors.filter((text) => /document-?ocr/i.test(text))).toEqual([]);
+	},
+);

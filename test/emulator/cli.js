@@ -46,7 +46,15 @@ async function main() {
 	if (a.timestampFormat) options.timestampFormat = a.timestampFormat;
 	if (a.webhook) options.webhooks = [{ url: a.webhook, secret: a.webhookSecret || '' }];
 	const emu = await startEmulator(options);
-	process.stdout.write(JSON.stringify({ url: emu.url, apiUrl: emu.apiUrl, adminUrl: `${emu.url}/__emulator`, keys: emu.keys, keyNames: KEYS }) + '\n');
+	process.stdout.write(
+		JSON.stringify({
+			url: emu.url,
+			apiUrl: emu.apiUrl,
+			adminUrl: `${emu.url}/__emulator`,
+			keys: emu.keys,
+			keyNames: KEYS,
+		}) + '\n',
+	);
 	let stopping = false;
 	const stop = async () => {
 		if (stopping) return;

@@ -57,18 +57,90 @@ const DEFAULT_OPTIONS = {
 };
 
 const ROUTES = [
-	{ method: 'POST', pattern: ['api', 'ocr'], name: 'POST /api/ocr', scope: 'submit', handler: 'submitTask' },
-	{ method: 'POST', pattern: ['api', 'v2', 'ocr'], name: 'POST /api/v2/ocr', scope: 'submit', handler: 'submitV2' },
-	{ method: 'GET', pattern: ['api', 'openapi.json'], name: 'GET /api/openapi.json', auth: false, handler: 'openapi' },
-	{ method: 'GET', pattern: ['api', 'tasks'], name: 'GET /api/tasks', scope: 'read', handler: 'listTasks' },
-	{ method: 'GET', pattern: ['api', 'tasks', ':id'], name: 'GET /api/tasks/:id', scope: 'read', handler: 'getTaskRoute' },
-	{ method: 'DELETE', pattern: ['api', 'tasks', ':id'], name: 'DELETE /api/tasks/:id', scope: 'export', handler: 'deleteTask' },
-	{ method: 'GET', pattern: ['api', 'export', ':id', ':format'], name: 'GET /api/export/:id/:format', scope: 'read', handler: 'exportTask' },
-	{ method: 'POST', pattern: ['v1', 'markdown'], name: 'POST /v1/markdown', scope: 'submit', handler: 'v1Markdown' },
-	{ method: 'POST', pattern: ['v1', 'ocr'], name: 'POST /v1/ocr', scope: 'submit', handler: 'v1Ocr' },
-	{ method: 'POST', pattern: ['v1', 'extract'], name: 'POST /v1/extract', scope: 'submit', handler: 'v1Extract' },
-	{ method: 'POST', pattern: ['v1', 'jobs'], name: 'POST /v1/jobs', scope: 'submit', handler: 'v1CreateJob' },
-	{ method: 'GET', pattern: ['v1', 'jobs', ':id'], name: 'GET /v1/jobs/:id', scope: 'submit', handler: 'v1GetJob' },
+	{
+		method: 'POST',
+		pattern: ['api', 'ocr'],
+		name: 'POST /api/ocr',
+		scope: 'submit',
+		handler: 'submitTask',
+	},
+	{
+		method: 'POST',
+		pattern: ['api', 'v2', 'ocr'],
+		name: 'POST /api/v2/ocr',
+		scope: 'submit',
+		handler: 'submitV2',
+	},
+	{
+		method: 'GET',
+		pattern: ['api', 'openapi.json'],
+		name: 'GET /api/openapi.json',
+		auth: false,
+		handler: 'openapi',
+	},
+	{
+		method: 'GET',
+		pattern: ['api', 'tasks'],
+		name: 'GET /api/tasks',
+		scope: 'read',
+		handler: 'listTasks',
+	},
+	{
+		method: 'GET',
+		pattern: ['api', 'tasks', ':id'],
+		name: 'GET /api/tasks/:id',
+		scope: 'read',
+		handler: 'getTaskRoute',
+	},
+	{
+		method: 'DELETE',
+		pattern: ['api', 'tasks', ':id'],
+		name: 'DELETE /api/tasks/:id',
+		scope: 'export',
+		handler: 'deleteTask',
+	},
+	{
+		method: 'GET',
+		pattern: ['api', 'export', ':id', ':format'],
+		name: 'GET /api/export/:id/:format',
+		scope: 'read',
+		handler: 'exportTask',
+	},
+	{
+		method: 'POST',
+		pattern: ['v1', 'markdown'],
+		name: 'POST /v1/markdown',
+		scope: 'submit',
+		handler: 'v1Markdown',
+	},
+	{
+		method: 'POST',
+		pattern: ['v1', 'ocr'],
+		name: 'POST /v1/ocr',
+		scope: 'submit',
+		handler: 'v1Ocr',
+	},
+	{
+		method: 'POST',
+		pattern: ['v1', 'extract'],
+		name: 'POST /v1/extract',
+		scope: 'submit',
+		handler: 'v1Extract',
+	},
+	{
+		method: 'POST',
+		pattern: ['v1', 'jobs'],
+		name: 'POST /v1/jobs',
+		scope: 'submit',
+		handler: 'v1CreateJob',
+	},
+	{
+		method: 'GET',
+		pattern: ['v1', 'jobs', ':id'],
+		name: 'GET /v1/jobs/:id',
+		scope: 'submit',
+		handler: 'v1GetJob',
+	},
 ];
 
 class HandledError extends Error {}
@@ -109,7 +181,11 @@ class Emulator extends EventEmitter {
 		super();
 		this.options = mergeOptions(options);
 		this.timers = new Timers();
-		this.store = new Store({ accounts: options.accounts, users: options.users, keys: options.keys });
+		this.store = new Store({
+			accounts: options.accounts,
+			users: options.users,
+			keys: options.keys,
+		});
 		this.faults = new Faults(this.options.seed);
 		this.taskMap = new Map(); // /api tasks (kind 'task' | 'v2')
 		this.jobMap = new Map(); // /v1 jobs (kind 'job')
@@ -139,7 +215,9 @@ class Emulator extends EventEmitter {
 
 	// ------------------------------------------------------------------ lifecycle
 	async start() {
-		const main = http.createServer((req, res) => this.handle(req, res, this.options.separateApiServer ? 'main' : 'all'));
+		const main = http.createServer((req, res) =>
+			this.handle(req, res, this.options.separateApiServer ? 'main' : 'all'),
+		);
 		this.servers.push(main);
 		await this.listen(main, this.options.port);
 		this.url = this.urlOf(main);
@@ -392,7 +470,11 @@ class Emulator extends EventEmitter {
 			};
 			const timer = this.timers.setTimeout(() => {
 				this.off('task', onTask);
-				reject(new Error(`task ${id} did not reach ${status || 'a final status'} within ${timeoutMs} ms`));
+				reject(
+					new Error(
+						`task ${id} did not reach ${status || 'a final status'} within ${timeoutMs} ms`,
+					),
+				);
 			}, timeoutMs);
 			this.on('task', onTask);
 		});
@@ -473,17 +555,27 @@ class Emulator extends EventEmitter {
 			return;
 		}
 		if (res.headersSent || res.destroyed) return;
-		const buf = Buffer.isBuffer(body) ? body : Buffer.from(body == null ? '' : String(body), 'utf8');
+		const buf = Buffer.isBuffer(body)
+			? body
+			: Buffer.from(body == null ? '' : String(body), 'utf8');
 		res.writeHead(status, { ...headers, 'content-length': buf.length });
 		res.end(buf);
 	}
 
 	sendJson(ctx, status, obj, headers = {}) {
-		this.send(ctx, status, { 'content-type': 'application/json; charset=utf-8', ...headers }, JSON.stringify(obj));
+		this.send(
+			ctx,
+			status,
+			{ 'content-type': 'application/json; charset=utf-8', ...headers },
+			JSON.stringify(obj),
+		);
 	}
 
 	sendError(ctx, status, code, message, headers = {}) {
-		const shape = ctx.surface === 'v1' ? this.options.shapes.v1Error || this.options.shapes.error : this.options.shapes.error;
+		const shape =
+			ctx.surface === 'v1'
+				? this.options.shapes.v1Error || this.options.shapes.error
+				: this.options.shapes.error;
 		const p = errorPayload(shape, code, message);
 		this.send(ctx, status, { 'content-type': p.contentType, ...headers }, p.body);
 	}
@@ -525,7 +617,12 @@ class Emulator extends EventEmitter {
 			pathMatched.push(r.method);
 		}
 		if (pathMatched) return { methodNotAllowed: true, allow: pathMatched.join(', ') };
-		const servable = listener === 'v1' ? segs[0] === 'v1' : listener === 'main' ? segs[0] === 'api' : segs[0] === 'api' || segs[0] === 'v1';
+		const servable =
+			listener === 'v1'
+				? segs[0] === 'v1'
+				: listener === 'main'
+					? segs[0] === 'api'
+					: segs[0] === 'api' || segs[0] === 'v1';
 		return { notFound: true, needsAuth: servable };
 	}
 
@@ -538,16 +635,32 @@ class Emulator extends EventEmitter {
 		const query = new URLSearchParams(qi >= 0 ? rawUrl.slice(qi + 1) : '');
 		const segs = rawPath.split('/').slice(1);
 		if (segs.length > 1 && segs[segs.length - 1] === '') segs.pop();
-		const ctx = { req, res, method, rawPath, query, segs, listener, lost: false, surface: segs[0] === 'v1' ? 'v1' : 'api', requestId: randomId('req_', 6) };
+		const ctx = {
+			req,
+			res,
+			method,
+			rawPath,
+			query,
+			segs,
+			listener,
+			lost: false,
+			surface: segs[0] === 'v1' ? 'v1' : 'api',
+			requestId: randomId('req_', 6),
+		};
 		res.setHeader('x-request-id', ctx.requestId);
 		if (this.options.log) {
-			res.on('finish', () => console.error(`[ocr-emulator] ${method} ${rawUrl} -> ${res.statusCode} (${Date.now() - started} ms)`));
+			res.on('finish', () =>
+				console.error(
+					`[ocr-emulator] ${method} ${rawUrl} -> ${res.statusCode} (${Date.now() - started} ms)`,
+				),
+			);
 		}
 		if (segs[0] === '__emulator' && listener !== 'v1') {
 			try {
 				await this.handleAdmin(ctx);
 			} catch (e) {
-				if (!(e instanceof HandledError)) this.sendJson(ctx, 500, { error: 'internal_error', message: String(e && e.message) });
+				if (!(e instanceof HandledError))
+					this.sendJson(ctx, 500, { error: 'internal_error', message: String(e && e.message) });
 			}
 			return;
 		}
@@ -581,7 +694,9 @@ class Emulator extends EventEmitter {
 			req.socket.destroy();
 			return;
 		}
-		const latency = fired.filter((r) => r.kind === 'latency').reduce((a, r) => a + (Number(r.ms) || 0), 0);
+		const latency = fired
+			.filter((r) => r.kind === 'latency')
+			.reduce((a, r) => a + (Number(r.ms) || 0), 0);
 		if (latency > 0) await this.timers.sleep(latency);
 		if (this.closed) return;
 		ctx.body = await readBody(req, this.options.maxBodyBytes);
@@ -590,7 +705,8 @@ class Emulator extends EventEmitter {
 			else return this.sendFault(ctx, terminal);
 		}
 		// 2. auth: missing key -> invalid key -> banned -> scope
-		if (m.notFound && !m.needsAuth) return this.sendError(ctx, 404, 'not_found', `No route for ${ctx.method} ${ctx.rawPath}`);
+		if (m.notFound && !m.needsAuth)
+			return this.sendError(ctx, 404, 'not_found', `No route for ${ctx.method} ${ctx.rawPath}`);
 		const route = m.route;
 		if (!route || route.auth !== false) {
 			const a = this.store.authenticate(req.headers.authorization, route ? route.scope : null);
@@ -598,9 +714,24 @@ class Emulator extends EventEmitter {
 			ctx.auth = a;
 			this.checkRateLimit(ctx);
 		}
-		if (ctx.body.tooLarge) return this.sendError(ctx, 413, 'payload_too_large', `Request body exceeds ${this.options.maxBodyBytes} bytes`, { connection: 'close' });
-		if (m.methodNotAllowed) return this.sendError(ctx, 405, 'method_not_allowed', `Method ${ctx.method} not allowed on ${ctx.rawPath}`, { allow: m.allow });
-		if (!route) return this.sendError(ctx, 404, 'not_found', `No route for ${ctx.method} ${ctx.rawPath}`);
+		if (ctx.body.tooLarge)
+			return this.sendError(
+				ctx,
+				413,
+				'payload_too_large',
+				`Request body exceeds ${this.options.maxBodyBytes} bytes`,
+				{ connection: 'close' },
+			);
+		if (m.methodNotAllowed)
+			return this.sendError(
+				ctx,
+				405,
+				'method_not_allowed',
+				`Method ${ctx.method} not allowed on ${ctx.rawPath}`,
+				{ allow: m.allow },
+			);
+		if (!route)
+			return this.sendError(ctx, 404, 'not_found', `No route for ${ctx.method} ${ctx.rawPath}`);
 		const params = {};
 		for (const [k, v] of Object.entries(m.params)) params[k] = decodeSegment(v);
 		return this[route.handler](ctx, params);
@@ -621,22 +752,48 @@ class Emulator extends EventEmitter {
 			return;
 		}
 		const retry = Math.max(1, Math.ceil((1 - b.tokens) / rl.perSecond));
-		this.fail(ctx, 429, 'rate_limited', `Rate limit of ${rl.perSecond} requests per second exceeded`, { 'retry-after': String(retry) });
+		this.fail(
+			ctx,
+			429,
+			'rate_limited',
+			`Rate limit of ${rl.perSecond} requests per second exceeded`,
+			{ 'retry-after': String(retry) },
+		);
 	}
 
 	sendFault(ctx, r) {
 		switch (r.kind) {
 			case 'status': {
 				const status = Number(r.status) || 503;
-				const defaults = { 400: 'bad_request', 404: 'not_found', 429: 'rate_limited', 500: 'internal_error', 502: 'bad_gateway', 503: 'service_unavailable', 504: 'timeout' };
+				const defaults = {
+					400: 'bad_request',
+					404: 'not_found',
+					429: 'rate_limited',
+					500: 'internal_error',
+					502: 'bad_gateway',
+					503: 'service_unavailable',
+					504: 'timeout',
+				};
 				const code = r.code || defaults[status] || 'service_unavailable';
 				const headers = r.retryAfter != null ? { 'retry-after': String(r.retryAfter) } : {};
-				return this.sendError(ctx, status, code, r.message || `Injected ${status} ${code}`, headers);
+				return this.sendError(
+					ctx,
+					status,
+					code,
+					r.message || `Injected ${status} ${code}`,
+					headers,
+				);
 			}
 			case 'rateLimit':
-				return this.sendError(ctx, Number(r.status) || 429, r.code || 'rate_limited', r.message || 'Too many requests', {
-					'retry-after': String(r.retryAfter != null ? r.retryAfter : 1),
-				});
+				return this.sendError(
+					ctx,
+					Number(r.status) || 429,
+					r.code || 'rate_limited',
+					r.message || 'Too many requests',
+					{
+						'retry-after': String(r.retryAfter != null ? r.retryAfter : 1),
+					},
+				);
 			case 'quota':
 				return this.sendError(
 					ctx,
@@ -646,9 +803,19 @@ class Emulator extends EventEmitter {
 					r.retryAfter != null ? { 'retry-after': String(r.retryAfter) } : {},
 				);
 			case 'html':
-				return this.send(ctx, Number(r.status) || 502, { 'content-type': 'text/html; charset=utf-8' }, '<html><body><h1>502 Bad Gateway</h1></body></html>');
+				return this.send(
+					ctx,
+					Number(r.status) || 502,
+					{ 'content-type': 'text/html; charset=utf-8' },
+					'<html><body><h1>502 Bad Gateway</h1></body></html>',
+				);
 			case 'truncatedJson':
-				return this.send(ctx, Number(r.status) || 200, { 'content-type': 'application/json' }, '{"taskId": "tsk_');
+				return this.send(
+					ctx,
+					Number(r.status) || 200,
+					{ 'content-type': 'application/json' },
+					'{"taskId": "tsk_',
+				);
 			default:
 				return this.sendError(ctx, 500, 'internal_error', `Unknown fault kind ${r.kind}`);
 		}
@@ -666,27 +833,43 @@ class Emulator extends EventEmitter {
 		} catch (e) {
 			this.fail(ctx, 400, 'bad_request', `Request body is not valid JSON: ${e.message}`);
 		}
-		if (!isPlainObject(json)) this.fail(ctx, 400, 'bad_request', 'Request body must be a JSON object');
+		if (!isPlainObject(json))
+			this.fail(ctx, 400, 'bad_request', 'Request body must be a JSON object');
 		return json;
 	}
 
 	decodeBase64(ctx, value) {
-		if (typeof value !== 'string' || value.length === 0) this.fail(ctx, 400, 'bad_request', 'imageBase64 is required (base64 string or data URI)');
+		if (typeof value !== 'string' || value.length === 0)
+			this.fail(ctx, 400, 'bad_request', 'imageBase64 is required (base64 string or data URI)');
 		let s = value.trim();
 		if (/^data:/i.test(s)) {
 			const m = /^data:([^;,]*)((?:;[^;,]*)*);base64,([\s\S]*)$/i.exec(s);
-			if (!m) this.fail(ctx, 400, 'bad_request', 'imageBase64 data URI must look like data:<mime>;base64,<data>');
+			if (!m)
+				this.fail(
+					ctx,
+					400,
+					'bad_request',
+					'imageBase64 data URI must look like data:<mime>;base64,<data>',
+				);
 			s = m[3];
 		}
 		s = s.replace(/\s+/g, '');
-		if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(s) || s.length % 4 === 1) this.fail(ctx, 400, 'bad_request', 'imageBase64 is not valid base64');
+		if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(s) || s.length % 4 === 1)
+			this.fail(ctx, 400, 'bad_request', 'imageBase64 is not valid base64');
 		const buf = Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
 		return buf;
 	}
 
 	checkFile(ctx, buf, types) {
-		if (!buf || buf.length === 0) this.fail(ctx, 400, 'bad_request', 'The document is empty (0 bytes)');
-		if (buf.length > this.options.maxFileBytes) this.fail(ctx, 413, 'payload_too_large', `The document exceeds ${this.options.maxFileBytes} bytes`);
+		if (!buf || buf.length === 0)
+			this.fail(ctx, 400, 'bad_request', 'The document is empty (0 bytes)');
+		if (buf.length > this.options.maxFileBytes)
+			this.fail(
+				ctx,
+				413,
+				'payload_too_large',
+				`The document exceeds ${this.options.maxFileBytes} bytes`,
+			);
 		const type = docs.detectType(buf);
 		if (!type || !types.includes(type)) {
 			this.fail(
@@ -700,13 +883,21 @@ class Emulator extends EventEmitter {
 	}
 
 	validateSubmissionJson(ctx, json, { requireFilename }) {
-		if (typeof json.imageBase64 !== 'string' || !json.imageBase64) this.fail(ctx, 400, 'bad_request', 'imageBase64 is required (base64 string or data URI)');
-		if (json.filename !== undefined && json.filename !== null && typeof json.filename !== 'string') this.fail(ctx, 400, 'bad_request', 'filename must be a string');
-		if (requireFilename && (typeof json.filename !== 'string' || !json.filename.trim())) this.fail(ctx, 400, 'bad_request', 'filename is required');
+		if (typeof json.imageBase64 !== 'string' || !json.imageBase64)
+			this.fail(ctx, 400, 'bad_request', 'imageBase64 is required (base64 string or data URI)');
+		if (json.filename !== undefined && json.filename !== null && typeof json.filename !== 'string')
+			this.fail(ctx, 400, 'bad_request', 'filename must be a string');
+		if (requireFilename && (typeof json.filename !== 'string' || !json.filename.trim()))
+			this.fail(ctx, 400, 'bad_request', 'filename is required');
 		if (json.provider !== undefined && !PROVIDERS.includes(json.provider))
 			this.fail(ctx, 400, 'bad_request', `provider must be one of ${PROVIDERS.join(', ')}`);
 		if (json.documentType !== undefined && !DOCUMENT_TYPES.includes(json.documentType))
-			this.fail(ctx, 400, 'bad_request', `documentType must be one of ${DOCUMENT_TYPES.join(', ')}`);
+			this.fail(
+				ctx,
+				400,
+				'bad_request',
+				`documentType must be one of ${DOCUMENT_TYPES.join(', ')}`,
+			);
 	}
 
 	/** Quota + balance check, deduction (ledger), failCreation fault (refund + 500). Returns the new id. */
@@ -718,7 +909,12 @@ class Emulator extends EventEmitter {
 		}
 		const available = account ? account.balance : 0;
 		if (!account || available < pages) {
-			this.fail(ctx, 402, 'insufficient_pages', `Insufficient page balance: ${pages} page(s) required, ${available} available`);
+			this.fail(
+				ctx,
+				402,
+				'insufficient_pages',
+				`Insufficient page balance: ${pages} page(s) required, ${available} available`,
+			);
 		}
 		const id = randomId(prefix);
 		this.store.charge(account.name, user.name, pages, id, endpoint);
@@ -732,7 +928,12 @@ class Emulator extends EventEmitter {
 		return id;
 	}
 
-	createRecord(ctx, id, kind, { provider, documentType, filename, pages, buf, type, options, fields }) {
+	createRecord(
+		ctx,
+		id,
+		kind,
+		{ provider, documentType, filename, pages, buf, type, options, fields },
+	) {
 		const pageTexts = docs.extractPages(buf);
 		const text = pageTexts.join(docs.PAGE_SEPARATOR);
 		let fate = null;
@@ -803,8 +1004,12 @@ class Emulator extends EventEmitter {
 			if (t.kind === 'job') {
 				t.result = { text: t.text, markdown: rec.toMarkdown(t.pageTexts), pages: t.pages };
 			} else {
-				t.resultText = t.kind === 'v2' && t.options && t.options.format === 'markdown' ? rec.toMarkdown(t.pageTexts) : t.text;
-				if (t.documentType === 'invoice') t.metadata = { ...t.metadata, invoice: rec.parseInvoice(t.text) };
+				t.resultText =
+					t.kind === 'v2' && t.options && t.options.format === 'markdown'
+						? rec.toMarkdown(t.pageTexts)
+						: t.text;
+				if (t.documentType === 'invoice')
+					t.metadata = { ...t.metadata, invoice: rec.parseInvoice(t.text) };
 				if (t.provider === 'provider-sync') t.words = rec.makeWords(t.pageTexts);
 			}
 			t.status = 'done';
@@ -841,7 +1046,14 @@ class Emulator extends EventEmitter {
 		const documentType = json.documentType || 'general';
 		const pages = docs.countPages(buf);
 		const id = this.charge(ctx, pages, 'tsk_', 'POST /api/ocr');
-		const t = this.createRecord(ctx, id, 'task', { provider, documentType, filename: json.filename, pages, buf, type });
+		const t = this.createRecord(ctx, id, 'task', {
+			provider,
+			documentType,
+			filename: json.filename,
+			pages,
+			buf,
+			type,
+		});
 		if (provider === 'provider-sync') {
 			this.setStatus(t, 'processing');
 			await this.timers.sleep(this.options.syncMsPerPage * pages);
@@ -863,9 +1075,11 @@ class Emulator extends EventEmitter {
 		this.validateSubmissionJson(ctx, json, { requireFilename: true });
 		const options = json.options === undefined || json.options === null ? {} : json.options;
 		if (!isPlainObject(options)) this.fail(ctx, 400, 'bad_request', 'options must be an object');
-		if (options.format !== undefined && typeof options.format !== 'string') this.fail(ctx, 400, 'bad_request', 'options.format must be a string');
+		if (options.format !== undefined && typeof options.format !== 'string')
+			this.fail(ctx, 400, 'bad_request', 'options.format must be a string');
 		for (const k of ['highFidelityTables', 'formulas']) {
-			if (options[k] !== undefined && typeof options[k] !== 'boolean') this.fail(ctx, 400, 'bad_request', `options.${k} must be a boolean`);
+			if (options[k] !== undefined && typeof options[k] !== 'boolean')
+				this.fail(ctx, 400, 'bad_request', `options.${k} must be a boolean`);
 		}
 		const buf = this.decodeBase64(ctx, json.imageBase64);
 		const type = this.checkFile(ctx, buf, API_TYPES);
@@ -900,7 +1114,8 @@ class Emulator extends EventEmitter {
 		const int = (name, dflt) => {
 			const raw = q.get(name);
 			if (raw === null || raw === '') return dflt;
-			if (!/^\s*[+-]?\d+\s*$/.test(raw)) this.fail(ctx, 400, 'bad_request', `${name} must be an integer`);
+			if (!/^\s*[+-]?\d+\s*$/.test(raw))
+				this.fail(ctx, 400, 'bad_request', `${name} must be an integer`);
 			const n = parseInt(raw, 10);
 			if (n < 1) this.fail(ctx, 400, 'bad_request', `${name} must be >= 1`);
 			return n;
@@ -913,11 +1128,16 @@ class Emulator extends EventEmitter {
 		if (status) all = all.filter((t) => this.statusName(t.status) === status);
 		all.sort((a, b) => b.seq - a.seq);
 		const total = all.length;
-		const items = all.slice((page - 1) * pageSize, page * pageSize).map((t) => this.publicTask(t, { list: true }));
+		const items = all
+			.slice((page - 1) * pageSize, page * pageSize)
+			.map((t) => this.publicTask(t, { list: true }));
 		let body;
 		switch (this.options.shapes.list) {
 			case 'data':
-				body = { data: items, pagination: { page, pageSize, total, totalPages: Math.ceil(total / pageSize) } };
+				body = {
+					data: items,
+					pagination: { page, pageSize, total, totalPages: Math.ceil(total / pageSize) },
+				};
 				break;
 			case 'tasks':
 				body = { tasks: items, total };
@@ -961,18 +1181,32 @@ class Emulator extends EventEmitter {
 	}
 
 	exportTask(ctx, { id, format }) {
-		if (!EXPORT_FORMATS.includes(format)) return this.sendError(ctx, 400, 'invalid_format', `format must be one of ${EXPORT_FORMATS.join(', ')}`);
+		if (!EXPORT_FORMATS.includes(format))
+			return this.sendError(
+				ctx,
+				400,
+				'invalid_format',
+				`format must be one of ${EXPORT_FORMATS.join(', ')}`,
+			);
 		const t = this.ownRecord(ctx, this.taskMap, id);
 		if (!t) return this.sendError(ctx, 404, 'not_found', 'Task not found');
 		if (t.status !== 'done') {
-			return this.sendError(ctx, 409, 'task_not_ready', `Task ${t.taskId} is not ready for export (status: ${this.statusName(t.status)})`);
+			return this.sendError(
+				ctx,
+				409,
+				'task_not_ready',
+				`Task ${t.taskId} is not ready for export (status: ${this.statusName(t.status)})`,
+			);
 		}
 		const pages = String(t.resultText).split(docs.PAGE_SEPARATOR);
 		const file = buildExport(format, { pages, invoice: t.metadata && t.metadata.invoice });
 		this.send(
 			ctx,
 			200,
-			{ 'content-type': EXPORT_CONTENT_TYPES[format], 'content-disposition': contentDisposition(`${exportBaseName(t)}.${format}`) },
+			{
+				'content-type': EXPORT_CONTENT_TYPES[format],
+				'content-disposition': contentDisposition(`${exportBaseName(t)}.${format}`),
+			},
 			file,
 		);
 	}
@@ -980,7 +1214,8 @@ class Emulator extends EventEmitter {
 	// ------------------------------------------------------------------ /v1 handlers
 	async readMultipart(ctx) {
 		const ct = String(ctx.req.headers['content-type'] || '');
-		if (!/^multipart\/form-data/i.test(ct)) this.fail(ctx, 415, 'unsupported_media_type', 'Content-Type must be multipart/form-data');
+		if (!/^multipart\/form-data/i.test(ct))
+			this.fail(ctx, 415, 'unsupported_media_type', 'Content-Type must be multipart/form-data');
 		try {
 			return await new Response(ctx.body.buffer, { headers: { 'content-type': ct } }).formData();
 		} catch (e) {
@@ -991,8 +1226,15 @@ class Emulator extends EventEmitter {
 
 	async readV1File(ctx, form) {
 		const f = form.get('file');
-		if (f === null || f === undefined) this.fail(ctx, 400, 'bad_request', 'The multipart part "file" is required');
-		if (typeof f === 'string') this.fail(ctx, 400, 'bad_request', 'The multipart part "file" must be a file upload (with a filename)');
+		if (f === null || f === undefined)
+			this.fail(ctx, 400, 'bad_request', 'The multipart part "file" is required');
+		if (typeof f === 'string')
+			this.fail(
+				ctx,
+				400,
+				'bad_request',
+				'The multipart part "file" must be a file upload (with a filename)',
+			);
 		const buf = Buffer.from(await f.arrayBuffer());
 		const type = this.checkFile(ctx, buf, V1_TYPES);
 		return { buf, type, filename: f.name || null };
@@ -1024,7 +1266,12 @@ class Emulator extends EventEmitter {
 		const form = await this.readMultipart(ctx);
 		const file = await this.readV1File(ctx, form);
 		const r = await this.syncRecognise(ctx, file, 'POST /v1/ocr');
-		this.sendJson(ctx, 200, { id: r.id, pages: r.pages, text: r.text, blocks: rec.makeBlocks(r.pageTexts) });
+		this.sendJson(ctx, 200, {
+			id: r.id,
+			pages: r.pages,
+			text: r.text,
+			blocks: rec.makeBlocks(r.pageTexts),
+		});
 	}
 
 	async v1Extract(ctx) {
@@ -1032,7 +1279,13 @@ class Emulator extends EventEmitter {
 		const file = await this.readV1File(ctx, form);
 		let raw = form.get('schema');
 		if (raw !== null && typeof raw !== 'string') raw = await raw.text();
-		if (raw === null || raw === undefined || !String(raw).trim()) this.fail(ctx, 400, 'invalid_schema', 'The multipart part "schema" (a JSON Schema object) is required');
+		if (raw === null || raw === undefined || !String(raw).trim())
+			this.fail(
+				ctx,
+				400,
+				'invalid_schema',
+				'The multipart part "schema" (a JSON Schema object) is required',
+			);
 		let schema;
 		try {
 			schema = JSON.parse(raw);
@@ -1042,7 +1295,11 @@ class Emulator extends EventEmitter {
 		const problem = rec.validateSchema(schema);
 		if (problem) this.fail(ctx, 400, 'invalid_schema', problem);
 		const r = await this.syncRecognise(ctx, file, 'POST /v1/extract');
-		this.sendJson(ctx, 200, { id: r.id, pages: r.pages, data: rec.extractBySchema(schema, r.text) });
+		this.sendJson(ctx, 200, {
+			id: r.id,
+			pages: r.pages,
+			data: rec.extractBySchema(schema, r.text),
+		});
 	}
 
 	async v1CreateJob(ctx) {
@@ -1089,7 +1346,10 @@ class Emulator extends EventEmitter {
 			}
 		};
 		const bad = (e) => {
-			this.sendJson(ctx, 400, { error: 'bad_request', message: String(e && e.message ? e.message : e) });
+			this.sendJson(ctx, 400, {
+				error: 'bad_request',
+				message: String(e && e.message ? e.message : e),
+			});
 			throw new HandledError('bad_request');
 		};
 		const sub = ctx.segs.slice(1).join('/');
@@ -1132,7 +1392,11 @@ class Emulator extends EventEmitter {
 				} catch (e) {
 					bad(e);
 				}
-				return this.sendJson(ctx, 200, { ok: true, account: j.account, balance: this.balance(j.account) });
+				return this.sendJson(ctx, 200, {
+					ok: true,
+					account: j.account,
+					balance: this.balance(j.account),
+				});
 			}
 			case 'POST reset':
 				this.reset();
@@ -1142,7 +1406,10 @@ class Emulator extends EventEmitter {
 				return this.sendJson(ctx, 200, { ok: true });
 			case 'POST fail-next': {
 				const j = json();
-				return this.sendJson(ctx, 200, { ok: true, failNext: this.failNextTasks(j.count ?? j.n ?? 1) });
+				return this.sendJson(ctx, 200, {
+					ok: true,
+					failNext: this.failNextTasks(j.count ?? j.n ?? 1),
+				});
 			}
 			case 'POST keys': {
 				const j = json();
@@ -1167,7 +1434,10 @@ class Emulator extends EventEmitter {
 				this.resumeQueue();
 				return this.sendJson(ctx, 200, { ok: true });
 			default:
-				return this.sendJson(ctx, 404, { error: 'not_found', message: `No admin route ${ctx.method} /${ctx.segs.join('/')}` });
+				return this.sendJson(ctx, 404, {
+					error: 'not_found',
+					message: `No admin route ${ctx.method} /${ctx.segs.join('/')}`,
+				});
 		}
 	}
 }

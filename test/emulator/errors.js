@@ -34,14 +34,23 @@ const STATUS_FOR_CODE = {
 function errorPayload(shape, code, message) {
 	switch (shape) {
 		case 'nested':
-			return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ error: { code, message } }) };
+			return {
+				contentType: 'application/json; charset=utf-8',
+				body: JSON.stringify({ error: { code, message } }),
+			};
 		case 'code':
-			return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ code, message }) };
+			return {
+				contentType: 'application/json; charset=utf-8',
+				body: JSON.stringify({ code, message }),
+			};
 		case 'text':
 			return { contentType: 'text/plain; charset=utf-8', body: `${code}: ${message}` };
 		case 'flat':
 		default:
-			return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ error: code, message }) };
+			return {
+				contentType: 'application/json; charset=utf-8',
+				body: JSON.stringify({ error: code, message }),
+			};
 	}
 }
 

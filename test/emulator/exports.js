@@ -17,14 +17,19 @@ const EXPORT_CONTENT_TYPES = {
 
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 const REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
-const OFFICE_DOC_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument';
+const OFFICE_DOC_REL =
+	'http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument';
 
 function buildDocx({ pages }) {
 	const body = [];
 	pages.forEach((page, i) => {
 		if (i > 0) body.push('<w:p><w:r><w:br w:type="page"/></w:r></w:p>');
 		for (const line of String(page).split('\n')) {
-			body.push(line ? `<w:p><w:r><w:t xml:space="preserve">${xmlEscape(line)}</w:t></w:r></w:p>` : '<w:p/>');
+			body.push(
+				line
+					? `<w:p><w:r><w:t xml:space="preserve">${xmlEscape(line)}</w:t></w:r></w:p>`
+					: '<w:p/>',
+			);
 		}
 	});
 	const document =
@@ -45,7 +50,9 @@ function buildDocx({ pages }) {
 		},
 		{
 			name: '_rels/.rels',
-			data: XML_HEAD + `<Relationships xmlns="${REL_NS}"><Relationship Id="rId1" Type="${OFFICE_DOC_REL}" Target="word/document.xml"/></Relationships>`,
+			data:
+				XML_HEAD +
+				`<Relationships xmlns="${REL_NS}"><Relationship Id="rId1" Type="${OFFICE_DOC_REL}" Target="word/document.xml"/></Relationships>`,
 		},
 		{ name: 'word/document.xml', data: document },
 	]);
@@ -112,14 +119,20 @@ function buildXlsx({ pages, invoice }) {
 		},
 		{
 			name: '_rels/.rels',
-			data: XML_HEAD + `<Relationships xmlns="${REL_NS}"><Relationship Id="rId1" Type="${OFFICE_DOC_REL}" Target="xl/workbook.xml"/></Relationships>`,
+			data:
+				XML_HEAD +
+				`<Relationships xmlns="${REL_NS}"><Relationship Id="rId1" Type="${OFFICE_DOC_REL}" Target="xl/workbook.xml"/></Relationships>`,
 		},
 		{
 			name: 'xl/workbook.xml',
 			data:
 				XML_HEAD +
 				'<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>' +
-				sheets.map((s, i) => `<sheet name="${xmlEscape(s.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('') +
+				sheets
+					.map(
+						(s, i) => `<sheet name="${xmlEscape(s.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`,
+					)
+					.join('') +
 				'</sheets></workbook>',
 		},
 		{

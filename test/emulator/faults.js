@@ -11,12 +11,23 @@
  */
 const { seededRandom } = require('./util.js');
 
-const FAULT_KINDS = ['status', 'rateLimit', 'quota', 'reset', 'latency', 'lostResponse', 'failCreation', 'html', 'truncatedJson'];
+const FAULT_KINDS = [
+	'status',
+	'rateLimit',
+	'quota',
+	'reset',
+	'latency',
+	'lostResponse',
+	'failCreation',
+	'html',
+	'truncatedJson',
+];
 
 function normalisePath(p) {
 	if (p === undefined || p === null || p === '') return null;
 	if (p instanceof RegExp) return p;
-	if (typeof p === 'object' && typeof p.regex === 'string') return new RegExp(p.regex, p.flags || '');
+	if (typeof p === 'object' && typeof p.regex === 'string')
+		return new RegExp(p.regex, p.flags || '');
 	if (typeof p === 'string') return p;
 	throw new Error('fault rule "path" must be a string prefix, a RegExp or { regex, flags }');
 }
@@ -31,7 +42,8 @@ class Faults {
 	}
 
 	add(rule) {
-		if (!rule || !FAULT_KINDS.includes(rule.kind)) throw new Error(`fault rule "kind" must be one of ${FAULT_KINDS.join(', ')}`);
+		if (!rule || !FAULT_KINDS.includes(rule.kind))
+			throw new Error(`fault rule "kind" must be one of ${FAULT_KINDS.join(', ')}`);
 		const r = {
 			...rule,
 			id: this.nextId++,
@@ -42,7 +54,8 @@ class Faults {
 		};
 		const unlimited = r.every != null || r.probability != null;
 		r.remaining = r.times != null ? Number(r.times) : unlimited ? Infinity : 1;
-		if (r.every != null && !(Number(r.every) >= 1)) throw new Error('fault rule "every" must be >= 1');
+		if (r.every != null && !(Number(r.every) >= 1))
+			throw new Error('fault rule "every" must be >= 1');
 		this.rules.push(r);
 		return r;
 	}
@@ -89,7 +102,10 @@ class Faults {
 	}
 
 	list() {
-		return this.rules.map((r) => ({ ...r, path: r.path instanceof RegExp ? { regex: r.path.source, flags: r.path.flags } : r.path }));
+		return this.rules.map((r) => ({
+			...r,
+			path: r.path instanceof RegExp ? { regex: r.path.source, flags: r.path.flags } : r.path,
+		}));
 	}
 }
 

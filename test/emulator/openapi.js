@@ -21,10 +21,21 @@ function buildOpenApi(baseUrl) {
 									type: 'object',
 									required: ['imageBase64'],
 									properties: {
-										imageBase64: { type: 'string', description: 'Base64 file bytes or data:image/<type>;base64,<data>' },
+										imageBase64: {
+											type: 'string',
+											description: 'Base64 file bytes or data:image/<type>;base64,<data>',
+										},
 										filename: { type: 'string' },
-										provider: { type: 'string', enum: ['provider-async', 'provider-sync'], default: 'provider-async' },
-										documentType: { type: 'string', enum: ['general', 'invoice'], default: 'general' },
+										provider: {
+											type: 'string',
+											enum: ['provider-async', 'provider-sync'],
+											default: 'provider-async',
+										},
+										documentType: {
+											type: 'string',
+											enum: ['general', 'invoice'],
+											default: 'general',
+										},
 									},
 								},
 							},
@@ -35,7 +46,14 @@ function buildOpenApi(baseUrl) {
 							description: 'Accepted',
 							content: {
 								'application/json': {
-									schema: { type: 'object', properties: { success: { type: 'boolean' }, taskId: { type: 'string' }, provider: { type: 'string' } } },
+									schema: {
+										type: 'object',
+										properties: {
+											success: { type: 'boolean' },
+											taskId: { type: 'string' },
+											provider: { type: 'string' },
+										},
+									},
 								},
 							},
 						},
@@ -53,7 +71,11 @@ function buildOpenApi(baseUrl) {
 					'x-required-scope': 'read',
 					parameters: [
 						{ name: 'page', in: 'query', schema: { type: 'integer', default: 1, minimum: 1 } },
-						{ name: 'pageSize', in: 'query', schema: { type: 'integer', default: 20, minimum: 1, maximum: 100 } },
+						{
+							name: 'pageSize',
+							in: 'query',
+							schema: { type: 'integer', default: 20, minimum: 1, maximum: 100 },
+						},
 						{ name: 'status', in: 'query', schema: { type: 'string' } },
 					],
 					responses: { 200: { description: 'Task list' }, 401: err, 403: err },
@@ -64,7 +86,10 @@ function buildOpenApi(baseUrl) {
 					summary: 'Get a task',
 					'x-required-scope': 'read',
 					parameters: [idParam],
-					responses: { 200: { description: 'Task detail; includes resultText when done' }, 404: err },
+					responses: {
+						200: { description: 'Task detail; includes resultText when done' },
+						404: err,
+					},
 				},
 				delete: {
 					summary: 'Delete a task and its files',
@@ -77,7 +102,15 @@ function buildOpenApi(baseUrl) {
 				get: {
 					summary: 'Export a completed task',
 					'x-required-scope': 'ocr:read',
-					parameters: [idParam, { name: 'format', in: 'path', required: true, schema: { type: 'string', enum: ['docx', 'xlsx', 'pdf'] } }],
+					parameters: [
+						idParam,
+						{
+							name: 'format',
+							in: 'path',
+							required: true,
+							schema: { type: 'string', enum: ['docx', 'xlsx', 'pdf'] },
+						},
+					],
 					responses: { 200: { description: 'Binary export' }, 404: err, 409: err },
 				},
 			},

@@ -90,7 +90,7 @@ class WorkQueue {
 	estimateWaitMs(msPerPage) {
 		const queuedPages = this.items.reduce((a, t) => a + (t.pages || 1), 0);
 		const pending = queuedPages + (this.busy >= this.workers ? this.busyPages / this.busy : 0);
-		return ((pending * msPerPage) / this.workers) + this.queueDelayMs;
+		return (pending * msPerPage) / this.workers + this.queueDelayMs;
 	}
 
 	close() {

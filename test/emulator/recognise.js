@@ -31,7 +31,9 @@ function parseAmount(raw) {
 		if (lastComma > lastDot) s = s.replace(/\./g, '').replace(',', '.');
 		else s = s.replace(/,/g, '');
 	} else if (lastComma >= 0) {
-		s = /,\d{1,2}$/.test(s) ? s.replace(/,(?=\d{1,2}$)/, '.').replace(/,/g, '') : s.replace(/,/g, '');
+		s = /,\d{1,2}$/.test(s)
+			? s.replace(/,(?=\d{1,2}$)/, '.').replace(/,/g, '')
+			: s.replace(/,/g, '');
 	}
 	const n = Number(s);
 	return Number.isFinite(n) ? n : null;
@@ -56,14 +58,18 @@ function parseInvoice(text) {
 		}
 		return null;
 	};
-	const totalRaw = field(/^(?:grand\s*total|total(?:\s*amount)?(?:\s*due)?|amount\s*due)\s*[:=]?\s*(.+)$/i);
+	const totalRaw = field(
+		/^(?:grand\s*total|total(?:\s*amount)?(?:\s*due)?|amount\s*due)\s*[:=]?\s*(.+)$/i,
+	);
 	return {
 		vendor: ls[0] || null,
 		invoiceNumber: field(/^invoice\s*(?:number|no\.?|nr\.?|#|id)\s*[:#]?\s*(.+)$/i),
 		invoiceDate: field(/^(?:invoice\s*date|date\s*of\s*issue|issue\s*date)\s*[:=]?\s*(.+)$/i),
 		dueDate: field(/^(?:due\s*date|payment\s*due)\s*[:=]?\s*(.+)$/i),
 		total: parseAmount(totalRaw),
-		currency: (field(/^currency\s*[:=]?\s*([A-Za-z]{3})\b/i) || '').toUpperCase() || detectCurrency(totalRaw),
+		currency:
+			(field(/^currency\s*[:=]?\s*([A-Za-z]{3})\b/i) || '').toUpperCase() ||
+			detectCurrency(totalRaw),
 	};
 }
 
@@ -75,7 +81,10 @@ function toMarkdown(pages) {
 		if (i === 0) {
 			const first = ls.findIndex((l) => l.trim());
 			if (first >= 0) {
-				const rest = ls.slice(first + 1).join('\n').trim();
+				const rest = ls
+					.slice(first + 1)
+					.join('\n')
+					.trim();
 				out.push(`# ${ls[first].trim()}` + (rest ? `\n\n${rest}` : ''));
 				return;
 			}
@@ -101,7 +110,12 @@ function makeWords(pages) {
 						text: m[0],
 						page: p + 1,
 						confidence: confidenceFor(m[0]),
-						bbox: { x: MARGIN + m.index * CHAR_W, y: MARGIN + li * LINE_H, width: m[0].length * CHAR_W, height: 12 },
+						bbox: {
+							x: MARGIN + m.index * CHAR_W,
+							y: MARGIN + li * LINE_H,
+							width: m[0].length * CHAR_W,
+							height: 12,
+						},
 					});
 				}
 			});
@@ -121,7 +135,12 @@ function makeBlocks(pages) {
 					page: p + 1,
 					type: 'line',
 					text: line.trim(),
-					bbox: { x: MARGIN + lead * CHAR_W, y: MARGIN + li * LINE_H, width: line.trim().length * CHAR_W, height: 12 },
+					bbox: {
+						x: MARGIN + lead * CHAR_W,
+						y: MARGIN + li * LINE_H,
+						width: line.trim().length * CHAR_W,
+						height: 12,
+					},
 				});
 			});
 	});
@@ -160,14 +179,22 @@ const FIELD_ALIASES = {
 };
 
 function normaliseName(name) {
-	return String(name).toLowerCase().replace(/[_\-\s.]/g, '');
+	return String(name)
+		.toLowerCase()
+		.replace(/[_\-\s.]/g, '');
 }
 
 function validateSchema(schema) {
-	if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return 'schema must be a JSON object';
-	if (!schema.properties || typeof schema.properties !== 'object' || Array.isArray(schema.properties))
+	if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+		return 'schema must be a JSON object';
+	if (
+		!schema.properties ||
+		typeof schema.properties !== 'object' ||
+		Array.isArray(schema.properties)
+	)
 		return 'schema must have an object "properties"';
-	if (schema.type !== undefined && schema.type !== 'object') return 'schema "type" must be "object"';
+	if (schema.type !== undefined && schema.type !== 'object')
+		return 'schema "type" must be "object"';
 	return null;
 }
 

@@ -12,12 +12,27 @@
 const ALL_SCOPES = ['submit', 'read', 'export'];
 
 const DEFAULT_KEYS = Object.freeze({
-	ocr_test_full: Object.freeze({ user: 'alice', scopes: Object.freeze(['submit', 'read', 'export']) }),
+	ocr_test_full: Object.freeze({
+		user: 'alice',
+		scopes: Object.freeze(['submit', 'read', 'export']),
+	}),
 	ocr_test_submit_only: Object.freeze({ user: 'alice', scopes: Object.freeze(['submit']) }),
-	ocr_test_read_alias: Object.freeze({ user: 'alice', scopes: Object.freeze(['submit', 'ocr:read']) }),
-	ocr_test_member: Object.freeze({ user: 'carol', scopes: Object.freeze(['submit', 'read', 'export']) }),
-	ocr_test_banned: Object.freeze({ user: 'mallory', scopes: Object.freeze(['submit', 'read', 'export']) }),
-	ocr_test_broke: Object.freeze({ user: 'bob', scopes: Object.freeze(['submit', 'read', 'export']) }),
+	ocr_test_read_alias: Object.freeze({
+		user: 'alice',
+		scopes: Object.freeze(['submit', 'ocr:read']),
+	}),
+	ocr_test_member: Object.freeze({
+		user: 'carol',
+		scopes: Object.freeze(['submit', 'read', 'export']),
+	}),
+	ocr_test_banned: Object.freeze({
+		user: 'mallory',
+		scopes: Object.freeze(['submit', 'read', 'export']),
+	}),
+	ocr_test_broke: Object.freeze({
+		user: 'bob',
+		scopes: Object.freeze(['submit', 'read', 'export']),
+	}),
 });
 
 /** Friendly aliases of the default key strings. */
@@ -69,8 +84,10 @@ class Store {
 
 	addAccount(name, { balance = 0, owner = null, members = [] } = {}) {
 		this.accounts.set(name, { name, balance: Number(balance) || 0, owner, members: [...members] });
-		if (owner) this.addUser(owner, { ...(this.users.get(owner) || {}), account: name, role: 'owner' });
-		for (const m of members) this.addUser(m, { ...(this.users.get(m) || {}), account: name, role: 'member' });
+		if (owner)
+			this.addUser(owner, { ...(this.users.get(owner) || {}), account: name, role: 'owner' });
+		for (const m of members)
+			this.addUser(m, { ...(this.users.get(m) || {}), account: name, role: 'member' });
 		return this.accounts.get(name);
 	}
 
@@ -87,7 +104,12 @@ class Store {
 
 	addKey(key, { user, scopes = [] } = {}) {
 		const set = new Set(['submit', ...scopes.map(normaliseScope)]);
-		this.keys.set(String(key), { key: String(key), user, scopes: [...set], rawScopes: [...scopes] });
+		this.keys.set(String(key), {
+			key: String(key),
+			user,
+			scopes: [...set],
+			rawScopes: [...scopes],
+		});
 		return this.keys.get(String(key));
 	}
 
@@ -97,7 +119,11 @@ class Store {
 
 	keysObject() {
 		const o = {};
-		for (const [k, v] of this.keys) o[k] = { user: v.user, scopes: v.rawScopes.includes('submit') ? [...v.rawScopes] : ['submit', ...v.rawScopes] };
+		for (const [k, v] of this.keys)
+			o[k] = {
+				user: v.user,
+				scopes: v.rawScopes.includes('submit') ? [...v.rawScopes] : ['submit', ...v.rawScopes],
+			};
 		return o;
 	}
 
@@ -107,14 +133,36 @@ class Store {
 	 */
 	authenticate(authorization, scope) {
 		const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization || '');
-		if (!m) return { error: { status: 401, code: 'missing_api_key', message: 'Missing API key: send the header "Authorization: Bearer <API_KEY>"' } };
+		if (!m)
+			return {
+				error: {
+					status: 401,
+					code: 'missing_api_key',
+					message: 'Missing API key: send the header "Authorization: Bearer <API_KEY>"',
+				},
+			};
 		const key = this.keys.get(m[1]);
-		if (!key) return { error: { status: 401, code: 'invalid_api_key', message: 'The API key is not valid' } };
+		if (!key)
+			return {
+				error: { status: 401, code: 'invalid_api_key', message: 'The API key is not valid' },
+			};
 		const user = this.users.get(key.user);
-		if (!user) return { error: { status: 401, code: 'invalid_api_key', message: 'The API key is not valid' } };
-		if (user.banned) return { error: { status: 403, code: 'user_banned', message: `User ${user.name} is banned` } };
+		if (!user)
+			return {
+				error: { status: 401, code: 'invalid_api_key', message: 'The API key is not valid' },
+			};
+		if (user.banned)
+			return {
+				error: { status: 403, code: 'user_banned', message: `User ${user.name} is banned` },
+			};
 		if (scope && !key.scopes.includes(scope))
-			return { error: { status: 403, code: 'insufficient_scope', message: `This API key lacks the required scope "${scope}"` } };
+			return {
+				error: {
+					status: 403,
+					code: 'insufficient_scope',
+					message: `This API key lacks the required scope "${scope}"`,
+				},
+			};
 		return { key, user, account: user.account ? this.accounts.get(user.account) || null : null };
 	}
 
@@ -139,7 +187,17 @@ class Store {
 	record(account, user, delta, reason, taskId, endpoint) {
 		const a = this.accounts.get(account);
 		a.balance += delta;
-		const e = { seq: ++this.seq, at: new Date().toISOString(), account, user, delta, reason, taskId, endpoint, balanceAfter: a.balance };
+		const e = {
+			seq: ++this.seq,
+			at: new Date().toISOString(),
+			account,
+			user,
+			delta,
+			reason,
+			taskId,
+			endpoint,
+			balanceAfter: a.balance,
+		};
 		this.ledgerEntries.push(e);
 		return e;
 	}
@@ -153,7 +211,9 @@ class Store {
 	}
 
 	ledger(account) {
-		return this.ledgerEntries.filter((e) => !account || e.account === account).map((e) => ({ ...e }));
+		return this.ledgerEntries
+			.filter((e) => !account || e.account === account)
+			.map((e) => ({ ...e }));
 	}
 
 	/** number of 'submit' entries minus number of 'refund' entries */
@@ -175,4 +235,12 @@ class Store {
 	}
 }
 
-module.exports = { Store, DEFAULT_KEYS, KEYS, DEFAULT_ACCOUNTS, DEFAULT_USERS, ALL_SCOPES, normaliseScope };
+module.exports = {
+	Store,
+	DEFAULT_KEYS,
+	KEYS,
+	DEFAULT_ACCOUNTS,
+	DEFAULT_USERS,
+	ALL_SCOPES,
+	normaliseScope,
+};

@@ -14,10 +14,13 @@ class Timers {
 	}
 	setTimeout(fn, ms) {
 		if (this.closed) return null;
-		const t = setTimeout(() => {
-			this.set.delete(t);
-			fn();
-		}, Math.max(0, ms || 0));
+		const t = setTimeout(
+			() => {
+				this.set.delete(t);
+				fn();
+			},
+			Math.max(0, ms || 0),
+		);
 		if (typeof t.unref === 'function') t.unref();
 		this.set.add(t);
 		return t;
@@ -61,7 +64,8 @@ function readBody(req, limit) {
 			}
 			chunks.push(c);
 		});
-		const done = () => resolve({ buffer: tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks), size, tooLarge });
+		const done = () =>
+			resolve({ buffer: tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks), size, tooLarge });
 		req.on('end', done);
 		req.on('error', done);
 		req.on('close', () => {

@@ -26,7 +26,14 @@ function makeTimestamp(format) {
 }
 
 class WebhookSender {
-	constructor({ timers, timestampFormat = 'seconds', retries = 3, retryDelayMs = 200, timeoutMs = 5000, onRecord } = {}) {
+	constructor({
+		timers,
+		timestampFormat = 'seconds',
+		retries = 3,
+		retryDelayMs = 200,
+		timeoutMs = 5000,
+		onRecord,
+	} = {}) {
 		this.timers = timers;
 		this.timestampFormat = timestampFormat;
 		this.retries = retries;
@@ -43,7 +50,11 @@ class WebhookSender {
 
 	addEndpoint({ url, secret, events } = {}) {
 		if (!url) throw new Error('webhook "url" is required');
-		const ep = { url: String(url), secret: secret == null ? '' : String(secret), events: Array.isArray(events) && events.length ? [...events] : [...EVENTS] };
+		const ep = {
+			url: String(url),
+			secret: secret == null ? '' : String(secret),
+			events: Array.isArray(events) && events.length ? [...events] : [...EVENTS],
+		};
 		this.endpoints.push(ep);
 		return ep;
 	}
@@ -77,9 +88,18 @@ class WebhookSender {
 	async send(url, headers, body) {
 		const ac = new AbortController();
 		this.controllers.add(ac);
-		const t = this.timers.setTimeout(() => ac.abort(new Error('webhook delivery timed out')), this.timeoutMs);
+		const t = this.timers.setTimeout(
+			() => ac.abort(new Error('webhook delivery timed out')),
+			this.timeoutMs,
+		);
 		try {
-			const res = await request(url, { method: 'POST', headers, body, dispatcher: this.agent, signal: ac.signal });
+			const res = await request(url, {
+				method: 'POST',
+				headers,
+				body,
+				dispatcher: this.agent,
+				signal: ac.signal,
+			});
 			const text = await res.body.text();
 			return { status: res.statusCode, body: text };
 		} catch (e) {
@@ -110,7 +130,19 @@ class WebhookSender {
 				'x-webhook-nonce': nonce,
 				'x-webhook-signature': signatureHeader(ep.secret, timestamp, nonce, body),
 			};
-			const rec = this.push({ url: ep.url, event, eventId, taskId, status: null, attempt, nonce, timestamp, at: new Date().toISOString(), body, headers });
+			const rec = this.push({
+				url: ep.url,
+				event,
+				eventId,
+				taskId,
+				status: null,
+				attempt,
+				nonce,
+				timestamp,
+				at: new Date().toISOString(),
+				body,
+				headers,
+			});
 			const r = await this.send(ep.url, headers, body);
 			rec.status = r.status;
 			if (r.error) rec.error = r.error;
@@ -125,7 +157,13 @@ class WebhookSender {
 	async redeliver(index) {
 		const old = this.deliveries[index];
 		if (!old) throw new Error(`no delivery #${index}`);
-		const rec = this.push({ ...old, status: null, replay: true, replayOf: index, at: new Date().toISOString() });
+		const rec = this.push({
+			...old,
+			status: null,
+			replay: true,
+			replayOf: index,
+			at: new Date().toISOString(),
+		});
 		delete rec.error;
 		let result;
 		await this.track(
@@ -143,7 +181,19 @@ class WebhookSender {
 	async deliverRaw({ url, body, headers = {} }) {
 		const raw = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
 		const h = { 'content-type': 'application/json', ...headers };
-		const rec = this.push({ url, event: null, taskId: null, status: null, attempt: 1, nonce: h['x-webhook-nonce'] || null, timestamp: h['x-webhook-timestamp'] || null, at: new Date().toISOString(), body: String(raw), headers: h, raw: true });
+		const rec = this.push({
+			url,
+			event: null,
+			taskId: null,
+			status: null,
+			attempt: 1,
+			nonce: h['x-webhook-nonce'] || null,
+			timestamp: h['x-webhook-timestamp'] || null,
+			at: new Date().toISOString(),
+			body: String(raw),
+			headers: h,
+			raw: true,
+		});
 		let result;
 		await this.track(
 			this.send(url, h, raw).then((r) => {

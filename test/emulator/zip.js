@@ -9,7 +9,8 @@ const { crc32 } = require('../fixtures/documents.js');
 
 function dosDateTime(d = new Date()) {
 	const time = (d.getHours() << 11) | (d.getMinutes() << 5) | Math.floor(d.getSeconds() / 2);
-	const date = ((Math.max(1980, d.getFullYear()) - 1980) << 9) | ((d.getMonth() + 1) << 5) | d.getDate();
+	const date =
+		((Math.max(1980, d.getFullYear()) - 1980) << 9) | ((d.getMonth() + 1) << 5) | d.getDate();
 	return { time, date };
 }
 

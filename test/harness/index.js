@@ -16,17 +16,21 @@ const path = require('node:path');
 if (!process.env.N8N_USER_FOLDER) {
 	process.env.N8N_USER_FOLDER = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-ocr-harness-'));
 }
-process.env.N8N_ENCRYPTION_KEY = process.env.N8N_ENCRYPTION_KEY || 'document-ocr-test-encryption-key';
+process.env.N8N_ENCRYPTION_KEY =
+	process.env.N8N_ENCRYPTION_KEY || 'document-ocr-test-encryption-key';
 process.env.N8N_DIAGNOSTICS_ENABLED = 'false';
 // n8n's logger writes node errors to the console; tests assert on them instead.
 process.env.N8N_LOG_LEVEL = process.env.N8N_LOG_LEVEL || 'silent';
 
 const core = require('n8n-core');
 // The DI container n8n-core itself uses (other packages may bring another copy of @n8n/di).
-const { Container } = require(require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }));
+const { Container } = require(
+	require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }),
+);
 const workflowLib = require('n8n-workflow');
 
-const { WorkflowExecute, ExecutionLifecycleHooks, BinaryDataService, ExecuteContext, RoutingNode } = core;
+const { WorkflowExecute, ExecutionLifecycleHooks, BinaryDataService, ExecuteContext, RoutingNode } =
+	core;
 const { Workflow, NodeHelpers, ICredentialsHelper, NodeConnectionTypes } = workflowLib;
 
 const DIST = path.resolve(__dirname, '../../dist');
@@ -125,7 +129,14 @@ class CredentialsHelper extends ICredentialsHelper {
 		if (auth.type !== 'generic') throw new Error(`Unsupported authenticate type ${auth.type}`);
 		const resolve = (value) =>
 			typeof value === 'string' && value.startsWith('=')
-				? workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '')
+				? workflow.expression.getSimpleParameterValue(
+						node,
+						value,
+						'internal',
+						{ $credentials: credentials },
+						undefined,
+						'',
+					)
 				: value;
 		const out = { ...requestOptions };
 		for (const [section, values] of Object.entries(auth.properties)) {
@@ -192,7 +203,13 @@ let executionCounter = 0;
  * Builds a two-node workflow: Input (emitting `items`) → Document OCR (`parameters`), and runs it.
  * Returns { run, output, error, items, cancel } where `output` are the OCR node's items.
  */
-function runNode({ parameters, items = [{ json: {} }], credentials, settings = {}, nodeSettings = {} }) {
+function runNode({
+	parameters,
+	items = [{ json: {} }],
+	credentials,
+	settings = {},
+	nodeSettings = {},
+}) {
 	const nodes = [
 		{
 			id: 'input',
@@ -319,7 +336,13 @@ async function testCredential(credentials) {
 			outputs: [NodeConnectionTypes.Main],
 			credentials: [{ name: 'documentOcrApi', required: true }],
 			properties: [
-				{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' },
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: testRequest.request },
+					default: '',
+				},
 			],
 		},
 	};
@@ -337,8 +360,24 @@ async function testCredential(credentials) {
 	engine.credentialsHelper.credentials = { documentOcrApi: credentials };
 	const additionalData = { credentialsHelper: engine.credentialsHelper, hooks: undefined };
 	const runExecutionData = { resultData: { runData: {} } };
-	const context = new ExecuteContext(workflow, node, additionalData, 'internal', runExecutionData, 0, [], { main: [[{ json: {} }]] }, { node, data: {}, source: null }, []);
-	const routingNode = new RoutingNode(context, tempType, { id: '1', name: 'x', type: 'documentOcrApi', data: credentials });
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		'internal',
+		runExecutionData,
+		0,
+		[],
+		{ main: [[{ json: {} }]] },
+		{ node, data: {}, source: null },
+		[],
+	);
+	const routingNode = new RoutingNode(context, tempType, {
+		id: '1',
+		name: 'x',
+		type: 'documentOcrApi',
+		data: credentials,
+	});
 	let response;
 	try {
 		response = await routingNode.runNode();
@@ -350,7 +389,10 @@ async function testCredential(credentials) {
 					return { status: 'Error', message: rule.properties.message };
 				}
 			}
-			return { status: 'Error', message: error.cause.response.statusText || `Received HTTP status code: ${statusCode}` };
+			return {
+				status: 'Error',
+				message: error.cause.response.statusText || `Received HTTP status code: ${statusCode}`,
+			};
 		}
 		if (error.cause?.code) return { status: 'Error', message: error.cause.code };
 		return { status: 'Error', message: String(error.message) };
@@ -358,8 +400,11 @@ async function testCredential(credentials) {
 	const json = response?.[0]?.[0]?.json;
 	for (const rule of testRequest.rules ?? []) {
 		if (rule.type !== 'responseSuccessBody') continue;
-		const value = rule.properties.key.split('.').reduce((acc, k) => (acc == null ? undefined : acc[k]), json);
-		if (value === rule.properties.value) return { status: 'Error', message: rule.properties.message };
+		const value = rule.properties.key
+			.split('.')
+			.reduce((acc, k) => (acc == null ? undefined : acc[k]), json);
+		if (value === rule.properties.value)
+			return { status: 'Error', message: rule.properties.message };
 	}
 	return { status: 'OK', message: 'Connection successful!' };
 }

@@ -10,8 +10,20 @@ import { apiRequest, unexpectedBody } from '../transport';
 
 /** The two kinds of long-running record the service has, and where each is read. */
 const RECORDS = {
-	task: { surface: 'base' as Surface, path: (id: string) => ['api', 'tasks', id], idField: 'taskId' as const, scope: 'read', label: 'Task' },
-	job: { surface: 'api' as Surface, path: (id: string) => ['v1', 'jobs', id], idField: 'id' as const, scope: undefined, label: 'Job' },
+	task: {
+		surface: 'base' as Surface,
+		path: (id: string) => ['api', 'tasks', id],
+		idField: 'taskId' as const,
+		scope: 'read',
+		label: 'Task',
+	},
+	job: {
+		surface: 'api' as Surface,
+		path: (id: string) => ['v1', 'jobs', id],
+		idField: 'id' as const,
+		scope: undefined,
+		label: 'Job',
+	},
 };
 
 export type RecordKind = keyof typeof RECORDS;
@@ -26,15 +38,20 @@ export async function getRecord(
 	deadline?: number,
 ): Promise<{ record: IDataObject; retryAfterMs?: number }> {
 	const spec = RECORDS[kind];
-	const response = await apiRequest.call(this, itemIndex, {
-		method: 'GET',
-		surface: spec.surface,
-		path: spec.path(id),
-		kind: 'read',
-		scope: spec.scope,
-		subject: `${spec.label} "${id}"`,
-		deadline,
-	}, state);
+	const response = await apiRequest.call(
+		this,
+		itemIndex,
+		{
+			method: 'GET',
+			surface: spec.surface,
+			path: spec.path(id),
+			kind: 'read',
+			scope: spec.scope,
+			subject: `${spec.label} "${id}"`,
+			deadline,
+		},
+		state,
+	);
 	const record = unwrapRecord(response.body, spec.idField);
 	if (!record) throw unexpectedBody(this, itemIndex, `${kind} "${id}"`, response.body);
 	return { record, retryAfterMs: response.retryAfterMs };
@@ -69,13 +86,18 @@ export async function postDocumentV1(
 	document: DocumentInput,
 	fields: Array<[string, string]> = [],
 ): Promise<IDataObject> {
-	const response = await apiRequest.call(this, itemIndex, {
-		method: 'POST',
-		surface: 'api',
-		path: ['v1', endpoint],
-		kind: 'submit',
-		body: multipartWithDocument(this, fields, 'file', document),
-	}, state);
+	const response = await apiRequest.call(
+		this,
+		itemIndex,
+		{
+			method: 'POST',
+			surface: 'api',
+			path: ['v1', endpoint],
+			kind: 'submit',
+			body: multipartWithDocument(this, fields, 'file', document),
+		},
+		state,
+	);
 	const body = response.body as unknown;
 	if (typeof body !== 'object' || body === null || Array.isArray(body) || Buffer.isBuffer(body)) {
 		throw unexpectedBody(this, itemIndex, `/v1/${endpoint} (pages may have been charged)`, body);

@@ -38,11 +38,16 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operationName = this.getNodeParameter('operation', 0) as string;
 	const operation = resources[resource]?.[operationName];
 	if (!operation) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operationName}" of "${resource}" is not supported`,
+		);
 	}
 
 	const requested = Number(this.getNodeParameter('options.concurrency', 0, DEFAULT_CONCURRENCY));
-	const concurrency = Number.isFinite(requested) ? Math.min(Math.max(1, Math.floor(requested)), MAX_CONCURRENCY) : DEFAULT_CONCURRENCY;
+	const concurrency = Number.isFinite(requested)
+		? Math.min(Math.max(1, Math.floor(requested)), MAX_CONCURRENCY)
+		: DEFAULT_CONCURRENCY;
 	const continueOnFail = this.continueOnFail();
 	const state = new TransportState();
 	let failed = false;

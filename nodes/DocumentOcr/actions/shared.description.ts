@@ -15,7 +15,8 @@ export const documentFields: INodeProperties[] = [
 			{
 				name: 'Base64 or Data URI',
 				value: 'base64',
-				description: 'The file content as Base64 text, or a data URI such as data:application/pdf;base64,JVBERi0',
+				description:
+					'The file content as Base64 text, or a data URI such as data:application/pdf;base64,JVBERi0',
 			},
 		],
 		default: 'binary',
@@ -85,3 +86,26 @@ export const waitTimeoutOption: INodeProperties = {
 	description:
 		'How long to wait for the result before the item fails. The task goes on at the service and can be fetched later with Get.',
 };
+
+/** The "Options" collection of an operation (its entries sorted by name, as the editor lists them). */
+export function optionsCollection(...options: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [...options].sort((a, b) => a.displayName.localeCompare(b.displayName)),
+	};
+}
+
+/** The Wait for Completion switch of the operations that start a task or job. */
+export function waitForCompletionField(description: string): INodeProperties {
+	return {
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: true,
+		description,
+	};
+}

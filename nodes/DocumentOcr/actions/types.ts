@@ -5,5 +5,9 @@ import type { TransportState } from '../transport';
 /** One operation: its fields, and what it does for one input item (pairedItem is added by the router). */
 export interface Operation {
 	description: INodeProperties[];
-	execute(this: IExecuteFunctions, itemIndex: number, state: TransportState): Promise<INodeExecutionData[]>;
+	execute(
+		this: IExecuteFunctions,
+		itemIndex: number,
+		state: TransportState,
+	): Promise<INodeExecutionData[]>;
 }

@@ -41,7 +41,9 @@ export class StreamedBlob {
 }
 
 /** Base64 of a byte stream, emitted in chunks (each a multiple of 3 input bytes but the last). */
-async function* base64Of(source: AsyncIterable<Buffer | string> | Iterable<Buffer>): AsyncGenerator<Buffer> {
+async function* base64Of(
+	source: AsyncIterable<Buffer | string> | Iterable<Buffer>,
+): AsyncGenerator<Buffer> {
 	let carry: Buffer = Buffer.alloc(0);
 	for await (const chunk of source) {
 		const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
@@ -53,7 +55,9 @@ async function* base64Of(source: AsyncIterable<Buffer | string> | Iterable<Buffe
 	if (carry.length) yield Buffer.from(carry.toString('base64'), 'latin1');
 }
 
-async function* bytesOf(source: AsyncIterable<Buffer | string> | Iterable<Buffer>): AsyncGenerator<Buffer> {
+async function* bytesOf(
+	source: AsyncIterable<Buffer | string> | Iterable<Buffer>,
+): AsyncGenerator<Buffer> {
 	for await (const chunk of source) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
 }
 
@@ -68,14 +72,20 @@ export function jsonWithDocument(
 	document: DocumentInput,
 ): StreamedBlob {
 	const head = JSON.stringify(fields);
-	const prefix = Buffer.from(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}${JSON.stringify(fileField)}:"`);
+	const prefix = Buffer.from(
+		`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}${JSON.stringify(fileField)}:"`,
+	);
 	const suffix = Buffer.from('"}');
 	const base64Length = 4 * Math.ceil(document.size / 3);
-	return new StreamedBlob(prefix.length + base64Length + suffix.length, 'application/json', async function* () {
-		yield prefix;
-		yield* base64Of(await openDocument(ctx, document));
-		yield suffix;
-	});
+	return new StreamedBlob(
+		prefix.length + base64Length + suffix.length,
+		'application/json',
+		async function* () {
+			yield prefix;
+			yield* base64Of(await openDocument(ctx, document));
+			yield suffix;
+		},
+	);
 }
 
 /** Quotes a multipart parameter value as browsers do (", CR and LF percent-encoded). */
@@ -93,7 +103,10 @@ export function multipartWithDocument(
 	const boundary = `----n8nDocumentOcr${randomBytes(12).toString('hex')}`;
 	const textParts = Buffer.from(
 		fields
-			.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name=${quote(name)}\r\n\r\n${value}\r\n`)
+			.map(
+				([name, value]) =>
+					`--${boundary}\r\nContent-Disposition: form-data; name=${quote(name)}\r\n\r\n${value}\r\n`,
+			)
 			.join(''),
 	);
 	const fileHeader = Buffer.from(

@@ -20,10 +20,18 @@ export const V1_KINDS: DocumentKind[] = ['pdf', 'png', 'jpeg', 'webp'];
 /** 10 MB, applied to the decoded file (see README: assumptions). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
-const KIND_INFO: Record<DocumentKind, { mime: string; ext: string; extensions: string[]; label: string }> = {
+const KIND_INFO: Record<
+	DocumentKind,
+	{ mime: string; ext: string; extensions: string[]; label: string }
+> = {
 	pdf: { mime: 'application/pdf', ext: 'pdf', extensions: ['pdf'], label: 'a PDF' },
 	png: { mime: 'image/png', ext: 'png', extensions: ['png'], label: 'a PNG image' },
-	jpeg: { mime: 'image/jpeg', ext: 'jpg', extensions: ['jpg', 'jpeg', 'jpe', 'jfif'], label: 'a JPEG image' },
+	jpeg: {
+		mime: 'image/jpeg',
+		ext: 'jpg',
+		extensions: ['jpg', 'jpeg', 'jpe', 'jfif'],
+		label: 'a JPEG image',
+	},
 	webp: { mime: 'image/webp', ext: 'webp', extensions: ['webp'], label: 'a WEBP image' },
 	tiff: { mime: 'image/tiff', ext: 'tiff', extensions: ['tif', 'tiff'], label: 'a TIFF image' },
 	gif: { mime: 'image/gif', ext: 'gif', extensions: ['gif'], label: 'a GIF image' },
@@ -76,9 +84,19 @@ async function readHead(ctx: IExecuteFunctions, binaryId: string): Promise<Buffe
 
 /** Detects the file type from its first bytes; null when it is none of the accepted kinds. */
 export function detectKind(head: Buffer): DocumentKind | null {
-	if (head.length >= 8 && head.readUInt32BE(0) === 0x89504e47 && head.readUInt32BE(4) === 0x0d0a1a0a) return 'png';
+	if (
+		head.length >= 8 &&
+		head.readUInt32BE(0) === 0x89504e47 &&
+		head.readUInt32BE(4) === 0x0d0a1a0a
+	)
+		return 'png';
 	if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'jpeg';
-	if (head.length >= 12 && head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WEBP') return 'webp';
+	if (
+		head.length >= 12 &&
+		head.toString('latin1', 0, 4) === 'RIFF' &&
+		head.toString('latin1', 8, 12) === 'WEBP'
+	)
+		return 'webp';
 	if (head.length >= 4) {
 		const sig = head.toString('latin1', 0, 4);
 		if (sig === 'II*\u0000' || sig === 'MM\u0000*') return 'tiff';
@@ -100,11 +118,15 @@ function extensionOf(fileName: string): string | undefined {
 
 function kindOfExtension(ext: string | undefined): DocumentKind | undefined {
 	if (!ext) return undefined;
-	return (Object.keys(KIND_INFO) as DocumentKind[]).find((k) => KIND_INFO[k].extensions.includes(ext));
+	return (Object.keys(KIND_INFO) as DocumentKind[]).find((k) =>
+		KIND_INFO[k].extensions.includes(ext),
+	);
 }
 
 function formatBytes(bytes: number): string {
-	return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(2)} MB` : `${Math.ceil(bytes / 1024)} kB`;
+	return bytes >= 1024 * 1024
+		? `${(bytes / 1024 / 1024).toFixed(2)} MB`
+		: `${Math.ceil(bytes / 1024)} kB`;
 }
 
 const BASE64_BODY = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -168,7 +190,8 @@ function tooLarge(ctx: IExecuteFunctions, itemIndex: number, size: number, max: 
 		ctx.getNode(),
 		`Item ${itemIndex}: the document is ${formatBytes(size)}, over the service's ${formatBytes(max)} limit`,
 		{
-			description: 'Compress the file or split it into smaller documents. Nothing was sent or charged.',
+			description:
+				'Compress the file or split it into smaller documents. Nothing was sent or charged.',
 			itemIndex,
 		},
 	);
@@ -194,7 +217,9 @@ export async function readDocument(
 ): Promise<DocumentInput> {
 	const node = this.getNode();
 	const source = this.getNodeParameter('documentSource', itemIndex, 'binary') as string;
-	const fileNameParam = safeFileName(String(this.getNodeParameter('fileName', itemIndex, '') ?? ''));
+	const fileNameParam = safeFileName(
+		String(this.getNodeParameter('fileName', itemIndex, '') ?? ''),
+	);
 
 	let bytes: Buffer | undefined;
 	let binaryId: string | undefined;
@@ -207,7 +232,8 @@ export async function readDocument(
 		const raw = this.getNodeParameter('base64Data', itemIndex, '') as string;
 		if (typeof raw !== 'string' || raw.trim() === '') {
 			throw new NodeOperationError(node, `Item ${itemIndex}: no document data`, {
-				description: 'The "Base64 or Data URI" field is empty. Map the field holding the file content.',
+				description:
+					'The "Base64 or Data URI" field is empty. Map the field holding the file content.',
 				itemIndex,
 			});
 		}
@@ -215,7 +241,9 @@ export async function readDocument(
 		size = bytes.length;
 		head = bytes.subarray(0, HEAD_BYTES);
 	} else {
-		const property = (this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim();
+		const property = (
+			this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string
+		).trim();
 		const item = this.getInputData()[itemIndex];
 		const binary = item?.binary?.[property];
 		if (!binary) {
@@ -231,7 +259,8 @@ export async function readDocument(
 			// Stored by n8n (disk or database): check size and type without loading the file.
 			binaryId = binary.id;
 			size = (await this.helpers.getBinaryMetadata(binary.id)).fileSize;
-			head = size > 0 && size <= MAX_DOCUMENT_BYTES ? await readHead(this, binary.id) : Buffer.alloc(0);
+			head =
+				size > 0 && size <= MAX_DOCUMENT_BYTES ? await readHead(this, binary.id) : Buffer.alloc(0);
 		} else {
 			bytes = await this.helpers.getBinaryDataBuffer(itemIndex, property);
 			size = bytes.length;
@@ -287,11 +316,15 @@ export async function readDocument(
 	}
 
 	if (!fileName && options.requireFileName) {
-		throw new NodeOperationError(node, `Item ${itemIndex}: ${options.target} needs the document's file name`, {
-			description:
-				'The input has no file name (Base64 data, or binary data without one). Enter it in "File Name", with its extension, e.g. scan-0042.pdf. Nothing was sent or charged.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			node,
+			`Item ${itemIndex}: ${options.target} needs the document's file name`,
+			{
+				description:
+					'The input has no file name (Base64 data, or binary data without one). Enter it in "File Name", with its extension, e.g. scan-0042.pdf. Nothing was sent or charged.',
+				itemIndex,
+			},
+		);
 	}
 	if (!fileName) fileName = `document.${KIND_INFO[kind].ext}`;
 	else if (!extKind) fileName = `${fileName}.${KIND_INFO[kind].ext}`;

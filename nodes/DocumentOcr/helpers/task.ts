@@ -10,12 +10,31 @@ export type StatusClass = 'done' | 'failed' | 'pending';
 
 const DONE = new Set(['done', 'completed', 'complete', 'succeeded', 'success', 'finished']);
 const FAILED = new Set([
-	'failed', 'failure', 'error', 'errored', 'cancelled', 'canceled', 'rejected', 'expired',
-	'timeout', 'timed_out', 'aborted', 'ocr_failed',
+	'failed',
+	'failure',
+	'error',
+	'errored',
+	'cancelled',
+	'canceled',
+	'rejected',
+	'expired',
+	'timeout',
+	'timed_out',
+	'aborted',
+	'ocr_failed',
 ]);
 const PENDING = new Set([
-	'queued', 'pending', 'processing', 'running', 'in_progress', 'started', 'waiting', 'created',
-	'accepted', 'submitted', 'scheduled',
+	'queued',
+	'pending',
+	'processing',
+	'running',
+	'in_progress',
+	'started',
+	'waiting',
+	'created',
+	'accepted',
+	'submitted',
+	'scheduled',
 ]);
 
 /** Classifies a status value. Unknown values count as pending: the wait continues to its deadline. */
@@ -32,11 +51,16 @@ export function isKnownStatus(status: unknown): boolean {
 }
 
 function isObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
+	return (
+		typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value)
+	);
 }
 
 /** Unwraps a task (or job) record and makes sure it carries `idField` (taskId / id). */
-export function unwrapRecord(body: unknown, idField: 'taskId' | 'id' = 'taskId'): IDataObject | undefined {
+export function unwrapRecord(
+	body: unknown,
+	idField: 'taskId' | 'id' = 'taskId',
+): IDataObject | undefined {
 	if (!isObject(body)) return undefined;
 	let record: IDataObject = body;
 	if (record.status === undefined && record[idField] === undefined) {

@@ -10,8 +10,14 @@ const MAX_ID_LENGTH = 512;
  * it), but an empty ID, a dot segment ("." / ".." would be resolved away by URL parsers),
  * control characters and absurd lengths are refused before a request is sent.
  */
-export function requireId(ctx: IExecuteFunctions, itemIndex: number, value: unknown, label: string): string {
-	const id = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+export function requireId(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+	label: string,
+): string {
+	const id =
+		typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
 	const node = ctx.getNode();
 	if (!id) {
 		throw new NodeOperationError(node, `Item ${itemIndex}: ${label} is empty`, {
@@ -20,10 +26,14 @@ export function requireId(ctx: IExecuteFunctions, itemIndex: number, value: unkn
 		});
 	}
 	if (id === '.' || id === '..' || hasControlChars(id) || id.length > MAX_ID_LENGTH) {
-		throw new NodeOperationError(node, `Item ${itemIndex}: "${id.slice(0, 40)}${id.length > 40 ? '…' : ''}" is not a valid ${label}`, {
-			description: `A ${label} is a short identifier returned by the service (at most ${MAX_ID_LENGTH} characters, no control characters). Nothing was sent.`,
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			node,
+			`Item ${itemIndex}: "${id.slice(0, 40)}${id.length > 40 ? '…' : ''}" is not a valid ${label}`,
+			{
+				description: `A ${label} is a short identifier returned by the service (at most ${MAX_ID_LENGTH} characters, no control characters). Nothing was sent.`,
+				itemIndex,
+			},
+		);
 	}
 	return id;
 }
@@ -39,10 +49,14 @@ export function requireInteger(
 ): number {
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${label} must be a whole number from ${min} to ${max}`, {
-			description: `Got "${String(value)}".`,
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex}: ${label} must be a whole number from ${min} to ${max}`,
+			{
+				description: `Got "${String(value)}".`,
+				itemIndex,
+			},
+		);
 	}
 	return n;
 }

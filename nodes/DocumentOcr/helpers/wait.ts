@@ -42,7 +42,9 @@ export function deadlineFromMinutes(minutes: number): number {
 
 function describeMinutes(ms: number): string {
 	const minutes = ms / 60_000;
-	return minutes >= 1 ? `${Math.round(minutes * 10) / 10} minute(s)` : `${Math.round(ms / 1000)} second(s)`;
+	return minutes >= 1
+		? `${Math.round(minutes * 10) / 10} minute(s)`
+		: `${Math.round(ms / 1000)} second(s)`;
 }
 
 export async function waitUntilFinished(
@@ -61,7 +63,8 @@ export async function waitUntilFinished(
 	for (;;) {
 		const remaining = settings.deadline - Date.now();
 		if (delay > 0) await sleep(Math.max(0, Math.min(delay, remaining)), signal);
-		if (signal?.aborted) throw new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
+		if (signal?.aborted)
+			throw new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
 
 		const { record, retryAfterMs } = await target.fetch(settings.deadline);
 		lastStatus = record.status;
@@ -83,7 +86,9 @@ export async function waitUntilFinished(
 		}
 
 		if (Date.now() >= settings.deadline) {
-			const unknown = isKnownStatus(lastStatus) ? '' : ' — a status this node does not know, treated as still running';
+			const unknown = isKnownStatus(lastStatus)
+				? ''
+				: ' — a status this node does not know, treated as still running';
 			throw new NodeOperationError(
 				node,
 				`${target.label} did not finish within ${describeMinutes(settings.deadline - started)} (last status "${String(lastStatus)}"${unknown})`,
@@ -97,6 +102,9 @@ export async function waitUntilFinished(
 
 		// Never poll sooner than the service asked (Retry-After); the deadline still bounds the wait.
 		delay = Math.max(retryAfterMs ?? 0, Math.min(settings.maxIntervalMs, interval));
-		interval = Math.min(settings.maxIntervalMs, Math.max(settings.minIntervalMs, interval * settings.growth));
+		interval = Math.min(
+			settings.maxIntervalMs,
+			Math.max(settings.minIntervalMs, interval * settings.growth),
+		);
 	}
 }

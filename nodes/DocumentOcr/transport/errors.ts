@@ -241,7 +241,12 @@ export function serviceError(
 	const detail = info.serviceMessage ? ` Service said: ${info.serviceMessage}` : '';
 	const message = redact(advice.message, ctx.secrets);
 	const description = redact(`${advice.description}${detail}`, ctx.secrets);
-	const errorBody: JsonObject = { httpCode: String(status), code: code ?? null, message, description };
+	const errorBody: JsonObject = {
+		httpCode: String(status),
+		code: code ?? null,
+		message,
+		description,
+	};
 	return new NodeApiError(node, errorBody, {
 		message,
 		description,
@@ -272,7 +277,8 @@ export function networkError(
 	// The system code stays out of the message: NodeApiError swaps any message containing one for
 	// its generic text ("You can retry the request immediately"), exactly wrong for a submission.
 	const what = CONNECTION_FAILURES[errorCode] ?? 'connection failed';
-	const reached = errorCode !== 'ECONNREFUSED' && errorCode !== 'ENOTFOUND' && errorCode !== 'EAI_AGAIN';
+	const reached =
+		errorCode !== 'ECONNREFUSED' && errorCode !== 'ENOTFOUND' && errorCode !== 'EAI_AGAIN';
 	const advice: Advice =
 		ctx.submission && reached
 			? {

@@ -102,7 +102,12 @@ export class TransportState {
 	async resolve(ctx: IExecuteFunctions, itemIndex: number) {
 		if (!this.endpoints) {
 			const credentials = await ctx.getCredentials(CREDENTIAL_TYPE, itemIndex);
-			const base = normaliseRoot(ctx.getNode(), String(credentials.baseUrl ?? ''), 'Base URL', itemIndex);
+			const base = normaliseRoot(
+				ctx.getNode(),
+				String(credentials.baseUrl ?? ''),
+				'Base URL',
+				itemIndex,
+			);
 			const apiRaw = String(credentials.apiUrl ?? '').trim();
 			const api = apiRaw ? normaliseRoot(ctx.getNode(), apiRaw, 'API URL', itemIndex) : base;
 			const secrets = [String(credentials.apiKey ?? '')].filter((s) => s.length > 0);
@@ -124,9 +129,13 @@ function normaliseRoot(node: INode, raw: string, field: string, itemIndex: numbe
 		});
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		throw new NodeOperationError(node, `The credential's ${field} must start with http:// or https://`, {
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			node,
+			`The credential's ${field} must start with http:// or https://`,
+			{
+				itemIndex,
+			},
+		);
 	}
 	return trimmed;
 }
@@ -167,7 +176,10 @@ function systemErrorCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
 		const candidate = (current as { code?: unknown }).code;
-		if (typeof candidate === 'string' && /^(E[A-Z_]+|ERR_[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(candidate)) {
+		if (
+			typeof candidate === 'string' &&
+			/^(E[A-Z_]+|ERR_[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(candidate)
+		) {
 			return candidate;
 		}
 		current = (current as { cause?: unknown }).cause;
@@ -289,7 +301,12 @@ export async function apiRequest<T = IDataObject>(
 			const quota = parseServiceError(response.body).code === 'daily_quota_exceeded';
 			const wait = retryAfterMs ?? backoffMs(settings, rateRetries + 1);
 			const withinDeadline = request.deadline === undefined || Date.now() + wait < request.deadline;
-			if (quota || rateRetries >= settings.maxRateLimitRetries || wait > settings.maxRetryAfterMs || !withinDeadline) {
+			if (
+				quota ||
+				rateRetries >= settings.maxRateLimitRetries ||
+				wait > settings.maxRetryAfterMs ||
+				!withinDeadline
+			) {
 				throw serviceError(node, statusCode, response.body, errorContext());
 			}
 			// Close the gate for every item of this execution until the service is ready again.
@@ -323,7 +340,11 @@ export function unexpectedBody(
 	body: unknown,
 ): NodeApiError {
 	const preview =
-		typeof body === 'string' ? body.slice(0, 120) : Buffer.isBuffer(body) ? `${body.length} bytes` : typeof body;
+		typeof body === 'string'
+			? body.slice(0, 120)
+			: Buffer.isBuffer(body)
+				? `${body.length} bytes`
+				: typeof body;
 	return new NodeApiError(
 		ctx.getNode(),
 		{ message: `Unexpected answer from the OCR service for ${what}` },

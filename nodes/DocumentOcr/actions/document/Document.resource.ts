@@ -20,7 +20,8 @@ export const description: INodeProperties[] = [
 				name: 'Convert to Markdown',
 				value: 'markdown',
 				action: 'Convert a document to markdown',
-				description: 'Get the document as Markdown (headings, lists, tables), optionally as a .md file',
+				description:
+					'Get the document as Markdown (headings, lists, tables), optionally as a .md file',
 			},
 			{
 				name: 'Extract Structured Data',

@@ -1,10 +1,15 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { readDocument, V1_KINDS } from '../../helpers/document';
 import type { TransportState } from '../../transport';
 import { postDocumentV1 } from '../records';
-import { concurrencyOption, documentFields } from '../shared.description';
+import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
 const EXAMPLE_SCHEMA = JSON.stringify(
 	{
@@ -33,14 +38,7 @@ const properties: INodeProperties[] = [
 		description:
 			'A JSON Schema of type "object": its properties name the values to extract from the document and their types',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [concurrencyOption],
-	},
+	optionsCollection(concurrencyOption),
 ];
 
 export const description = updateDisplayOptions(
@@ -75,11 +73,15 @@ function readSchema(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 				? 'it has no "properties" naming the values to extract'
 				: undefined;
 	if (problem) {
-		throw new NodeOperationError(node, `Item ${itemIndex}: the JSON Schema is not an object schema: ${problem}`, {
-			description:
-				'Use a schema like {"type": "object", "properties": {"total": {"type": "number"}}}. Nothing was sent or charged.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			node,
+			`Item ${itemIndex}: the JSON Schema is not an object schema: ${problem}`,
+			{
+				description:
+					'Use a schema like {"type": "object", "properties": {"total": {"type": "number"}}}. Nothing was sent or charged.',
+				itemIndex,
+			},
+		);
 	}
 	return schema as IDataObject;
 }
@@ -91,10 +93,16 @@ export async function execute(
 	state: TransportState,
 ): Promise<INodeExecutionData[]> {
 	const schema = readSchema(this, itemIndex);
-	const document = await readDocument.call(this, itemIndex, { accept: V1_KINDS, target: 'the /v1 API' });
-	const result = await postDocumentV1.call(this, itemIndex, state, 'extract', document, [['schema', JSON.stringify(schema)]]);
+	const document = await readDocument.call(this, itemIndex, {
+		accept: V1_KINDS,
+		target: 'the /v1 API',
+	});
+	const result = await postDocumentV1.call(this, itemIndex, state, 'extract', document, [
+		['schema', JSON.stringify(schema)],
+	]);
 	// The response shape is not published: the extracted object under data / result / extracted / output, or the body itself.
-	const data = [result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
+	const data =
+		[result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
 	const json: IDataObject = { data, fileName: document.fileName };
 	for (const key of ['id', 'pages']) if (result[key] !== undefined) json[key] = result[key];
 	return [{ json }];

@@ -1,10 +1,15 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readDocument, V1_KINDS } from '../../helpers/document';
 import type { TransportState } from '../../transport';
 import { postDocumentV1 } from '../records';
-import { concurrencyOption, documentFields } from '../shared.description';
+import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
 const properties: INodeProperties[] = [
 	...documentFields,
@@ -13,7 +18,8 @@ const properties: INodeProperties[] = [
 		name: 'outputFile',
 		type: 'boolean',
 		default: false,
-		description: 'Whether to also put the Markdown out as a .md file (binary data), e.g. to save or upload it',
+		description:
+			'Whether to also put the Markdown out as a .md file (binary data), e.g. to save or upload it',
 	},
 	{
 		displayName: 'Put Output File in Field',
@@ -24,14 +30,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { outputFile: [true] } },
 		hint: 'The name of the output binary field to put the .md file in',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [concurrencyOption],
-	},
+	optionsCollection(concurrencyOption),
 ];
 
 export const description = updateDisplayOptions(
@@ -45,14 +44,23 @@ export async function execute(
 	itemIndex: number,
 	state: TransportState,
 ): Promise<INodeExecutionData[]> {
-	const document = await readDocument.call(this, itemIndex, { accept: V1_KINDS, target: 'the /v1 API' });
+	const document = await readDocument.call(this, itemIndex, {
+		accept: V1_KINDS,
+		target: 'the /v1 API',
+	});
 	const result = await postDocumentV1.call(this, itemIndex, state, 'markdown', document);
 	const json: IDataObject = { ...result, fileName: document.fileName };
 	if (!(this.getNodeParameter('outputFile', itemIndex, false) as boolean)) return [{ json }];
 
-	const property = (this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
+	const property =
+		(this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() ||
+		'data';
 	const markdown = typeof result.markdown === 'string' ? result.markdown : '';
 	const name = `${document.fileName.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.md`;
-	const binary = await this.helpers.prepareBinaryData(Buffer.from(markdown, 'utf8'), name, 'text/markdown');
+	const binary = await this.helpers.prepareBinaryData(
+		Buffer.from(markdown, 'utf8'),
+		name,
+		'text/markdown',
+	);
 	return [{ json, binary: { [property]: binary } }];
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { readDocument, V1_KINDS } from '../../helpers/document';
@@ -7,7 +12,13 @@ import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
 import type { TransportState } from '../../transport';
 import { unexpectedBody } from '../../transport';
 import { postDocumentV1, waitForRecord } from '../records';
-import { concurrencyOption, documentFields, waitTimeoutOption } from '../shared.description';
+import {
+	concurrencyOption,
+	documentFields,
+	optionsCollection,
+	waitForCompletionField,
+	waitTimeoutOption,
+} from '../shared.description';
 
 const properties: INodeProperties[] = [
 	...documentFields,
@@ -31,21 +42,10 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Wait for Completion',
-		name: 'waitForCompletion',
-		type: 'boolean',
-		default: true,
-		description: 'Whether to wait until the job is finished and output it, or output the job ID right away',
-	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [concurrencyOption, waitTimeoutOption],
-	},
+	waitForCompletionField(
+		'Whether to wait until the job is finished and output it, or output the job ID right away',
+	),
+	optionsCollection(concurrencyOption, waitTimeoutOption),
 ];
 
 export const description = updateDisplayOptions(
@@ -60,7 +60,8 @@ export async function execute(
 	state: TransportState,
 ): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
-	const pairs = ((this.getNodeParameter('jobFields', itemIndex, {}) as IDataObject).field ?? []) as IDataObject[];
+	const pairs = ((this.getNodeParameter('jobFields', itemIndex, {}) as IDataObject).field ??
+		[]) as IDataObject[];
 	const fields: Array<[string, string]> = [];
 	for (const pair of pairs) {
 		const name = String(pair.name ?? '').trim();
@@ -71,23 +72,41 @@ export async function execute(
 			});
 		}
 		if (name === 'file') {
-			throw new NodeOperationError(node, `Item ${itemIndex}: the job field name "file" is reserved for the document`, {
-				itemIndex,
-			});
+			throw new NodeOperationError(
+				node,
+				`Item ${itemIndex}: the job field name "file" is reserved for the document`,
+				{
+					itemIndex,
+				},
+			);
 		}
 		fields.push([name, String(pair.value ?? '')]);
 	}
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const deadline = deadlineFromMinutes(Number(options.waitTimeout ?? 10));
-	const document = await readDocument.call(this, itemIndex, { accept: V1_KINDS, target: 'the /v1 API' });
+	const document = await readDocument.call(this, itemIndex, {
+		accept: V1_KINDS,
+		target: 'the /v1 API',
+	});
 
-	const created = unwrapRecord(await postDocumentV1.call(this, itemIndex, state, 'jobs', document, fields), 'id');
+	const created = unwrapRecord(
+		await postDocumentV1.call(this, itemIndex, state, 'jobs', document, fields),
+		'id',
+	);
 	const jobId = created?.id;
 	if (!created || (typeof jobId !== 'string' && typeof jobId !== 'number')) {
-		throw unexpectedBody(this, itemIndex, 'the job creation (a job may have been created)', created);
+		throw unexpectedBody(
+			this,
+			itemIndex,
+			'the job creation (a job may have been created)',
+			created,
+		);
 	}
 	if (!wait) return [{ json: { ...created, id: String(jobId) } }];
-	const job = await waitForRecord.call(this, itemIndex, state, 'job', String(jobId), { ...DEFAULT_WAIT, deadline });
+	const job = await waitForRecord.call(this, itemIndex, state, 'job', String(jobId), {
+		...DEFAULT_WAIT,
+		deadline,
+	});
 	return [{ json: job }];
 }

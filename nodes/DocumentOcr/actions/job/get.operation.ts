@@ -5,17 +5,20 @@ import { requireId } from '../../helpers/validate';
 import type { TransportState } from '../../transport';
 import { getRecord } from '../records';
 
-export const description = updateDisplayOptions({ show: { resource: ['job'], operation: ['get'] } }, [
-	{
-		displayName: 'Job ID',
-		name: 'jobId',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'job_12ab34',
-		description: 'ID of the job, as returned by Create (map the ID field of its output)',
-	},
-]);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['job'], operation: ['get'] } },
+	[
+		{
+			displayName: 'Job ID',
+			name: 'jobId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'job_12ab34',
+			description: 'ID of the job, as returned by Create (map the ID field of its output)',
+		},
+	],
+);
 
 /** GET /v1/jobs/{id}: the job as the service returns it (status, and its result once finished). */
 export async function execute(

@@ -54,13 +54,15 @@ export const description: INodeProperties[] = [
 				name: 'Submit',
 				value: 'submit',
 				action: 'Submit a document for OCR',
-				description: 'Send a PDF or image for text recognition (billed per page) and optionally wait for the text',
+				description:
+					'Send a PDF or image for text recognition (billed per page) and optionally wait for the text',
 			},
 			{
 				name: 'Submit (V2)',
 				value: 'submitV2',
 				action: 'Submit a document to the v2 endpoint',
-				description: 'Send a document to /api/v2/ocr with output format (e.g. Markdown), table and formula options',
+				description:
+					'Send a document to /api/v2/ocr with output format (e.g. Markdown), table and formula options',
 			},
 		],
 		default: 'submit',

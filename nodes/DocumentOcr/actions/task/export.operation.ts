@@ -6,12 +6,18 @@ import { safeFileName } from '../../helpers/text';
 import { requireId } from '../../helpers/validate';
 import type { TransportState } from '../../transport';
 import { apiRequest } from '../../transport';
-import { concurrencyOption, taskIdField } from '../shared.description';
+import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
 import { getRecord } from '../records';
 
 const FORMATS: Record<string, { mime: string; label: string }> = {
-	docx: { mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', label: 'Word (DOCX)' },
-	xlsx: { mime: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', label: 'Excel (XLSX)' },
+	docx: {
+		mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+		label: 'Word (DOCX)',
+	},
+	xlsx: {
+		mime: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+		label: 'Excel (XLSX)',
+	},
 	pdf: { mime: 'application/pdf', label: 'PDF' },
 };
 
@@ -33,14 +39,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		hint: 'The name of the output binary field to put the file in',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [concurrencyOption],
-	},
+	optionsCollection(concurrencyOption),
 ];
 
 export const description = updateDisplayOptions(
@@ -72,7 +71,8 @@ export async function execute(
 	const node = this.getNode();
 	const taskId = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
 	const format = String(this.getNodeParameter('format', itemIndex)).trim().toLowerCase();
-	const property = (this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
+	const property =
+		(this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
 	if (!FORMATS[format]) {
 		throw new NodeOperationError(node, `Item ${itemIndex}: "${format}" is not an export format`, {
 			description: 'Choose docx, xlsx or pdf.',
@@ -83,7 +83,8 @@ export async function execute(
 	/** Maps an export failure; a 4xx may mean "not done yet", which the task's status tells. */
 	const explain = async (original: NodeApiError | NodeOperationError) => {
 		const status = Number((original as NodeApiError).httpCode);
-		if (!(original instanceof NodeApiError) || ![400, 409, 412, 422, 425].includes(status)) return original;
+		if (!(original instanceof NodeApiError) || ![400, 409, 412, 422, 425].includes(status))
+			return original;
 		return await notReady(original);
 	};
 	const notReady = async (original: NodeApiError | NodeOperationError) => {
@@ -103,35 +104,59 @@ export async function execute(
 
 	let response;
 	try {
-		response = await apiRequest.call(this, itemIndex, {
-			method: 'GET',
-			path: ['api', 'export', taskId, format],
-			kind: 'read',
-			scope: 'read',
-			subject: `Task "${taskId}"`,
-			binary: true,
-		}, state);
+		response = await apiRequest.call(
+			this,
+			itemIndex,
+			{
+				method: 'GET',
+				path: ['api', 'export', taskId, format],
+				kind: 'read',
+				scope: 'read',
+				subject: `Task "${taskId}"`,
+				binary: true,
+			},
+			state,
+		);
 	} catch (error) {
 		throw await explain(error as NodeApiError | NodeOperationError);
 	}
 
-	const contentType = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-	const body = Buffer.isBuffer(response.body) ? response.body : Buffer.from(response.body as ArrayBuffer);
+	const contentType = String(response.headers['content-type'] ?? '')
+		.split(';')[0]
+		.trim()
+		.toLowerCase();
+	const body = Buffer.isBuffer(response.body)
+		? response.body
+		: Buffer.from(response.body as ArrayBuffer);
 	if (contentType === 'application/json' || contentType.startsWith('text/')) {
 		// A JSON or text answer where a file was expected: most likely "not ready yet".
 		throw await notReady(
-			new NodeApiError(node, { message: body.toString('utf8').slice(0, 200) }, {
-				message: `The service returned no ${format} file for task "${taskId}"`,
-				itemIndex,
-			}),
+			new NodeApiError(
+				node,
+				{ message: body.toString('utf8').slice(0, 200) },
+				{
+					message: `The service returned no ${format} file for task "${taskId}"`,
+					itemIndex,
+				},
+			),
 		);
 	}
-	const mimeType = contentType && contentType !== 'application/octet-stream' ? contentType : FORMATS[format].mime;
-	const fileName = safeFileName(fileNameFromDisposition(response.headers['content-disposition']) ?? '') || safeFileName(`${taskId}.${format}`) || `export.${format}`;
+	const mimeType =
+		contentType && contentType !== 'application/octet-stream' ? contentType : FORMATS[format].mime;
+	const fileName =
+		safeFileName(fileNameFromDisposition(response.headers['content-disposition']) ?? '') ||
+		safeFileName(`${taskId}.${format}`) ||
+		`export.${format}`;
 	const binary = await this.helpers.prepareBinaryData(body, fileName, mimeType);
 	return [
 		{
-			json: { taskId, format, fileName: binary.fileName ?? fileName, mimeType, fileSize: body.length },
+			json: {
+				taskId,
+				format,
+				fileName: binary.fileName ?? fileName,
+				mimeType,
+				fileSize: body.length,
+			},
 			binary: { [property]: binary },
 		},
 	];

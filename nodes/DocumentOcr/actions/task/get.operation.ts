@@ -6,9 +6,10 @@ import type { TransportState } from '../../transport';
 import { taskIdField } from '../shared.description';
 import { getRecord } from '../records';
 
-export const description = updateDisplayOptions({ show: { resource: ['task'], operation: ['get'] } }, [
-	taskIdField,
-]);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['task'], operation: ['get'] } },
+	[taskIdField],
+);
 
 /** GET /api/tasks/{taskId}: status, and resultText / metadata once done. */
 export async function execute(

@@ -1,10 +1,16 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { unwrapList } from '../../helpers/task';
 import { requireInteger } from '../../helpers/validate';
 import type { TransportState } from '../../transport';
 import { apiRequest, unexpectedBody } from '../../transport';
+import { optionsCollection } from '../shared.description';
 
 const MAX_PAGES = 10_000;
 const MAX_PAGE_SIZE = 1_000;
@@ -49,31 +55,24 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			{
-				displayName: 'Page Size',
-				name: 'pageSize',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE },
-				default: 20,
-				description: 'How many tasks to request per page (the service default is 20)',
-			},
-			{
-				displayName: 'Start Page',
-				name: 'page',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: 1,
-				description: 'The page to start from (1 is the newest tasks)',
-			},
-		],
-	},
+	optionsCollection(
+		{
+			displayName: 'Page Size',
+			name: 'pageSize',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE },
+			default: 20,
+			description: 'How many tasks to request per page (the service default is 20)',
+		},
+		{
+			displayName: 'Start Page',
+			name: 'page',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 1,
+			description: 'The page to start from (1 is the newest tasks)',
+		},
+	),
 ];
 
 export const description = updateDisplayOptions(
@@ -90,28 +89,59 @@ export async function execute(
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll
 		? Infinity
-		: requireInteger(this, itemIndex, this.getNodeParameter('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER);
+		: requireInteger(
+				this,
+				itemIndex,
+				this.getNodeParameter('limit', itemIndex, 50),
+				'Limit',
+				1,
+				Number.MAX_SAFE_INTEGER,
+			);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const pageSize = requireInteger(this, itemIndex, options.pageSize ?? 20, 'Page Size', 1, MAX_PAGE_SIZE);
-	let page = requireInteger(this, itemIndex, options.page ?? 1, 'Start Page', 1, Number.MAX_SAFE_INTEGER);
-	const status = typeof filters.status === 'string' && filters.status.trim() ? filters.status.trim() : undefined;
+	const pageSize = requireInteger(
+		this,
+		itemIndex,
+		options.pageSize ?? 20,
+		'Page Size',
+		1,
+		MAX_PAGE_SIZE,
+	);
+	let page = requireInteger(
+		this,
+		itemIndex,
+		options.page ?? 1,
+		'Start Page',
+		1,
+		Number.MAX_SAFE_INTEGER,
+	);
+	const status =
+		typeof filters.status === 'string' && filters.status.trim() ? filters.status.trim() : undefined;
 
 	const tasks: IDataObject[] = [];
 	let previousFirstId: unknown;
 	for (let walked = 0; walked < MAX_PAGES && tasks.length < limit; walked++, page++) {
-		const response = await apiRequest.call(this, itemIndex, {
-			method: 'GET',
-			path: ['api', 'tasks'],
-			kind: 'read',
-			scope: 'read',
-			qs: { page, pageSize, ...(status ? { status } : {}) },
-		}, state);
+		const response = await apiRequest.call(
+			this,
+			itemIndex,
+			{
+				method: 'GET',
+				path: ['api', 'tasks'],
+				kind: 'read',
+				scope: 'read',
+				qs: { page, pageSize, ...(status ? { status } : {}) },
+			},
+			state,
+		);
 		const list = unwrapList(response.body);
 		if (!list) throw unexpectedBody(this, itemIndex, 'the task list', response.body);
 		const firstId = list.records[0]?.taskId;
 		// A service that ignores `page` would return the same page forever.
-		if (list.records.length === 0 || (walked > 0 && firstId !== undefined && firstId === previousFirstId)) break;
+		if (
+			list.records.length === 0 ||
+			(walked > 0 && firstId !== undefined && firstId === previousFirstId)
+		)
+			break;
 		previousFirstId = firstId;
 		tasks.push(...list.records);
 		const lastPage =

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { jsonWithDocument } from '../../helpers/body';
@@ -7,7 +12,13 @@ import { pagesBilled, unwrapRecord } from '../../helpers/task';
 import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
 import type { TransportState } from '../../transport';
 import { apiRequest, unexpectedBody } from '../../transport';
-import { concurrencyOption, documentFields, waitTimeoutOption } from '../shared.description';
+import {
+	concurrencyOption,
+	documentFields,
+	optionsCollection,
+	waitForCompletionField,
+	waitTimeoutOption,
+} from '../shared.description';
 import { waitForRecord } from '../records';
 
 const properties: INodeProperties[] = [
@@ -36,7 +47,11 @@ const properties: INodeProperties[] = [
 		name: 'documentType',
 		type: 'options',
 		options: [
-			{ name: 'General', value: 'general', description: 'Any document: returns the recognised text' },
+			{
+				name: 'General',
+				value: 'general',
+				description: 'Any document: returns the recognised text',
+			},
 			{
 				name: 'Invoice',
 				value: 'invoice',
@@ -45,22 +60,10 @@ const properties: INodeProperties[] = [
 		],
 		default: 'general',
 	},
-	{
-		displayName: 'Wait for Completion',
-		name: 'waitForCompletion',
-		type: 'boolean',
-		default: true,
-		description:
-			'Whether to wait until the text is recognised and output it. Turn off to output only the task ID right away (then use Get, or the Document OCR Trigger).',
-	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [concurrencyOption, waitTimeoutOption],
-	},
+	waitForCompletionField(
+		'Whether to wait until the text is recognised and output it. Turn off to output only the task ID right away (then use Get, or the Document OCR Trigger).',
+	),
+	optionsCollection(concurrencyOption, waitTimeoutOption),
 ];
 
 export const description = updateDisplayOptions(
@@ -74,25 +77,43 @@ export async function execute(
 	itemIndex: number,
 	state: TransportState,
 ): Promise<INodeExecutionData[]> {
-	const document = await readDocument.call(this, itemIndex, { accept: TASK_API_KINDS, target: 'the task API' });
+	const document = await readDocument.call(this, itemIndex, {
+		accept: TASK_API_KINDS,
+		target: 'the task API',
+	});
 	const provider = this.getNodeParameter('provider', itemIndex) as string;
 	const documentType = this.getNodeParameter('documentType', itemIndex) as string;
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const deadline = deadlineFromMinutes(Number(options.waitTimeout ?? 10));
 
-	const response = await apiRequest.call(this, itemIndex, {
-		method: 'POST',
-		path: ['api', 'ocr'],
-		kind: 'submit',
-		scope: 'submit',
-		body: jsonWithDocument(this, { filename: document.fileName, provider, documentType }, 'imageBase64', document),
-	}, state);
+	const response = await apiRequest.call(
+		this,
+		itemIndex,
+		{
+			method: 'POST',
+			path: ['api', 'ocr'],
+			kind: 'submit',
+			scope: 'submit',
+			body: jsonWithDocument(
+				this,
+				{ filename: document.fileName, provider, documentType },
+				'imageBase64',
+				document,
+			),
+		},
+		state,
+	);
 
 	const submitted = unwrapRecord(response.body);
 	const taskId = submitted?.taskId;
 	if (!submitted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
-		throw unexpectedBody(this, itemIndex, 'the submission (a task may have been created)', response.body);
+		throw unexpectedBody(
+			this,
+			itemIndex,
+			'the submission (a task may have been created)',
+			response.body,
+		);
 	}
 	const billed = pagesBilled(submitted);
 	const billing = billed === undefined ? {} : { pagesBilled: billed };

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { jsonWithDocument } from '../../helpers/body';
@@ -8,7 +13,13 @@ import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
 import type { TransportState } from '../../transport';
 import { apiRequest, unexpectedBody } from '../../transport';
 import { waitForRecord } from '../records';
-import { concurrencyOption, documentFields, waitTimeoutOption } from '../shared.description';
+import {
+	concurrencyOption,
+	documentFields,
+	optionsCollection,
+	waitForCompletionField,
+	waitTimeoutOption,
+} from '../shared.description';
 
 const properties: INodeProperties[] = [
 	...documentFields,
@@ -18,8 +29,16 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		options: [
 			{ name: 'Service Default', value: '', description: 'Let the service choose' },
-			{ name: 'Markdown', value: 'markdown', description: 'Headings, lists and tables as Markdown' },
-			{ name: 'Other', value: 'other', description: 'Another format the service supports, typed in below' },
+			{
+				name: 'Markdown',
+				value: 'markdown',
+				description: 'Headings, lists and tables as Markdown',
+			},
+			{
+				name: 'Other',
+				value: 'other',
+				description: 'Another format the service supports, typed in below',
+			},
 		],
 		default: 'markdown',
 		description: 'Format of the recognised text (the service does not publish its full list)',
@@ -34,39 +53,27 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { format: ['other'] } },
 		description: 'The format value to send, as the service names it',
 	},
-	{
-		displayName: 'Wait for Completion',
-		name: 'waitForCompletion',
-		type: 'boolean',
-		default: true,
-		description:
-			'Whether to wait until the text is recognised and output it. The first check is timed by the estimate the service returns.',
-	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			concurrencyOption,
-			{
-				displayName: 'Formulas',
-				name: 'formulas',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to recognise mathematical formulas',
-			},
-			{
-				displayName: 'High-Fidelity Tables',
-				name: 'highFidelityTables',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to reconstruct tables with their structure',
-			},
-			waitTimeoutOption,
-		],
-	},
+	waitForCompletionField(
+		'Whether to wait until the text is recognised and output it. The first check is timed by the estimate the service returns.',
+	),
+	optionsCollection(
+		concurrencyOption,
+		{
+			displayName: 'Formulas',
+			name: 'formulas',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to recognise mathematical formulas',
+		},
+		{
+			displayName: 'High-Fidelity Tables',
+			name: 'highFidelityTables',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to reconstruct tables with their structure',
+		},
+		waitTimeoutOption,
+	),
 ];
 
 export const description = updateDisplayOptions(
@@ -87,7 +94,10 @@ export async function execute(
 		requireFileName: true,
 	});
 	const chosen = this.getNodeParameter('format', itemIndex, 'markdown') as string;
-	const format = chosen === 'other' ? String(this.getNodeParameter('customFormat', itemIndex, '')).trim() : chosen;
+	const format =
+		chosen === 'other'
+			? String(this.getNodeParameter('customFormat', itemIndex, '')).trim()
+			: chosen;
 	if (chosen === 'other' && !format) {
 		throw new NodeOperationError(node, `Item ${itemIndex}: "Other Format" is empty`, {
 			description: 'Type the format value to send, or choose Markdown.',
@@ -98,23 +108,34 @@ export async function execute(
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const ocrOptions: IDataObject = {};
 	if (format) ocrOptions.format = format;
-	if (options.highFidelityTables !== undefined) ocrOptions.highFidelityTables = options.highFidelityTables === true;
+	if (options.highFidelityTables !== undefined)
+		ocrOptions.highFidelityTables = options.highFidelityTables === true;
 	if (options.formulas !== undefined) ocrOptions.formulas = options.formulas === true;
 	const deadline = deadlineFromMinutes(Number(options.waitTimeout ?? 10));
 
 	const fields: IDataObject = { filename: document.fileName };
 	if (Object.keys(ocrOptions).length) fields.options = ocrOptions;
-	const response = await apiRequest.call(this, itemIndex, {
-		method: 'POST',
-		path: ['api', 'v2', 'ocr'],
-		kind: 'submit',
-		body: jsonWithDocument(this, fields, 'imageBase64', document),
-	}, state);
+	const response = await apiRequest.call(
+		this,
+		itemIndex,
+		{
+			method: 'POST',
+			path: ['api', 'v2', 'ocr'],
+			kind: 'submit',
+			body: jsonWithDocument(this, fields, 'imageBase64', document),
+		},
+		state,
+	);
 
 	const accepted = unwrapRecord(response.body);
 	const taskId = accepted?.taskId;
 	if (!accepted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
-		throw unexpectedBody(this, itemIndex, 'the v2 submission (a task may have been created)', response.body);
+		throw unexpectedBody(
+			this,
+			itemIndex,
+			'the v2 submission (a task may have been created)',
+			response.body,
+		);
 	}
 	const summary: IDataObject = { ...accepted, taskId: String(taskId) };
 	if (!wait) return [{ json: summary }];
@@ -123,10 +144,14 @@ export async function execute(
 	const task = await waitForRecord.call(this, itemIndex, state, 'task', String(taskId), {
 		...DEFAULT_WAIT,
 		// The service's estimate times the first look (bounded: it is an estimate).
-		firstPollAfterMs: Number.isFinite(estimate) && estimate >= 0 ? Math.min(Math.max(estimate * 1000, 250), 60_000) : DEFAULT_WAIT.firstPollAfterMs,
+		firstPollAfterMs:
+			Number.isFinite(estimate) && estimate >= 0
+				? Math.min(Math.max(estimate * 1000, 250), 60_000)
+				: DEFAULT_WAIT.firstPollAfterMs,
 		deadline,
 	});
 	const billing: IDataObject = {};
-	for (const key of ['estimatedSeconds', 'pages', 'creditsUsed']) if (accepted[key] !== undefined) billing[key] = accepted[key];
+	for (const key of ['estimatedSeconds', 'pages', 'creditsUsed'])
+		if (accepted[key] !== undefined) billing[key] = accepted[key];
 	return [{ json: { ...task, ...billing } }];
 }
