@@ -1,25 +1,27 @@
 'use strict';
 /**
- * Webhook signing, kept pure and tiny so it can later be swapped for the package's own
- * signature module.
+ * Webhook signing for the emulator's sender: the package's own signature module (built into
+ * dist/ by `npm run build`), so the sender and the trigger share one implementation.
  *
- *   signPayload(secret, timestamp, nonce, rawBody) -> lowercase hex HMAC-SHA256 of
- *     `${timestamp}.${nonce}.${rawBody}` keyed with `secret`.
- *   The header value sent is `sha256=<hex>` (see signatureHeader).
+ *   signatureHeader(secret, timestamp, nonce, rawBody) -> `sha256=<hex>`
+ *   signPayload(...)                                  -> `<hex>`
  */
-const crypto = require('node:crypto');
+const path = require('node:path');
 
-function signPayload(secret, timestamp, nonce, rawBody) {
-	const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(String(rawBody), 'utf8');
-	return crypto
-		.createHmac('sha256', String(secret))
-		.update(`${timestamp}.${nonce}.`, 'utf8')
-		.update(body)
-		.digest('hex');
+const MODULE = path.resolve(__dirname, '../../dist/nodes/DocumentOcrTrigger/signature.js');
+let signature;
+try {
+	signature = require(MODULE);
+} catch (error) {
+	throw new Error(`${MODULE} is missing: run "npm run build" first (${error.message})`);
 }
 
 function signatureHeader(secret, timestamp, nonce, rawBody) {
-	return `sha256=${signPayload(secret, timestamp, nonce, rawBody)}`;
+	return signature.sign(String(secret), String(timestamp), String(nonce), rawBody);
+}
+
+function signPayload(secret, timestamp, nonce, rawBody) {
+	return signatureHeader(secret, timestamp, nonce, rawBody).slice('sha256='.length);
 }
 
 module.exports = { signPayload, signatureHeader };

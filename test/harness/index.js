@@ -29,8 +29,14 @@ const { Container } = require(
 );
 const workflowLib = require('n8n-workflow');
 
-const { WorkflowExecute, ExecutionLifecycleHooks, BinaryDataService, ExecuteContext, RoutingNode } =
-	core;
+const {
+	WorkflowExecute,
+	ExecutionLifecycleHooks,
+	BinaryDataService,
+	ExecuteContext,
+	RoutingNode,
+	WebhookContext,
+} = core;
 const { Workflow, NodeHelpers, ICredentialsHelper, NodeConnectionTypes } = workflowLib;
 
 const DIST = path.resolve(__dirname, '../../dist');
@@ -185,15 +191,24 @@ async function initBinaryData() {
 
 function createEngine() {
 	const documentOcr = loadBuilt('nodes/DocumentOcr/DocumentOcr.node.js', 'DocumentOcr');
+	const documentOcrTrigger = loadBuilt(
+		'nodes/DocumentOcrTrigger/DocumentOcrTrigger.node.js',
+		'DocumentOcrTrigger',
+	);
 	const credentialTypes = {
 		documentOcrApi: loadBuilt('credentials/DocumentOcrApi.credentials.js', 'DocumentOcrApi'),
+		documentOcrWebhookApi: loadBuilt(
+			'credentials/DocumentOcrWebhookApi.credentials.js',
+			'DocumentOcrWebhookApi',
+		),
 	};
 	const nodeTypes = new NodeTypes({
 		[`${PACKAGE}.documentOcr`]: documentOcr,
+		[`${PACKAGE}.documentOcrTrigger`]: documentOcrTrigger,
 		'test.input': new TestInput(),
 	});
 	const credentialsHelper = new CredentialsHelper(credentialTypes);
-	return { nodeTypes, credentialsHelper, credentialTypes, documentOcr };
+	return { nodeTypes, credentialsHelper, credentialTypes, documentOcr, documentOcrTrigger };
 }
 
 const engine = createEngine();
@@ -237,7 +252,11 @@ function runNode({
 /** Runs any workflow of known node types; starts at the first node without inputs. */
 function runWorkflow({ nodes, connections, credentials, settings = {}, resultNode }) {
 	const { nodeTypes, credentialsHelper } = engine;
-	if (credentials) credentialsHelper.credentials = { documentOcrApi: credentials };
+	if (credentials)
+		credentialsHelper.credentials = {
+			...credentialsHelper.credentials,
+			documentOcrApi: credentials,
+		};
 	const executionId = String(++executionCounter);
 	const workflowData = { id: 'wf-test', name: 'test', nodes, connections, active: false, settings };
 	const workflow = new Workflow({
@@ -409,4 +428,112 @@ async function testCredential(credentials) {
 	return { status: 'OK', message: 'Connection successful!' };
 }
 
-module.exports = { runNode, runWorkflow, readBinary, testCredential, engine, PACKAGE };
+/**
+ * An active trigger workflow behind a real HTTP server (express, as n8n's webhook server is):
+ * each POST is read as n8n reads it (the raw body kept as `req.rawBody`, JSON parsed into
+ * `req.body`), handed to the trigger's webhook() through n8n-core's real WebhookContext, and
+ * answered as n8n would (the node's own answer, or 200 when it returns workflow data).
+ * `executions` collects the workflow data of every delivery that started the workflow.
+ * The workflow object lives as long as the server, so its static data does too.
+ */
+async function startTriggerServer({ parameters, credentials }) {
+	const express = require('express');
+	const { credentialsHelper, nodeTypes } = engine;
+	credentialsHelper.credentials = { ...credentialsHelper.credentials, ...credentials };
+	const node = {
+		id: 'trigger',
+		name: 'Document OCR Trigger',
+		type: `${PACKAGE}.documentOcrTrigger`,
+		typeVersion: 1,
+		position: [0, 0],
+		webhookId: 'e2f1c7d0-0000-4000-8000-000000000001',
+		parameters,
+		credentials: {
+			documentOcrWebhookApi: { id: '2', name: 'Webhook secret' },
+			documentOcrApi: { id: '1', name: 'Document OCR account' },
+		},
+	};
+	const workflow = new Workflow({
+		id: 'wf-trigger',
+		name: 'trigger',
+		nodes: [node],
+		connections: {},
+		nodeTypes,
+		active: true,
+		staticData: {},
+	});
+	const executions = [];
+	const app = express();
+	app.post('/webhook', (req, res) => {
+		const chunks = [];
+		req.on('data', (chunk) => chunks.push(chunk));
+		req.on('end', async () => {
+			req.rawBody = Buffer.concat(chunks);
+			try {
+				req.body = req.rawBody.length ? JSON.parse(req.rawBody.toString('utf8')) : {};
+			} catch {
+				req.body = {};
+			}
+			const additionalData = {
+				credentialsHelper,
+				httpRequest: req,
+				httpResponse: res,
+				webhookBaseUrl: 'http://127.0.0.1/webhook',
+				webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
+				webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
+				instanceBaseUrl: 'http://127.0.0.1/',
+				variables: {},
+			};
+			const webhookData = {
+				httpMethod: 'POST',
+				node: node.name,
+				path: 'webhook',
+				webhookDescription: {},
+				workflowId: workflow.id,
+			};
+			try {
+				const context = new WebhookContext(
+					workflow,
+					node,
+					additionalData,
+					'webhook',
+					webhookData,
+					[],
+					null,
+				);
+				const result = await engine.documentOcrTrigger.webhook.call(context);
+				if (result.workflowData) {
+					executions.push(result.workflowData);
+					res.status(200).json({ message: 'Workflow was started' });
+				} else if (!result.noWebhookResponse) {
+					res.status(200).end();
+				}
+			} catch (error) {
+				if (!res.headersSent) res.status(500).json({ message: error.message });
+			}
+		});
+	});
+	const server = await new Promise((resolve) => {
+		const s = app.listen(0, '127.0.0.1', () => resolve(s));
+	});
+	return {
+		url: `http://127.0.0.1:${server.address().port}/webhook`,
+		executions,
+		workflow,
+		close: () =>
+			new Promise((resolve) => {
+				server.closeAllConnections?.();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+module.exports = {
+	runNode,
+	runWorkflow,
+	readBinary,
+	testCredential,
+	startTriggerServer,
+	engine,
+	PACKAGE,
+};

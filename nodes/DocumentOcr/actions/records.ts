@@ -5,7 +5,7 @@ import { multipartWithDocument } from '../helpers/body';
 import { unwrapRecord } from '../helpers/task';
 import type { WaitSettings } from '../helpers/wait';
 import { waitUntilFinished } from '../helpers/wait';
-import type { Surface, TransportState } from '../transport';
+import type { Surface, TransportContext, TransportState } from '../transport';
 import { apiRequest, unexpectedBody } from '../transport';
 
 /** The two kinds of long-running record the service has, and where each is read. */
@@ -30,7 +30,7 @@ export type RecordKind = keyof typeof RECORDS;
 
 /** GET a task (`/api/tasks/{id}`) or job (`/v1/jobs/{id}`), whatever wrapper the service puts around it. */
 export async function getRecord(
-	this: IExecuteFunctions,
+	this: TransportContext,
 	itemIndex: number,
 	state: TransportState,
 	kind: RecordKind,

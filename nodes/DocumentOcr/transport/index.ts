@@ -4,6 +4,7 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	INode,
+	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
@@ -29,6 +30,14 @@ import { networkError, parseServiceError, redact, serviceError } from './errors'
  */
 
 export const CREDENTIAL_TYPE = 'documentOcrApi';
+
+/** The node contexts that send requests: the action node, and the trigger (Include Task Details). */
+export type TransportContext = IExecuteFunctions | IWebhookFunctions;
+
+/** The execution's cancel signal (a webhook request has none). */
+export function cancelSignal(ctx: TransportContext): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+}
 
 export type Surface = 'base' | 'api';
 
@@ -99,7 +108,7 @@ export class TransportState {
 
 	constructor(readonly retry: RetrySettings = DEFAULT_RETRY) {}
 
-	async resolve(ctx: IExecuteFunctions, itemIndex: number) {
+	async resolve(ctx: TransportContext, itemIndex: number) {
 		if (!this.endpoints) {
 			const credentials = await ctx.getCredentials(CREDENTIAL_TYPE, itemIndex);
 			const base = normaliseRoot(
@@ -198,7 +207,7 @@ interface RawResponse {
 
 /** The single call into n8n's HTTP helper; failures come back as values, not exceptions. */
 async function send(
-	ctx: IExecuteFunctions,
+	ctx: TransportContext,
 	options: IHttpRequestOptions,
 ): Promise<{ response: RawResponse } | { error: Error }> {
 	try {
@@ -213,9 +222,9 @@ async function send(
 	}
 }
 
-async function pause(ctx: IExecuteFunctions, ms: number) {
+async function pause(ctx: TransportContext, ms: number) {
 	if (ms <= 0) return;
-	const signal = ctx.getExecutionCancelSignal();
+	const signal = cancelSignal(ctx);
 	await sleep(ms, signal);
 	if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled');
 }
@@ -225,7 +234,7 @@ async function pause(ctx: IExecuteFunctions, ms: number) {
  * Throws a NodeApiError with `itemIndex` for everything else.
  */
 export async function apiRequest<T = IDataObject>(
-	this: IExecuteFunctions,
+	this: TransportContext,
 	itemIndex: number,
 	request: ApiRequest,
 	state: TransportState,
@@ -269,7 +278,7 @@ export async function apiRequest<T = IDataObject>(
 		state.requests++;
 		const sent = await send(this, options);
 		if ('error' in sent) {
-			if (this.getExecutionCancelSignal()?.aborted) {
+			if (cancelSignal(this)?.aborted) {
 				throw new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
 			}
 			const code = systemErrorCode(sent.error);
@@ -334,7 +343,7 @@ export async function apiRequest<T = IDataObject>(
 
 /** A 2xx answer whose body is not the JSON object the endpoint promises. */
 export function unexpectedBody(
-	ctx: IExecuteFunctions,
+	ctx: TransportContext,
 	itemIndex: number,
 	what: string,
 	body: unknown,

@@ -1,0 +1,286 @@
+'use strict';
+const crypto = require('node:crypto');
+const { request } = require('undici');
+const h = require('./helpers');
+const { startTriggerServer } = require('./harness');
+const signature = require('../dist/nodes/DocumentOcrTrigger/signature.js');
+
+const SECRET = 'whsec_test_0123456789abcdef';
+const emu = h.useEmulator();
+
+let trigger;
+async function startTrigger(parameters = {}) {
+	await trigger?.close();
+	trigger = await startTriggerServer({
+		parameters: {
+			events: ['ocr.done', 'ocr.failed'],
+			includeTaskDetails: false,
+			options: {},
+			...parameters,
+		},
+		credentials: { documentOcrWebhookApi: { secret: SECRET }, documentOcrApi: h.credentials(emu) },
+	});
+	return trigger;
+}
+afterAll(async () => {
+	await trigger?.close();
+});
+
+const nowSeconds = () => String(Math.floor(Date.now() / 1000));
+const nonce = () => crypto.randomBytes(16).toString('hex');
+const payload = (event = 'ocr.done', taskId = 'tsk_abc') =>
+	JSON.stringify({
+		id: `evt_${nonce()}`,
+		event,
+		createdAt: new Date().toISOString(),
+		data: { taskId, status: event === 'ocr.done' ? 'done' : 'failed' },
+	});
+
+/** A correctly signed delivery, as headers + body. */
+function signed(body = payload(), { secret = SECRET, timestamp = nowSeconds(), n = nonce() } = {}) {
+	return {
+		body,
+		headers: {
+			'content-type': 'application/json',
+			'x-webhook-timestamp': timestamp,
+			'x-webhook-nonce': n,
+			'x-webhook-signature': signature.sign(secret, timestamp, n, body),
+		},
+	};
+}
+
+async function deliver({ body, headers }) {
+	const response = await request(trigger.url, { method: 'POST', body, headers });
+	return { status: response.statusCode, text: await response.body.text() };
+}
+
+describe('signature module (pure)', () => {
+	test('signs <timestamp>.<nonce>.<raw body> with HMAC-SHA256 as sha256=<lower-case hex>', () => {
+		const expected = crypto.createHmac('sha256', 'k').update('1700000000.n1.{"a":1}').digest('hex');
+		expect(signature.sign('k', '1700000000', 'n1', '{"a":1}')).toBe(`sha256=${expected}`);
+	});
+
+	test.each([
+		['unix seconds', '1700000000', 1700000000000],
+		['unix milliseconds', '1700000000123', 1700000000123],
+		['ISO-8601', '2023-11-14T22:13:20Z', 1700000000000],
+		['ISO-8601 with offset', '2023-11-14T23:13:20+01:00', 1700000000000],
+	])('parses a timestamp in %s', (_n, value, ms) => {
+		expect(signature.parseTimestamp(value)).toBe(ms);
+	});
+
+	test.each(['yesterday', '', '17e8', '2023-11-14', '-5'])(
+		'refuses the timestamp "%s"',
+		(value) => {
+			expect(signature.parseTimestamp(value)).toBeUndefined();
+		},
+	);
+
+	test('verify tells apart each reason', () => {
+		const body = Buffer.from('{"x":1}');
+		const ts = nowSeconds();
+		const good = {
+			'x-webhook-timestamp': ts,
+			'x-webhook-nonce': 'n',
+			'x-webhook-signature': signature.sign(SECRET, ts, 'n', body),
+		};
+		const v = (headers, extra = {}) =>
+			signature.verify({ secret: SECRET, headers, rawBody: body, toleranceMs: 300_000, ...extra });
+		expect(v(good).ok).toBe(true);
+		expect(v({ ...good, 'x-webhook-signature': undefined }).reason).toBe('missing_signature');
+		expect(v({ ...good, 'x-webhook-signature': ['a', 'b'] }).reason).toBe('malformed_signature');
+		expect(v(good, { secret: 'other' }).reason).toBe('signature_mismatch');
+		expect(v(good, { now: Date.now() + 301_000 }).reason).toBe('timestamp_outside_tolerance');
+	});
+});
+
+describe('Document OCR Trigger in the real engine (WebhookContext, real HTTP requests)', () => {
+	beforeAll(async () => {
+		await startTrigger();
+	});
+
+	test('a valid delivery starts the workflow once, with the event, task, payload and delivery data', async () => {
+		const delivery = signed(payload('ocr.done', 'tsk_valid'));
+		const before = trigger.executions.length;
+		const first = await deliver(delivery);
+		expect(first.status).toBe(200);
+		expect(trigger.executions.length).toBe(before + 1);
+		const [[item]] = trigger.executions.at(-1);
+		expect(item.json).toMatchObject({
+			event: 'ocr.done',
+			taskId: 'tsk_valid',
+			status: 'done',
+			verified: true,
+			nonce: delivery.headers['x-webhook-nonce'],
+			payload: JSON.parse(delivery.body),
+		});
+		expect(new Date(item.json.timestamp).getTime()).toBe(
+			Number(delivery.headers['x-webhook-timestamp']) * 1000,
+		);
+
+		// The same delivery again (a replay, or the sender retrying): acknowledged, nothing started.
+		const again = await deliver(delivery);
+		expect(again.status).toBe(200);
+		expect(JSON.parse(again.text)).toEqual({ received: true, duplicate: true });
+		expect(trigger.executions.length).toBe(before + 1);
+	});
+
+	test.each([
+		['milliseconds', () => String(Date.now())],
+		['ISO-8601', () => new Date().toISOString()],
+	])('accepts a timestamp in %s', async (_name, timestamp) => {
+		const before = trigger.executions.length;
+		expect((await deliver(signed(payload(), { timestamp: timestamp() }))).status).toBe(200);
+		expect(trigger.executions.length).toBe(before + 1);
+	});
+
+	const tamper = (fn) => () => {
+		const delivery = signed(payload('ocr.done', 'tsk_attack'));
+		fn(delivery);
+		return delivery;
+	};
+	const ATTACKS = [
+		[
+			'a bad signature',
+			tamper(
+				(d) =>
+					(d.headers['x-webhook-signature'] = `sha256=${crypto.randomBytes(32).toString('hex')}`),
+			),
+		],
+		['a signature made with another secret', () => signed(payload(), { secret: 'not-the-secret' })],
+		[
+			'a stale timestamp (301 s old)',
+			() => signed(payload(), { timestamp: String(Math.floor(Date.now() / 1000) - 301) }),
+		],
+		[
+			'a future timestamp (301 s ahead)',
+			() => signed(payload(), { timestamp: String(Math.floor(Date.now() / 1000) + 301) }),
+		],
+		[
+			'a body tampered by one byte',
+			tamper((d) => (d.body = d.body.replace('tsk_attack', 'tsk_attacK'))),
+		],
+		['no signature header', tamper((d) => delete d.headers['x-webhook-signature'])],
+		['no timestamp header', tamper((d) => delete d.headers['x-webhook-timestamp'])],
+		['no nonce header', tamper((d) => delete d.headers['x-webhook-nonce'])],
+		[
+			'a signature without the sha256= prefix',
+			tamper((d) => (d.headers['x-webhook-signature'] = d.headers['x-webhook-signature'].slice(7))),
+		],
+		[
+			'a signature in upper-case hex',
+			tamper(
+				(d) =>
+					(d.headers['x-webhook-signature'] =
+						`sha256=${d.headers['x-webhook-signature'].slice(7).toUpperCase()}`),
+			),
+		],
+		[
+			'a signature of another length',
+			tamper(
+				(d) => (d.headers['x-webhook-signature'] = d.headers['x-webhook-signature'].slice(0, 40)),
+			),
+		],
+		['an empty body under a valid signature of the real one', tamper((d) => (d.body = ''))],
+		[
+			'the body re-serialised (whitespace changed)',
+			tamper((d) => (d.body = JSON.stringify(JSON.parse(d.body), null, 2))),
+		],
+		['a malformed timestamp', tamper((d) => (d.headers['x-webhook-timestamp'] = 'yesterday'))],
+		['the signature of another nonce', tamper((d) => (d.headers['x-webhook-nonce'] = nonce()))],
+	];
+
+	test.each(ATTACKS)(
+		'refuses %s: 401, nothing started, nothing about the secret',
+		async (_name, make) => {
+			const before = trigger.executions.length;
+			const { status, text } = await deliver(make());
+			expect(status).toBe(401);
+			expect(text).toBe('{"error":"unauthorized"}');
+			expect(text).not.toContain(SECRET);
+			expect(trigger.executions.length).toBe(before);
+		},
+	);
+
+	test('a replayed nonce with a new body (and new event id) starts nothing', async () => {
+		const n = nonce();
+		const timestamp = nowSeconds();
+		expect((await deliver(signed(payload(), { n, timestamp }))).status).toBe(200);
+		const before = trigger.executions.length;
+		const replay = await deliver(signed(payload('ocr.failed'), { n, timestamp }));
+		expect(replay.status).toBe(200);
+		expect(trigger.executions.length).toBe(before);
+	});
+
+	test('the same event re-sent with a fresh nonce starts nothing (event id remembered)', async () => {
+		const body = payload('ocr.done', 'tsk_resent');
+		expect((await deliver(signed(body))).status).toBe(200);
+		const before = trigger.executions.length;
+		expect((await deliver(signed(body))).status).toBe(200);
+		expect(trigger.executions.length).toBe(before);
+	});
+
+	test('a signed body that is not a JSON object is refused with 400', async () => {
+		const before = trigger.executions.length;
+		expect((await deliver(signed('not json'))).status).toBe(400);
+		expect(trigger.executions.length).toBe(before);
+	});
+});
+
+describe('event selection, tolerance and task details', () => {
+	test('an event that is not selected is acknowledged and starts nothing', async () => {
+		await startTrigger({ events: ['ocr.done'] });
+		const ignored = await deliver(signed(payload('ocr.failed')));
+		expect(ignored.status).toBe(200);
+		expect(JSON.parse(ignored.text)).toEqual({ received: true, ignored: true });
+		expect(trigger.executions).toHaveLength(0);
+	});
+
+	test('the timestamp tolerance is configurable', async () => {
+		await startTrigger({ options: { toleranceSeconds: 10 } });
+		const old = String(Math.floor(Date.now() / 1000) - 30);
+		expect((await deliver(signed(payload(), { timestamp: old }))).status).toBe(401);
+		expect((await deliver(signed(payload()))).status).toBe(200);
+	});
+
+	test('Include Task Details fetches the task; a failed fetch is reported in the output', async () => {
+		await startTrigger({ includeTaskDetails: true });
+		const { output } = await h.run(emu, h.submit(), [h.pdfItem('Details please')]);
+		const { taskId } = output[0].json;
+		const first = await deliver(signed(payload('ocr.done', taskId)));
+		expect(first.text).toBe('{"message":"Workflow was started"}');
+		expect(trigger.executions[0][0][0].json.task).toMatchObject({
+			taskId,
+			status: 'done',
+			resultText: 'Details please',
+		});
+
+		expect((await deliver(signed(payload('ocr.done', 'tsk_gone')))).status).toBe(200);
+		expect(trigger.executions[1][0][0].json.taskDetailsError).toBe('Task "tsk_gone" was not found');
+	});
+});
+
+describe('deliveries from the emulator, for real tasks', () => {
+	test('ocr.done and ocr.failed start one run each; a redelivery starts none', async () => {
+		await startTrigger();
+		emu.addWebhook({ url: trigger.url, secret: SECRET });
+		const { output } = await h.run(
+			emu,
+			h.submit(),
+			[h.pdfItem('Webhook me'), h.pdfItem('Webhook FAIL')],
+			{ continueOnFail: true },
+		);
+		const doneId = output[0].json.taskId;
+		await emu.waitFor(() => trigger.executions.length >= 2, { timeoutMs: 5000 });
+		await emu.webhooksIdle();
+		const runs = trigger.executions.map((run) => run[0][0].json);
+		expect(runs.map((r) => r.event).sort()).toEqual(['ocr.done', 'ocr.failed']);
+		expect(runs.find((r) => r.event === 'ocr.done').taskId).toBe(doneId);
+
+		const index = emu.deliveries.findIndex((d) => d.event === 'ocr.done');
+		await emu.redeliver(index);
+		await emu.webhooksIdle();
+		expect(trigger.executions).toHaveLength(2);
+		emu.clearWebhooks();
+	});
+});
