@@ -21,6 +21,10 @@ const OWNER = {
 	password: 'Document-OCR-2026',
 };
 const EXAMPLE_INBOX = '/data/ocr-inbox';
+/** Signing secret of the emulator's webhook endpoint that points at this n8n (local demo only). */
+const WEBHOOK_SECRET = 'whsec_local_demo_secret_0001';
+/** The webhookId of the trigger in examples/07-export-docx-on-ocr-done.json. */
+const EXAMPLE_TRIGGER_WEBHOOK = '5b0c4c2e-7d1a-4f6e-9a51-0d8c2f1e9b77';
 
 async function portOr(preferred, rt) {
 	const net = require('node:net');
@@ -35,8 +39,10 @@ async function portOr(preferred, rt) {
 function seedInbox(inbox, documents) {
 	const invoices = path.join(inbox, 'invoices');
 	const toMarkdown = path.join(inbox, 'to-markdown');
+	const byWebhook = path.join(inbox, 'by-webhook');
 	fs.mkdirSync(invoices, { recursive: true });
 	fs.mkdirSync(toMarkdown, { recursive: true });
+	fs.mkdirSync(path.join(byWebhook, 'exports'), { recursive: true });
 	const put = (file, bytes) => {
 		if (!fs.existsSync(file)) fs.writeFileSync(file, bytes);
 	};
@@ -105,6 +111,12 @@ async function main() {
 				type: 'documentOcrApi',
 				data: { apiKey: KEYS.full, baseUrl: emu.url, apiUrl: '' },
 			},
+			{
+				id: 'ocrLocalWebhook1',
+				name: 'Document OCR webhook secret (local emulator)',
+				type: 'documentOcrWebhookApi',
+				data: { secret: WEBHOOK_SECRET },
+			},
 		]),
 	);
 	for (const file of fs.readdirSync(path.join(rt.ROOT, 'examples'))) {
@@ -118,12 +130,18 @@ async function main() {
 	for (const args of [
 		['import:credentials', `--input=${path.join(imports, 'credential.json')}`],
 		['import:workflow', '--separate', `--input=${path.join(imports, 'workflows')}`],
+		// The trigger example is active: the emulator delivers ocr.done to it.
+		['publish:workflow', '--id=ocrExampleOnDone'],
 	]) {
 		const result = await rt.n8nCommand(runtime, node24, env, args, path.join(STATE, 'import.log'));
 		if (result.code !== 0)
 			throw new Error(`n8n ${args[0]} failed; see ${path.join(STATE, 'import.log')}`);
 	}
 
+	emu.addWebhook({
+		url: `http://127.0.0.1:${port}/webhook/${EXAMPLE_TRIGGER_WEBHOOK}/webhook`,
+		secret: WEBHOOK_SECRET,
+	});
 	rt.log('» starting n8n');
 	server = await rt.startServer(runtime, node24, env, path.join(STATE, 'n8n.log'));
 	server.child.on('exit', (code) => {
@@ -150,6 +168,9 @@ async function main() {
     • Document OCR: task housekeeping
     • Document OCR: folder of PDFs to Markdown files
     • Document OCR: invoice fields by JSON Schema
+    • Document OCR: submit without waiting (results come by webhook)
+    • Document OCR: export finished tasks as DOCX (trigger) — active; the emulator sends its
+      signed ocr.done deliveries to it (secret ${WEBHOOK_SECRET})
   Their inbox folder: ${inbox}
 
   Ctrl-C stops n8n and the emulator.

@@ -13,6 +13,7 @@ const { startEmulator, KEYS } = require('../emulator');
 
 const CREDENTIAL_ID = 'ocrLocalEmulator';
 const CREDENTIAL_NAME = 'Document OCR (local emulator)';
+const WEBHOOK_CREDENTIAL_ID = 'ocrLocalWebhook1';
 /** The folder the example workflows read; rewritten to the instance's own folder on import. */
 const EXAMPLE_INBOX = '/data/ocr-inbox';
 
@@ -29,6 +30,8 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 	const port = await rt.freePort();
 	const brokerPort = await rt.freePort();
 	const env = rt.n8nEnv(node24, { userFolder, port, brokerPort, filesDir });
+	// CLI commands (n8n execute) start their own task broker: give them a port the server does not use.
+	const cliEnv = { ...env, N8N_RUNNERS_BROKER_PORT: String(await rt.freePort()) };
 	let counter = 0;
 	let server;
 
@@ -37,7 +40,7 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 			userFolder,
 			`cli-${++counter}-${args[0].replace(/[^a-z]/gi, '')}.log`,
 		);
-		const result = await rt.n8nCommand(runtime, node24, env, args, logFile);
+		const result = await rt.n8nCommand(runtime, node24, cliEnv, args, logFile);
 		if (result.code !== 0) {
 			throw new Error(
 				`n8n ${args.join(' ')} exited ${result.code}:\n${result.output.slice(-2000)}`,
@@ -57,6 +60,24 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 		port,
 		url: `http://127.0.0.1:${port}`,
 		cli,
+
+		/** Imports the webhook signing-secret credential the example trigger workflow uses. */
+		async importWebhookCredential(
+			secret,
+			{ id = WEBHOOK_CREDENTIAL_ID, name = 'Document OCR webhook secret (local emulator)' } = {},
+		) {
+			const file = path.join(userFolder, `credential-${id}.json`);
+			fs.writeFileSync(
+				file,
+				JSON.stringify([{ id, name, type: 'documentOcrWebhookApi', data: { secret } }]),
+			);
+			await cli('import:credentials', `--input=${file}`);
+		},
+
+		/** Marks a workflow active (published) before the server starts. */
+		async publish(id) {
+			await cli('publish:workflow', `--id=${id}`);
+		},
 
 		/** Imports (or overwrites) the Document OCR credential pointing at the emulator. */
 		async importCredential({

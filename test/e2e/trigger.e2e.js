@@ -1,0 +1,200 @@
+'use strict';
+/**
+ * The trigger in real n8n 2.x: active workflows behind n8n's own webhook server, deliveries
+ * signed and sent by the emulator for real tasks, executions counted through n8n's public API.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { request } = require('undici');
+const { createInstance, example } = require('./instance');
+const documents = require('../fixtures/documents');
+
+const SECRET = 'whsec_e2e_5f1c0c9a7d3b4e21';
+const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Ada',
+	lastName: 'Owner',
+	password: 'Document-OCR-2026',
+};
+const ALL_EVENTS_HOOK = '9d2f7a10-3c4b-4e5f-8a6b-7c8d9e0f1a2b';
+
+/** A workflow that only records every delivery it accepts (both events). */
+const allEvents = {
+	id: 'ocrE2eAllEvents1',
+	name: 'e2e: every accepted delivery',
+	active: false,
+	settings: { executionOrder: 'v1' },
+	connections: {},
+	nodes: [
+		{
+			id: 'h1',
+			name: 'On any OCR event',
+			type: 'n8n-nodes-document-ocr.documentOcrTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId: ALL_EVENTS_HOOK,
+			credentials: {
+				documentOcrWebhookApi: {
+					id: 'ocrLocalWebhook1',
+					name: 'Document OCR webhook secret (local emulator)',
+				},
+			},
+			parameters: { events: ['ocr.done', 'ocr.failed'], includeTaskDetails: false, options: {} },
+		},
+	],
+};
+
+let n8n;
+let apiKey;
+
+async function executions(workflowId) {
+	const response = await request(
+		`${n8n.url}/api/v1/executions?workflowId=${workflowId}&limit=250&includeData=true`,
+		{
+			headers: { 'x-n8n-api-key': apiKey, accept: 'application/json' },
+		},
+	);
+	const body = await response.body.json();
+	if (response.statusCode !== 200)
+		throw new Error(`executions: ${response.statusCode} ${JSON.stringify(body)}`);
+	return body.data;
+}
+
+/** Waits until the execution count of a workflow stops changing (and reaches at least `min`). */
+async function settledExecutions(workflowId, min, { quietMs = 3000, timeoutMs = 60_000 } = {}) {
+	const started = Date.now();
+	let last = -1;
+	let since = Date.now();
+	for (;;) {
+		const list = await executions(workflowId);
+		if (list.length !== last) {
+			last = list.length;
+			since = Date.now();
+		}
+		if (
+			list.length >= min &&
+			Date.now() - since >= quietMs &&
+			list.every((e) => e.finished || e.status !== 'running')
+		)
+			return list;
+		if (Date.now() - started > timeoutMs)
+			throw new Error(`executions of ${workflowId}: ${list.length}, expected ≥ ${min}`);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+}
+
+beforeAll(async () => {
+	n8n = await createInstance({ label: 'trigger' });
+	await n8n.importCredential();
+	await n8n.importWebhookCredential(SECRET);
+	await n8n.importWorkflows([
+		example('06-submit-without-waiting.json'),
+		example('07-export-docx-on-ocr-done.json'),
+		allEvents,
+	]);
+	await n8n.publish('ocrExampleOnDone');
+	await n8n.publish(allEvents.id);
+	await n8n.startServer();
+
+	const setup = await request(`${n8n.url}/rest/owner/setup`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'browser-id': 'e2e' },
+		body: JSON.stringify(OWNER),
+	});
+	const cookie = []
+		.concat(setup.headers['set-cookie'])
+		.map((c) => c.split(';')[0])
+		.join('; ');
+	await setup.body.text();
+	const created = await request(`${n8n.url}/rest/api-keys`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', cookie, 'browser-id': 'e2e' },
+		body: JSON.stringify({
+			label: 'e2e',
+			scopes: ['execution:list', 'execution:read', 'workflow:read'],
+			expiresAt: null,
+		}),
+	});
+	const body = await created.body.json();
+	apiKey = body.data?.rawApiKey;
+	if (!apiKey) throw new Error(`no API key: ${created.statusCode} ${JSON.stringify(body)}`);
+});
+
+afterAll(async () => {
+	await n8n?.close();
+});
+
+test('signed ocr.done / ocr.failed for real tasks run once each; forged, replayed and duplicate ones never', async () => {
+	const exampleHook = `${n8n.url}/webhook/5b0c4c2e-7d1a-4f6e-9a51-0d8c2f1e9b77/webhook`;
+	const allHook = `${n8n.url}/webhook/${ALL_EVENTS_HOOK}/webhook`;
+	n8n.emu.addWebhook({ url: exampleHook, secret: SECRET });
+	n8n.emu.addWebhook({ url: allHook, secret: SECRET });
+
+	const inbox = path.join(n8n.inbox, 'by-webhook');
+	fs.mkdirSync(path.join(inbox, 'exports'), { recursive: true });
+	fs.writeFileSync(path.join(inbox, 'alpha.pdf'), documents.makePdf(['Alpha document']));
+	fs.writeFileSync(path.join(inbox, 'beta.pdf'), documents.makePdf(['Beta document']));
+	fs.writeFileSync(path.join(inbox, 'gamma.pdf'), documents.makePdf(['Gamma will FAIL']));
+
+	// Submit without waiting (example 06): the results come back by webhook.
+	const run = await n8n.execute('ocrExampleNoWait');
+	expect(run.data.resultData.error).toBeUndefined();
+	await n8n.emu.waitFor(() => n8n.emu.deliveries.filter((d) => d.status === 200).length >= 6, {
+		timeoutMs: 30_000,
+	});
+	await n8n.emu.webhooksIdle();
+
+	// Out of order and duplicated: the first ocr.done delivered again after everything else.
+	const firstDone = n8n.emu.deliveries.findIndex(
+		(d) => d.event === 'ocr.done' && d.url === allHook,
+	);
+	await n8n.emu.redeliver(firstDone);
+	// Forged: the right shape, a signature made with another secret.
+	const body = JSON.stringify({
+		id: 'evt_forged',
+		event: 'ocr.done',
+		data: { taskId: 'tsk_forged', status: 'done' },
+	});
+	const timestamp = String(Math.floor(Date.now() / 1000));
+	const forged = await n8n.emu.deliverRaw({
+		url: allHook,
+		body,
+		headers: {
+			'content-type': 'application/json',
+			'x-webhook-timestamp': timestamp,
+			'x-webhook-nonce': 'forged-nonce-1',
+			'x-webhook-signature': require('../emulator/sign.js').signatureHeader(
+				'wrong-secret',
+				timestamp,
+				'forged-nonce-1',
+				body,
+			),
+		},
+	});
+	expect(forged.status).toBe(401);
+	await n8n.emu.webhooksIdle();
+
+	const all = await settledExecutions(allEvents.id, 3);
+	expect(all).toHaveLength(3);
+	const events = all.map((e) => {
+		const out = e.data.resultData.runData['On any OCR event'][0].data.main[0][0].json;
+		return `${out.event}:${out.status}:${out.verified}`;
+	});
+	expect(events.sort()).toEqual([
+		'ocr.done:done:true',
+		'ocr.done:done:true',
+		'ocr.failed:failed:true',
+	]);
+
+	const exported = await settledExecutions('ocrExampleOnDone', 2);
+	expect(exported).toHaveLength(2);
+	exported.forEach((e) => expect(e.status).toBe('success'));
+	const files = fs.readdirSync(path.join(inbox, 'exports')).sort();
+	expect(files).toEqual(['alpha.docx', 'beta.docx']);
+	expect(
+		fs
+			.readFileSync(path.join(inbox, 'exports', 'alpha.docx'))
+			.subarray(0, 2)
+			.toString(),
+	).toBe('PK');
+});
