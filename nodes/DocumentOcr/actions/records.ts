@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { DocumentInput } from '../helpers/document';
-import { multipartWithDocument } from '../helpers/body';
+import { jsonWithDocument, multipartWithDocument } from '../helpers/body';
 import { unwrapRecord } from '../helpers/task';
 import type { WaitSettings } from '../helpers/wait';
 import { waitUntilFinished } from '../helpers/wait';
@@ -103,4 +103,41 @@ export async function postDocumentV1(
 		throw unexpectedBody(this, itemIndex, `/v1/${endpoint} (pages may have been charged)`, body);
 	}
 	return body as IDataObject;
+}
+
+/**
+ * POST a document as JSON (`imageBase64` streamed) to a task endpoint of the Base URL; returns
+ * the answer and the task ID it must carry. A 2xx without an ID still may have created a task.
+ */
+export async function submitDocumentTask(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+	path: string[],
+	fields: IDataObject,
+	document: DocumentInput,
+): Promise<{ accepted: IDataObject; taskId: string }> {
+	const response = await apiRequest.call(
+		this,
+		itemIndex,
+		{
+			method: 'POST',
+			path,
+			kind: 'submit',
+			scope: 'submit',
+			body: jsonWithDocument(this, fields, 'imageBase64', document),
+		},
+		state,
+	);
+	const accepted = unwrapRecord(response.body);
+	const taskId = accepted?.taskId;
+	if (!accepted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
+		throw unexpectedBody(
+			this,
+			itemIndex,
+			'the submission (a task may have been created)',
+			response.body,
+		);
+	}
+	return { accepted: { ...accepted, taskId: String(taskId) }, taskId: String(taskId) };
 }

@@ -6,12 +6,10 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { jsonWithDocument } from '../../helpers/body';
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
-import { pagesBilled, unwrapRecord } from '../../helpers/task';
+import { pagesBilled } from '../../helpers/task';
 import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
 import type { TransportState } from '../../transport';
-import { apiRequest, unexpectedBody } from '../../transport';
 import {
 	concurrencyOption,
 	documentFields,
@@ -19,7 +17,7 @@ import {
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
-import { waitForRecord } from '../records';
+import { submitDocumentTask, waitForRecord } from '../records';
 
 const properties: INodeProperties[] = [
 	...documentFields,
@@ -87,40 +85,20 @@ export async function execute(
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const deadline = deadlineFromMinutes(Number(options.waitTimeout ?? 10));
 
-	const response = await apiRequest.call(
+	const { accepted: submitted, taskId } = await submitDocumentTask.call(
 		this,
 		itemIndex,
-		{
-			method: 'POST',
-			path: ['api', 'ocr'],
-			kind: 'submit',
-			scope: 'submit',
-			body: jsonWithDocument(
-				this,
-				{ filename: document.fileName, provider, documentType },
-				'imageBase64',
-				document,
-			),
-		},
 		state,
+		['api', 'ocr'],
+		{ filename: document.fileName, provider, documentType },
+		document,
 	);
-
-	const submitted = unwrapRecord(response.body);
-	const taskId = submitted?.taskId;
-	if (!submitted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
-		throw unexpectedBody(
-			this,
-			itemIndex,
-			'the submission (a task may have been created)',
-			response.body,
-		);
-	}
 	const billed = pagesBilled(submitted);
 	const billing = billed === undefined ? {} : { pagesBilled: billed };
 
-	if (!wait) return [{ json: { ...submitted, taskId: String(taskId), ...billing } }];
+	if (!wait) return [{ json: { ...submitted, ...billing } }];
 
-	const task = await waitForRecord.call(this, itemIndex, state, 'task', String(taskId), {
+	const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, {
 		...DEFAULT_WAIT,
 		// A sync task is usually finished when the submission returns: look at once.
 		firstPollAfterMs: provider === 'provider-sync' ? 0 : DEFAULT_WAIT.firstPollAfterMs,

@@ -6,13 +6,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { jsonWithDocument } from '../../helpers/body';
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
-import { unwrapRecord } from '../../helpers/task';
 import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
 import type { TransportState } from '../../transport';
-import { apiRequest, unexpectedBody } from '../../transport';
-import { waitForRecord } from '../records';
+import { submitDocumentTask, waitForRecord } from '../records';
 import {
 	concurrencyOption,
 	documentFields,
@@ -115,33 +112,19 @@ export async function execute(
 
 	const fields: IDataObject = { filename: document.fileName };
 	if (Object.keys(ocrOptions).length) fields.options = ocrOptions;
-	const response = await apiRequest.call(
+	const { accepted, taskId } = await submitDocumentTask.call(
 		this,
 		itemIndex,
-		{
-			method: 'POST',
-			path: ['api', 'v2', 'ocr'],
-			kind: 'submit',
-			body: jsonWithDocument(this, fields, 'imageBase64', document),
-		},
 		state,
+		['api', 'v2', 'ocr'],
+		fields,
+		document,
 	);
-
-	const accepted = unwrapRecord(response.body);
-	const taskId = accepted?.taskId;
-	if (!accepted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
-		throw unexpectedBody(
-			this,
-			itemIndex,
-			'the v2 submission (a task may have been created)',
-			response.body,
-		);
-	}
-	const summary: IDataObject = { ...accepted, taskId: String(taskId) };
+	const summary: IDataObject = accepted;
 	if (!wait) return [{ json: summary }];
 
 	const estimate = Number(accepted.estimatedSeconds);
-	const task = await waitForRecord.call(this, itemIndex, state, 'task', String(taskId), {
+	const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, {
 		...DEFAULT_WAIT,
 		// The service's estimate times the first look (bounded: it is an estimate).
 		firstPollAfterMs:
