@@ -94,6 +94,27 @@ describe('Task → Submit in the real engine', () => {
 		expect(emu.stats().maxInFlight).toBe(4);
 	});
 
+	test('waiting items share one poller: results in order, at most 2 status requests per task', async () => {
+		emu.resetStats();
+		emu.options.msPerPage = 100; // 2 workers (see helpers): 40 one-page tasks take ~2 s of service time
+		try {
+			const items = Array.from({ length: 40 }, (_, i) =>
+				h.pdfItem(`Queued document ${i}`, `q-${i}.pdf`),
+			);
+			const { output, error } = await h.run(emu, h.submit({ options: { concurrency: 3 } }), items);
+			expect(error).toBeUndefined();
+			output.forEach((item, i) => {
+				expect(item.pairedItem).toEqual({ item: i });
+				expect(item.json.resultText).toBe(`Queued document ${i}`);
+			});
+			const stats = emu.stats();
+			expect(stats.maxInFlight).toBeLessThanOrEqual(3);
+			expect(stats.byRoute['GET /api/tasks/:id'] / 40).toBeLessThanOrEqual(2);
+		} finally {
+			emu.options.msPerPage = 10;
+		}
+	});
+
 	test('Continue on Fail: a failed task becomes an error item naming the task; other items succeed', async () => {
 		const items = [h.pdfItem('good one'), h.pdfItem('this will FAIL'), h.pdfItem('good two')];
 		const { output, error } = await h.run(emu, h.submit(), items, { continueOnFail: true });

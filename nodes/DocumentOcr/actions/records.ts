@@ -74,6 +74,7 @@ export async function waitForRecord(
 			fetch: async (deadline) => await getRecord.call(this, itemIndex, state, kind, id, deadline),
 		},
 		settings,
+		state.poller(this),
 	);
 }
 

@@ -15,6 +15,9 @@ const resources: Record<string, Record<string, Operation>> = {
 	job: job.operations,
 };
 
+/** Items under way at once (each mostly waiting); requests are bounded by `concurrency`. */
+const ITEMS_IN_FLIGHT = 500;
+
 type Outcome = { items: INodeExecutionData[] } | { error: Error };
 
 function errorJson(error: Error): IDataObject {
@@ -49,12 +52,14 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		? Math.min(Math.max(1, Math.floor(requested)), MAX_CONCURRENCY)
 		: DEFAULT_CONCURRENCY;
 	const continueOnFail = this.continueOnFail();
-	const state = new TransportState();
+	// `concurrency` bounds the requests in flight; items run further ahead, since most of an
+	// item's time is spent waiting for the service, which costs nothing to wait on together.
+	const state = new TransportState(concurrency);
 	let failed = false;
 
 	const outcomes = await runPool<Outcome>(
 		items.length,
-		concurrency,
+		ITEMS_IN_FLIGHT,
 		async (itemIndex) => {
 			try {
 				return { items: await operation.execute.call(this, itemIndex, state) };

@@ -1,38 +1,31 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { classifyStatus, isKnownStatus } from './task';
+import type { PollFetch, Poller } from './poller';
+import { isKnownStatus } from './task';
 
 /**
- * The one place that waits for a task or job to finish. It polls with a growing interval, takes
- * the service's hints (Retry-After on a poll, `estimatedSeconds` for the first poll), stops at the
- * user's deadline, and stops at once when the execution is cancelled (n8n's cancel signal).
+ * The one place that waits for a task or job to finish: it hands the record to the execution's
+ * Poller (which decides when to ask; see poller.ts) and turns the outcome into the record or a
+ * per-item error — failed (naming the record and its status), past the user's deadline (naming
+ * the last status), or cancelled.
  */
 
 export interface WaitTarget {
 	/** e.g. `Task "tsk_1"`; used in messages. */
 	label: string;
-	/** Reads the record once; `retryAfterMs` is the service's hint for the next poll. */
-	fetch: (deadline: number) => Promise<{ record: IDataObject; retryAfterMs?: number }>;
+	/** Reads the record once; `retryAfterMs` is the service's hint for the next look. */
+	fetch: PollFetch;
 }
 
 export interface WaitSettings {
 	/** Give up at this time (epoch ms). */
 	deadline: number;
-	/** Delay before the first poll (ms). */
+	/** Delay before the first look (ms): the service's estimate, 0 for synchronous providers. */
 	firstPollAfterMs: number;
-	/** Growth of the interval between polls, and its bounds (ms). */
-	growth: number;
-	minIntervalMs: number;
-	maxIntervalMs: number;
 }
 
-export const DEFAULT_WAIT: Omit<WaitSettings, 'deadline'> = {
-	firstPollAfterMs: 1_000,
-	growth: 1.5,
-	minIntervalMs: 500,
-	maxIntervalMs: 10_000,
-};
+export const DEFAULT_WAIT: Omit<WaitSettings, 'deadline'> = { firstPollAfterMs: 1_000 };
 
 /** Minutes → deadline. */
 export function deadlineFromMinutes(minutes: number): number {
@@ -40,11 +33,17 @@ export function deadlineFromMinutes(minutes: number): number {
 	return Date.now() + safe * 60_000;
 }
 
-function describeMinutes(ms: number): string {
+function describeDuration(ms: number): string {
 	const minutes = ms / 60_000;
 	return minutes >= 1
 		? `${Math.round(minutes * 10) / 10} minute(s)`
 		: `${Math.round(ms / 1000)} second(s)`;
+}
+
+function reasonOf(record: IDataObject): string | undefined {
+	return [record.error, record.errorMessage, record.message, record.reason].find(
+		(v) => typeof v === 'string' && v.trim() !== '',
+	) as string | undefined;
 }
 
 export async function waitUntilFinished(
@@ -52,31 +51,19 @@ export async function waitUntilFinished(
 	itemIndex: number,
 	target: WaitTarget,
 	settings: WaitSettings,
+	poller: Poller,
 ): Promise<IDataObject> {
 	const node = this.getNode();
-	const signal = this.getExecutionCancelSignal();
 	const started = Date.now();
-	let delay = Math.max(0, settings.firstPollAfterMs);
-	let interval = settings.minIntervalMs;
-	let lastStatus: unknown = 'unknown';
-
-	for (;;) {
-		const remaining = settings.deadline - Date.now();
-		if (delay > 0) await sleep(Math.max(0, Math.min(delay, remaining)), signal);
-		if (signal?.aborted)
-			throw new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
-
-		const { record, retryAfterMs } = await target.fetch(settings.deadline);
-		lastStatus = record.status;
-		const state = classifyStatus(record.status);
-		if (state === 'done') return record;
-		if (state === 'failed') {
-			const reason = [record.error, record.errorMessage, record.message, record.reason].find(
-				(v) => typeof v === 'string' && v.trim() !== '',
-			) as string | undefined;
+	const outcome = await poller.wait(target.fetch, settings);
+	switch (outcome.state) {
+		case 'done':
+			return outcome.record;
+		case 'failed': {
+			const reason = reasonOf(outcome.record);
 			throw new NodeOperationError(
 				node,
-				`${target.label} failed (status "${String(record.status)}")${reason ? `: ${reason}` : ''}`,
+				`${target.label} failed (status "${String(outcome.record.status)}")${reason ? `: ${reason}` : ''}`,
 				{
 					description:
 						'The service could not process the document. Check that the file is a readable scan or PDF; submit it again once fixed.',
@@ -84,27 +71,24 @@ export async function waitUntilFinished(
 				},
 			);
 		}
-
-		if (Date.now() >= settings.deadline) {
+		case 'timeout': {
+			const lastStatus = outcome.record?.status ?? 'unknown';
 			const unknown = isKnownStatus(lastStatus)
 				? ''
 				: ' — a status this node does not know, treated as still running';
 			throw new NodeOperationError(
 				node,
-				`${target.label} did not finish within ${describeMinutes(settings.deadline - started)} (last status "${String(lastStatus)}"${unknown})`,
+				`${target.label} did not finish within ${describeDuration(settings.deadline - started)} (last status "${String(lastStatus)}"${unknown})`,
 				{
 					description:
-						'The task goes on at the service. Fetch it later with Task → Get using its ID, or raise "Wait Timeout (Minutes)".',
+						'The task goes on at the service. Fetch it later with Task → Get (or Job → Get) using its ID, or raise "Wait Timeout (Minutes)".',
 					itemIndex,
 				},
 			);
 		}
-
-		// Never poll sooner than the service asked (Retry-After); the deadline still bounds the wait.
-		delay = Math.max(retryAfterMs ?? 0, Math.min(settings.maxIntervalMs, interval));
-		interval = Math.min(
-			settings.maxIntervalMs,
-			Math.max(settings.minIntervalMs, interval * settings.growth),
-		);
+		case 'cancelled':
+			throw new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
+		default:
+			throw outcome.error;
 	}
 }

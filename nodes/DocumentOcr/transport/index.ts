@@ -9,6 +9,7 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { StreamedBlob } from '../helpers/body';
+import { Poller } from '../helpers/poller';
 import { networkError, parseServiceError, redact, serviceError } from './errors';
 
 /**
@@ -99,6 +100,8 @@ export const DEFAULT_RETRY: RetrySettings = {
 export class TransportState {
 	private endpoints?: { base: string; api: string; secrets: string[] };
 
+	private pollerInstance?: Poller;
+
 	/** No request of this execution starts before this time (epoch ms). */
 	gateUntil = 0;
 
@@ -106,7 +109,47 @@ export class TransportState {
 
 	retries = 0;
 
-	constructor(readonly retry: RetrySettings = DEFAULT_RETRY) {}
+	private active = 0;
+
+	private queued: Array<() => void> = [];
+
+	/**
+	 * @param concurrency requests of this execution in flight at once (uploads and status checks
+	 *   alike); items themselves may all be under way, most of them just waiting for results.
+	 */
+	constructor(
+		readonly concurrency = 5,
+		readonly retry: RetrySettings = DEFAULT_RETRY,
+	) {}
+
+	/** Takes one of the `concurrency` request slots (waits for one to free up). */
+	async acquire(): Promise<void> {
+		if (this.active < this.concurrency) {
+			this.active++;
+			return;
+		}
+		await new Promise<void>((resolve) => this.queued.push(resolve));
+	}
+
+	/** Frees a slot, handing it straight to the next request in line. */
+	release() {
+		const next = this.queued.shift();
+		if (next) next();
+		else this.active--;
+	}
+
+	/** The execution's one poller: every waiting task or job of this execution shares it. */
+	poller(ctx: TransportContext): Poller {
+		this.pollerInstance ??= new Poller({
+			minIntervalMs: 250,
+			maxIntervalMs: 10_000,
+			window: Math.max(1, this.concurrency),
+			stallMs: 5_000,
+			sleep: async (ms) => await sleep(ms, cancelSignal(ctx)),
+			cancelled: () => cancelSignal(ctx)?.aborted === true,
+		});
+		return this.pollerInstance;
+	}
 
 	async resolve(ctx: TransportContext, itemIndex: number) {
 		if (!this.endpoints) {
@@ -276,7 +319,13 @@ export async function apiRequest<T = IDataObject>(
 		if (request.body instanceof StreamedBlob) options.headers = { Accept: 'application/json' };
 
 		state.requests++;
-		const sent = await send(this, options);
+		await state.acquire();
+		let sent;
+		try {
+			sent = await send(this, options);
+		} finally {
+			state.release();
+		}
 		if ('error' in sent) {
 			if (cancelSignal(this)?.aborted) {
 				throw new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
