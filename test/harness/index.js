@@ -73,11 +73,9 @@ class TestInput {
 			if (item.binary) {
 				entry.binary = {};
 				for (const [key, b] of Object.entries(item.binary)) {
-					entry.binary[key] = await this.helpers.prepareBinaryData(
-						Buffer.from(b.base64, 'base64'),
-						b.fileName,
-						b.mimeType,
-					);
+					// `path` streams a file into n8n's binary store (as Read/Write Files does); `base64` is small data.
+					const source = b.path ? fs.createReadStream(b.path) : Buffer.from(b.base64, 'base64');
+					entry.binary[key] = await this.helpers.prepareBinaryData(source, b.fileName, b.mimeType);
 				}
 			}
 			out.push(entry);

@@ -21,16 +21,17 @@ export class StreamedBlob {
 	constructor(
 		readonly size: number,
 		readonly type: string,
-		private readonly produce: () => AsyncGenerator<Buffer>,
+		private readonly produce: () => AsyncGenerator<Buffer | string>,
 	) {}
 
-	stream(): AsyncGenerator<Buffer> {
+	stream(): AsyncGenerator<Buffer | string> {
 		return this.produce();
 	}
 
 	async arrayBuffer(): Promise<ArrayBuffer> {
 		const chunks: Buffer[] = [];
-		for await (const chunk of this.produce()) chunks.push(chunk);
+		for await (const chunk of this.produce())
+			chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, 'latin1'));
 		const whole = Buffer.concat(chunks);
 		return whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer;
 	}
@@ -40,19 +41,30 @@ export class StreamedBlob {
 	}
 }
 
-/** Base64 of a byte stream, emitted in chunks (each a multiple of 3 input bytes but the last). */
+/**
+ * Base64 of a byte stream, emitted as ASCII strings chunk by chunk. No chunk is copied whole:
+ * the aligned middle of each is encoded in place, only the 1–2 bytes left over are carried.
+ */
 async function* base64Of(
 	source: AsyncIterable<Buffer | string> | Iterable<Buffer>,
-): AsyncGenerator<Buffer> {
+): AsyncGenerator<string> {
 	let carry: Buffer = Buffer.alloc(0);
 	for await (const chunk of source) {
-		const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-		const joined = carry.length ? Buffer.concat([carry, bytes]) : bytes;
-		const whole = joined.length - (joined.length % 3);
-		if (whole > 0) yield Buffer.from(joined.subarray(0, whole).toString('base64'), 'latin1');
-		carry = joined.subarray(whole);
+		let bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+		if (carry.length > 0) {
+			const need = 3 - carry.length;
+			if (bytes.length < need) {
+				carry = Buffer.concat([carry, bytes]);
+				continue;
+			}
+			yield Buffer.concat([carry, bytes.subarray(0, need)]).toString('base64');
+			bytes = bytes.subarray(need);
+		}
+		const whole = bytes.length - (bytes.length % 3);
+		if (whole > 0) yield bytes.subarray(0, whole).toString('base64');
+		carry = Buffer.from(bytes.subarray(whole));
 	}
-	if (carry.length) yield Buffer.from(carry.toString('base64'), 'latin1');
+	if (carry.length > 0) yield carry.toString('base64');
 }
 
 async function* bytesOf(

@@ -316,7 +316,12 @@ export async function apiRequest<T = IDataObject>(
 		};
 		if (request.binary) options.encoding = 'arraybuffer';
 		// A streamed body sets its own Content-Type and Content-Length (see helpers/body.ts).
-		if (request.body instanceof StreamedBlob) options.headers = { Accept: 'application/json' };
+		if (request.body instanceof StreamedBlob) {
+			options.headers = { Accept: 'application/json' };
+			// Following redirects makes the HTTP client keep a copy of the whole body (to resend it);
+			// a document upload is never redirected, so it streams straight through instead.
+			options.disableFollowRedirect = true;
+		}
 
 		state.requests++;
 		await state.acquire();

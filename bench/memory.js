@@ -1,0 +1,73 @@
+'use strict';
+/**
+ * Memory: peak RSS growth of ONE 10 MB submission, the node (streamed) beside the naive
+ * read-then-Base64-then-JSON path. Each is measured in a fresh process; the emulator runs in
+ * its own process so its copy of the upload is not counted.
+ */
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const documents = require('../test/fixtures/documents');
+
+const MB = 1024 * 1024;
+
+async function startEmulatorProcess() {
+	const child = spawn(
+		process.execPath,
+		[path.join(__dirname, '../test/emulator/cli.js'), '--port', '0', '--ms-per-page', '5'],
+		{
+			stdio: ['ignore', 'pipe', 'inherit'],
+		},
+	);
+	const line = await new Promise((resolve) =>
+		child.stdout.once('data', (chunk) => resolve(String(chunk))),
+	);
+	return { child, url: JSON.parse(line.split('\n')[0]).url };
+}
+
+function measure(mode, file, url) {
+	const run = spawnSync(
+		process.execPath,
+		['--expose-gc', path.join(__dirname, 'memory-child.js'), mode, file, url],
+		{
+			encoding: 'utf8',
+		},
+	);
+	if (run.status !== 0) throw new Error(`${mode}: ${run.stderr}`);
+	return JSON.parse(run.stdout.trim().split('\n').pop());
+}
+
+async function main() {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-bench-mem-'));
+	const file = path.join(dir, 'big.pdf');
+	// A valid PDF padded to 10 MB (one page).
+	const pdf = documents.makePdf(['Ten megabytes']);
+	fs.writeFileSync(file, Buffer.concat([pdf, Buffer.alloc(10 * MB - pdf.length, 0x20)]));
+	const emulator = await startEmulatorProcess();
+	try {
+		const node = measure('node', file, emulator.url);
+		const naive = measure('naive', file, emulator.url);
+		const rows = [node, naive].map((r) => ({ ...r, ratio: +(r.growth / r.size).toFixed(2) }));
+		return rows;
+	} finally {
+		emulator.child.kill('SIGTERM');
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+module.exports = { main };
+if (require.main === module) {
+	main().then(
+		(rows) => {
+			for (const r of rows)
+				console.log(
+					`${r.mode.padEnd(6)} file ${(r.size / MB).toFixed(1)} MB  peak RSS growth ${(r.growth / MB).toFixed(1)} MB  = ${r.ratio}x the file`,
+				);
+		},
+		(error) => {
+			console.error(error);
+			process.exit(1);
+		},
+	);
+}
