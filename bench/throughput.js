@@ -1,0 +1,226 @@
+'use strict';
+/**
+ * Throughput and polling cost in real n8n 2.x, against the emulator (W workers, t ms per page):
+ * N one-page documents read from disk, then
+ *   - this package: Document OCR → Submit with Wait for Completion (default settings);
+ *   - the baseline a user would build without it: Extract From File (Base64) → HTTP Request
+ *     (POST /api/ocr) → Wait 1 s → HTTP Request (GET the task) → If done, else back to Wait.
+ * Both run with `n8n execute` in the same instance. Times are taken from n8n's own run data
+ * (first OCR request node start → last node end), beside the physical bound ceil(N/W)·t.
+ *   node bench/throughput.js   (env: BENCH_N, BENCH_W, BENCH_T)
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { createInstance, KEYS } = require('../test/e2e/instance');
+const documents = require('../test/fixtures/documents');
+
+const N = Number(process.env.BENCH_N ?? 200);
+const W = Number(process.env.BENCH_W ?? 4);
+const T = Number(process.env.BENCH_T ?? 250);
+const CREDENTIAL = {
+	documentOcrApi: { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' },
+};
+const MANUAL = "When clicking 'Execute workflow'";
+
+const node = (id, name, type, typeVersion, position, parameters, extra = {}) => ({
+	id,
+	name,
+	type,
+	typeVersion,
+	position,
+	parameters,
+	...extra,
+});
+const chain = (...names) => {
+	const connections = {};
+	for (let i = 0; i + 1 < names.length; i++)
+		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
+	return connections;
+};
+
+function withPackage(inbox) {
+	return {
+		id: 'ocrBenchPackage1',
+		name: 'bench: Document OCR node',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			node('p1', MANUAL, 'n8n-nodes-base.manualTrigger', 1, [0, 0], {}),
+			node('p2', 'Read PDFs', 'n8n-nodes-base.readWriteFile', 1, [200, 0], {
+				fileSelector: `${inbox}/*.pdf`,
+				options: {},
+			}),
+			node(
+				'p3',
+				'Document OCR',
+				'n8n-nodes-document-ocr.documentOcr',
+				1,
+				[400, 0],
+				{ resource: 'task', operation: 'submit', waitForCompletion: true, options: {} },
+				{ credentials: CREDENTIAL },
+			),
+		],
+		connections: chain(MANUAL, 'Read PDFs', 'Document OCR'),
+	};
+}
+
+function baseline(inbox, serviceUrl) {
+	const auth = {
+		sendHeaders: true,
+		headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${KEYS.full}` }] },
+	};
+	const connections = chain(
+		MANUAL,
+		'Read PDFs',
+		'To Base64',
+		'Submit (HTTP Request)',
+		'Wait 1 s',
+		'Get task (HTTP Request)',
+		'Done?',
+	);
+	connections['Done?'] = {
+		main: [
+			[{ node: 'Finished', type: 'main', index: 0 }],
+			[{ node: 'Wait 1 s', type: 'main', index: 0 }],
+		],
+	};
+	return {
+		id: 'ocrBenchBaseline',
+		name: 'bench: HTTP Request + Wait loop',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			node('b1', MANUAL, 'n8n-nodes-base.manualTrigger', 1, [0, 0], {}),
+			node('b2', 'Read PDFs', 'n8n-nodes-base.readWriteFile', 1, [200, 0], {
+				fileSelector: `${inbox}/*.pdf`,
+				options: {},
+			}),
+			node('b3', 'To Base64', 'n8n-nodes-base.extractFromFile', 1, [400, 0], {
+				operation: 'binaryToPropery',
+				binaryPropertyName: 'data',
+				destinationKey: 'imageBase64',
+				options: { keepSource: 'json' },
+			}),
+			node('b4', 'Submit (HTTP Request)', 'n8n-nodes-base.httpRequest', 4.2, [600, 0], {
+				method: 'POST',
+				url: `${serviceUrl}/api/ocr`,
+				...auth,
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody:
+					'={{ JSON.stringify({ imageBase64: $json.imageBase64, filename: $json.fileName }) }}',
+				options: {},
+			}),
+			node('b5', 'Wait 1 s', 'n8n-nodes-base.wait', 1.1, [800, 0], {
+				resume: 'timeInterval',
+				amount: 1,
+				unit: 'seconds',
+			}),
+			node('b6', 'Get task (HTTP Request)', 'n8n-nodes-base.httpRequest', 4.2, [1000, 0], {
+				method: 'GET',
+				url: `=${serviceUrl}/api/tasks/{{ $json.taskId }}`,
+				...auth,
+				options: {},
+			}),
+			node('b7', 'Done?', 'n8n-nodes-base.if', 2.2, [1200, 0], {
+				conditions: {
+					options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 },
+					conditions: [
+						{
+							id: 'c1',
+							leftValue: '={{ $json.status }}',
+							rightValue: 'done',
+							operator: { type: 'string', operation: 'equals' },
+						},
+					],
+					combinator: 'and',
+				},
+				options: {},
+			}),
+			node('b8', 'Finished', 'n8n-nodes-base.noOp', 1, [1400, 0], {}),
+		],
+		connections,
+	};
+}
+
+/** First start → last end (ms) over the given nodes' runs in n8n's run data. */
+function span(run, from, nodes) {
+	const runData = run.data.resultData.runData;
+	const start = runData[from][0].startTime;
+	let end = 0;
+	for (const name of nodes)
+		for (const r of runData[name] ?? []) end = Math.max(end, r.startTime + r.executionTime);
+	return end - start;
+}
+
+function count(run, name) {
+	return (run.data.resultData.runData[name] ?? []).reduce(
+		(sum, r) => sum + (r.data?.main?.[0]?.length ?? 0),
+		0,
+	);
+}
+
+async function main() {
+	const n8n = await createInstance({ label: 'bench', emulator: { workers: W, msPerPage: T } });
+	try {
+		await n8n.importCredential();
+		const inbox = path.join(n8n.inbox, 'bench');
+		fs.mkdirSync(inbox, { recursive: true });
+		for (let i = 0; i < N; i++)
+			fs.writeFileSync(
+				path.join(inbox, `doc-${String(i).padStart(3, '0')}.pdf`),
+				documents.makePdf([`Document ${i}`]),
+			);
+		await n8n.importWorkflows([withPackage(inbox), baseline(inbox, n8n.emu.url)]);
+		const bound = (Math.ceil(N / W) * T) / 1000;
+
+		n8n.emu.resetStats();
+		const ours = await n8n.execute('ocrBenchPackage1');
+		if (ours.data.resultData.error)
+			throw new Error(`package workflow failed: ${ours.data.resultData.error.message}`);
+		const oursStats = n8n.emu.stats();
+		const oursSeconds = span(ours, 'Document OCR', ['Document OCR']) / 1000;
+		const oursDone = count(ours, 'Document OCR');
+
+		n8n.emu.resetStats();
+		const base = await n8n.execute('ocrBenchBaseline');
+		if (base.data.resultData.error)
+			throw new Error(`baseline workflow failed: ${base.data.resultData.error.message}`);
+		const baseStats = n8n.emu.stats();
+		const baseSeconds =
+			span(base, 'To Base64', ['Finished', 'Done?', 'Get task (HTTP Request)']) / 1000;
+		const baseDone = count(base, 'Finished');
+
+		return {
+			N,
+			W,
+			t: T,
+			bound,
+			package: {
+				seconds: oursSeconds,
+				done: oursDone,
+				pollsPerTask: (oursStats.byRoute['GET /api/tasks/:id'] ?? 0) / N,
+				maxInFlight: oursStats.maxInFlight,
+			},
+			baseline: {
+				seconds: baseSeconds,
+				done: baseDone,
+				pollsPerTask: (baseStats.byRoute['GET /api/tasks/:id'] ?? 0) / N,
+				maxInFlight: baseStats.maxInFlight,
+			},
+		};
+	} finally {
+		await n8n.close();
+	}
+}
+
+module.exports = { main };
+if (require.main === module) {
+	main().then(
+		(r) => console.log(JSON.stringify(r, null, 2)),
+		(error) => {
+			console.error(error);
+			process.exit(1);
+		},
+	);
+}
