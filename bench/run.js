@@ -56,6 +56,16 @@ async function main() {
 		'≤ 2',
 	);
 
+	const trig = await require('./trigger').main();
+	add(
+		'Trigger (real n8n)',
+		`${trig.events} signed events + ${trig.sent - trig.events} replays, ${trig.concurrency} concurrent`,
+		`${trig.eventsPerSecond} deliveries/s; ${trig.executions} runs, lost ${trig.lost}, twice ${trig.runTwice}`,
+		'—',
+		'—',
+		'none lost or twice',
+	);
+
 	const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version} (n8n on Node 24), ${new Date().toISOString().slice(0, 10)}`;
 	const table = [
 		`Machine: ${machine}`,

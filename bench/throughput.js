@@ -143,6 +143,34 @@ function baseline(inbox, serviceUrl) {
 	};
 }
 
+/** The same loop, one document at a time (Loop Over Items, batch size 1), as in n8n#36466. */
+function perItemBaseline(inbox, serviceUrl) {
+	const flow = baseline(inbox, serviceUrl);
+	flow.id = 'ocrBenchPerItem1';
+	flow.name = 'bench: one document at a time (Loop Over Items)';
+	flow.nodes.push(
+		node('b9', 'Loop Over Items', 'n8n-nodes-base.splitInBatches', 3, [500, 200], {
+			batchSize: 1,
+			options: {},
+		}),
+	);
+	const c = flow.connections;
+	c['To Base64'] = { main: [[{ node: 'Loop Over Items', type: 'main', index: 0 }]] };
+	c['Loop Over Items'] = {
+		main: [
+			[{ node: 'Finished', type: 'main', index: 0 }],
+			[{ node: 'Submit (HTTP Request)', type: 'main', index: 0 }],
+		],
+	};
+	c['Done?'] = {
+		main: [
+			[{ node: 'Loop Over Items', type: 'main', index: 0 }],
+			[{ node: 'Wait 1 s', type: 'main', index: 0 }],
+		],
+	};
+	return flow;
+}
+
 /** First start → last end (ms) over the given nodes' runs in n8n's run data. */
 function span(run, from, nodes) {
 	const runData = run.data.resultData.runData;
@@ -171,7 +199,11 @@ async function main() {
 				path.join(inbox, `doc-${String(i).padStart(3, '0')}.pdf`),
 				documents.makePdf([`Document ${i}`]),
 			);
-		await n8n.importWorkflows([withPackage(inbox), baseline(inbox, n8n.emu.url)]);
+		await n8n.importWorkflows([
+			withPackage(inbox),
+			baseline(inbox, n8n.emu.url),
+			perItemBaseline(inbox, n8n.emu.url),
+		]);
 		const bound = (Math.ceil(N / W) * T) / 1000;
 
 		n8n.emu.resetStats();
@@ -190,6 +222,26 @@ async function main() {
 		const baseSeconds =
 			span(base, 'To Base64', ['Finished', 'Done?', 'Get task (HTTP Request)']) / 1000;
 		const baseDone = count(base, 'Finished');
+
+		let perItem;
+		if (process.env.BENCH_PER_ITEM !== '0') {
+			n8n.emu.resetStats();
+			const one = await n8n.execute('ocrBenchPerItem1');
+			if (one.data.resultData.error)
+				throw new Error(`per-item baseline failed: ${one.data.resultData.error.message}`);
+			const oneStats = n8n.emu.stats();
+			perItem = {
+				seconds:
+					span(one, 'To Base64', [
+						'Finished',
+						'Done?',
+						'Get task (HTTP Request)',
+						'Loop Over Items',
+					]) / 1000,
+				done: (one.data.resultData.runData['Finished']?.[0]?.data?.main?.[0] ?? []).length,
+				pollsPerTask: (oneStats.byRoute['GET /api/tasks/:id'] ?? 0) / N,
+			};
+		}
 
 		return {
 			N,

@@ -9,7 +9,15 @@ const os = require('node:os');
 const path = require('node:path');
 
 const rt = require('../../scripts/n8n-runtime');
+const { request } = require('undici');
 const { startEmulator, KEYS } = require('../emulator');
+
+const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Ada',
+	lastName: 'Owner',
+	password: 'Document-OCR-2026',
+};
 
 const CREDENTIAL_ID = 'ocrLocalEmulator';
 const CREDENTIAL_NAME = 'Document OCR (local emulator)';
@@ -114,6 +122,62 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 			return run;
 		},
 
+		/** Sets up the owner on a fresh server; returns its cookie and a public-API key. */
+		async setupOwner() {
+			const headers = { 'content-type': 'application/json', 'browser-id': 'e2e' };
+			const setup = await request(`${instance.url}/rest/owner/setup`, {
+				method: 'POST',
+				headers,
+				body: JSON.stringify(OWNER),
+			});
+			await setup.body.text();
+			const cookie = []
+				.concat(setup.headers['set-cookie'] ?? [])
+				.map((c) => c.split(';')[0])
+				.join('; ');
+			const created = await request(`${instance.url}/rest/api-keys`, {
+				method: 'POST',
+				headers: { ...headers, cookie },
+				body: JSON.stringify({
+					label: 'e2e',
+					scopes: ['execution:list', 'execution:read', 'workflow:read'],
+					expiresAt: null,
+				}),
+			});
+			const body = await created.body.json();
+			if (!body.data?.rawApiKey)
+				throw new Error(`no API key: ${created.statusCode} ${JSON.stringify(body)}`);
+			instance.apiKey = body.data.rawApiKey;
+			return { cookie, apiKey: instance.apiKey };
+		},
+
+		/** Executions of a workflow, through n8n's public API (with their data). */
+		async executions(workflowId) {
+			const response = await request(
+				`${instance.url}/api/v1/executions?workflowId=${workflowId}&limit=250&includeData=true`,
+				{
+					headers: { 'x-n8n-api-key': instance.apiKey, accept: 'application/json' },
+				},
+			);
+			const body = await response.body.json();
+			if (response.statusCode !== 200)
+				throw new Error(`executions: ${response.statusCode} ${JSON.stringify(body)}`);
+			const list = body.data;
+			let cursor = body.nextCursor;
+			while (cursor) {
+				const next = await request(
+					`${instance.url}/api/v1/executions?workflowId=${workflowId}&limit=250&includeData=true&cursor=${cursor}`,
+					{
+						headers: { 'x-n8n-api-key': instance.apiKey, accept: 'application/json' },
+					},
+				);
+				const page = await next.body.json();
+				list.push(...page.data);
+				cursor = page.nextCursor;
+			}
+			return list;
+		},
+
 		async startServer() {
 			server = await rt.startServer(runtime, node24, env, path.join(userFolder, 'server.log'));
 			return server;
@@ -157,4 +221,5 @@ module.exports = {
 	CREDENTIAL_ID,
 	EXAMPLE_INBOX,
 	KEYS,
+	OWNER,
 };

@@ -7,14 +7,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { request } = require('undici');
-const { createInstance, example, KEYS } = require('./instance');
-
-const OWNER = {
-	email: 'owner@example.com',
-	firstName: 'Ada',
-	lastName: 'Owner',
-	password: 'Document-OCR-2026',
-};
+const { createInstance, example, KEYS, OWNER } = require('./instance');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const DOCS = path.resolve(__dirname, '../../docs');
 
@@ -31,7 +24,7 @@ const CASES = {
 async function rest(method, route, body) {
 	const response = await request(`${n8n.url}${route}`, {
 		method,
-		headers: { 'content-type': 'application/json', cookie, 'browser-id': 'e2e-browser' },
+		headers: { 'content-type': 'application/json', cookie, 'browser-id': 'e2e' },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
 	const text = await response.body.text();
@@ -53,10 +46,7 @@ beforeAll(async () => {
 		example('03-task-housekeeping.json'),
 	]);
 	await n8n.startServer();
-	const setup = await rest('POST', '/rest/owner/setup', OWNER);
-	expect(setup.status).toBe(200);
-	const setCookie = [].concat(setup.headers['set-cookie'] ?? []);
-	cookie = setCookie.map((c) => c.split(';')[0]).join('; ');
+	({ cookie } = await n8n.setupOwner());
 	expect(cookie).toMatch(/n8n-auth=/);
 });
 

@@ -5,17 +5,10 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { request } = require('undici');
 const { createInstance, example } = require('./instance');
 const documents = require('../fixtures/documents');
 
 const SECRET = 'whsec_e2e_5f1c0c9a7d3b4e21';
-const OWNER = {
-	email: 'owner@example.com',
-	firstName: 'Ada',
-	lastName: 'Owner',
-	password: 'Document-OCR-2026',
-};
 const ALL_EVENTS_HOOK = '9d2f7a10-3c4b-4e5f-8a6b-7c8d9e0f1a2b';
 
 /** A workflow that only records every delivery it accepts (both events). */
@@ -45,20 +38,6 @@ const allEvents = {
 };
 
 let n8n;
-let apiKey;
-
-async function executions(workflowId) {
-	const response = await request(
-		`${n8n.url}/api/v1/executions?workflowId=${workflowId}&limit=250&includeData=true`,
-		{
-			headers: { 'x-n8n-api-key': apiKey, accept: 'application/json' },
-		},
-	);
-	const body = await response.body.json();
-	if (response.statusCode !== 200)
-		throw new Error(`executions: ${response.statusCode} ${JSON.stringify(body)}`);
-	return body.data;
-}
 
 /** Waits until the execution count of a workflow stops changing (and reaches at least `min`). */
 async function settledExecutions(workflowId, min, { quietMs = 3000, timeoutMs = 60_000 } = {}) {
@@ -66,7 +45,7 @@ async function settledExecutions(workflowId, min, { quietMs = 3000, timeoutMs = 
 	let last = -1;
 	let since = Date.now();
 	for (;;) {
-		const list = await executions(workflowId);
+		const list = await n8n.executions(workflowId);
 		if (list.length !== last) {
 			last = list.length;
 			since = Date.now();
@@ -96,28 +75,7 @@ beforeAll(async () => {
 	await n8n.publish(allEvents.id);
 	await n8n.startServer();
 
-	const setup = await request(`${n8n.url}/rest/owner/setup`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json', 'browser-id': 'e2e' },
-		body: JSON.stringify(OWNER),
-	});
-	const cookie = []
-		.concat(setup.headers['set-cookie'])
-		.map((c) => c.split(';')[0])
-		.join('; ');
-	await setup.body.text();
-	const created = await request(`${n8n.url}/rest/api-keys`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json', cookie, 'browser-id': 'e2e' },
-		body: JSON.stringify({
-			label: 'e2e',
-			scopes: ['execution:list', 'execution:read', 'workflow:read'],
-			expiresAt: null,
-		}),
-	});
-	const body = await created.body.json();
-	apiKey = body.data?.rawApiKey;
-	if (!apiKey) throw new Error(`no API key: ${created.statusCode} ${JSON.stringify(body)}`);
+	await n8n.setupOwner();
 });
 
 afterAll(async () => {
