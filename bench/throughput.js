@@ -260,6 +260,7 @@ async function main() {
 				pollsPerTask: (baseStats.byRoute['GET /api/tasks/:id'] ?? 0) / N,
 				maxInFlight: baseStats.maxInFlight,
 			},
+			perItem,
 		};
 	} finally {
 		await n8n.close();
