@@ -24,6 +24,25 @@ describe('retries: Retry-After honoured, submissions never repeated', () => {
 		expect(output[0].json.resultText).toContain('rate limited poll');
 	});
 
+	test('throttling slows the whole pool: every item succeeds, fewer 429s than successes', async () => {
+		emu.options.rateLimit = { perSecond: 10, burst: 5 };
+		emu.resetStats();
+		const items = Array.from({ length: 30 }, (_, i) => h.pdfItem(`Throttled ${i}`));
+		const { output, error } = await h.run(
+			emu,
+			h.submit({ waitForCompletion: false, options: { concurrency: 5 } }),
+			items,
+		);
+		expect(error).toBeUndefined();
+		expect(output.map((o) => o.pairedItem.item)).toEqual(items.map((_, i) => i));
+		output.forEach((o) => expect(o.json.taskId).toMatch(/^tsk_/));
+		const { rateLimited, maxInFlight } = emu.stats();
+		// Each item retrying on its own (no shared gate, no slowing down) drew 70 429s here.
+		expect(rateLimited).toBeLessThan(30);
+		expect(maxInFlight).toBeLessThanOrEqual(5);
+		expect(h.netCharged(emu)).toBe(30);
+	});
+
 	test('daily_quota_exceeded is never retried', async () => {
 		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'quota', times: 5 });
 		const { error } = await h.run(emu, h.submit(), [h.pdfItem()]);

@@ -411,6 +411,7 @@ class Emulator extends EventEmitter {
 			tasksFailed: 0,
 			lostResponses: 0,
 			faultsFired: 0,
+			rateLimited: 0,
 			lastPath: null,
 		};
 	}
@@ -431,6 +432,7 @@ class Emulator extends EventEmitter {
 			tasksFailed: s.tasksFailed,
 			lostResponses: s.lostResponses,
 			faultsFired: s.faultsFired,
+			rateLimited: s.rateLimited,
 			lastPath: s.lastPath,
 		};
 	}
@@ -752,6 +754,7 @@ class Emulator extends EventEmitter {
 			return;
 		}
 		const retry = Math.max(1, Math.ceil((1 - b.tokens) / rl.perSecond));
+		this._stats.rateLimited++;
 		this.fail(
 			ctx,
 			429,

@@ -120,22 +120,54 @@ export class TransportState {
 	constructor(
 		readonly concurrency = 5,
 		readonly retry: RetrySettings = DEFAULT_RETRY,
-	) {}
+	) {
+		this.limit = concurrency;
+	}
 
-	/** Takes one of the `concurrency` request slots (waits for one to free up). */
+	/**
+	 * Slots actually open: `concurrency`, halved on each 429 and grown back by one slot per
+	 * `limit` successful answers — the whole execution slows down when the service throttles.
+	 */
+	private limit: number;
+
+	private successes = 0;
+
+	/** Takes a request slot (waits for one to free up). */
 	async acquire(): Promise<void> {
-		if (this.active < this.concurrency) {
+		if (this.active < this.limit) {
 			this.active++;
 			return;
 		}
 		await new Promise<void>((resolve) => this.queued.push(resolve));
 	}
 
-	/** Frees a slot, handing it straight to the next request in line. */
+	/** Frees a slot, handing it straight to the next request in line while slots are open. */
 	release() {
-		const next = this.queued.shift();
-		if (next) next();
-		else this.active--;
+		if (this.active <= this.limit) {
+			const next = this.queued.shift();
+			if (next) return next();
+		}
+		this.active--;
+	}
+
+	/** A 429 was answered: halve the open slots. */
+	throttled() {
+		this.limit = Math.max(1, Math.floor(this.limit / 2));
+		this.successes = 0;
+	}
+
+	/** A request succeeded: after `limit` of them, open one more slot (up to `concurrency`). */
+	succeeded() {
+		if (this.limit >= this.concurrency) return;
+		if (++this.successes >= this.limit) {
+			this.successes = 0;
+			this.limit++;
+			const next = this.queued.shift();
+			if (next) {
+				this.active++;
+				next();
+			}
+		}
 	}
 
 	/** The execution's one poller: every waiting task or job of this execution shares it. */
@@ -301,9 +333,6 @@ export async function apiRequest<T = IDataObject>(
 	});
 
 	for (;;) {
-		const gateWait = state.gateUntil - Date.now();
-		if (gateWait > 0) await pause(this, gateWait);
-
 		const options: IHttpRequestOptions = {
 			method: request.method,
 			url,
@@ -327,6 +356,11 @@ export async function apiRequest<T = IDataObject>(
 		await state.acquire();
 		let sent;
 		try {
+			// The rate-limit gate is checked with the slot in hand: a request that queued for a slot
+			// while another one was being throttled must not go out before the gate opens.
+			for (let wait = state.gateUntil - Date.now(); wait > 0; wait = state.gateUntil - Date.now()) {
+				await pause(this, wait);
+			}
 			sent = await send(this, options);
 		} finally {
 			state.release();
@@ -357,6 +391,7 @@ export async function apiRequest<T = IDataObject>(
 		const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'));
 
 		if (statusCode >= 200 && statusCode < 300) {
+			state.succeeded();
 			return { body: response.body as T, statusCode, headers, retryAfterMs };
 		}
 
@@ -372,8 +407,10 @@ export async function apiRequest<T = IDataObject>(
 			) {
 				throw serviceError(node, statusCode, response.body, errorContext());
 			}
-			// Close the gate for every item of this execution until the service is ready again.
+			// Close the gate for every item of this execution until the service is ready again,
+			// and send fewer requests at once from then on.
 			state.gateUntil = Math.max(state.gateUntil, Date.now() + wait);
+			state.throttled();
 			rateRetries++;
 			state.retries++;
 			continue;
