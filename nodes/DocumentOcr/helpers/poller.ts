@@ -54,12 +54,10 @@ interface Waiter {
 	fetch: PollFetch;
 	deadline: number;
 	notBefore: number;
-	asked: number;
 	pendingAnswers: number;
 	/** Not before this, whatever else is learnt (Retry-After). */
 	retryUntil: number;
 	busy: boolean;
-	last?: IDataObject;
 	settle: (outcome: PollOutcome) => void;
 }
 
@@ -78,9 +76,6 @@ export class Poller {
 
 	private window = 1;
 
-	/** Status requests sent so far (exposed for tests and benchmarks). */
-	requests = 0;
-
 	constructor(private readonly settings: PollerSettings) {}
 
 	async wait(fetch: PollFetch, options: PollOptions): Promise<PollOutcome> {
@@ -90,7 +85,6 @@ export class Poller {
 				fetch,
 				deadline: options.deadline,
 				notBefore: Date.now() + Math.max(0, options.firstPollAfterMs),
-				asked: 0,
 				pendingAnswers: 0,
 				retryUntil: 0,
 				busy: false,
@@ -116,12 +110,9 @@ export class Poller {
 
 	private async ask(waiter: Waiter): Promise<boolean> {
 		waiter.busy = true;
-		this.requests++;
 		try {
 			const { record, retryAfterMs } = await waiter.fetch(waiter.deadline);
 			const now = Date.now();
-			waiter.last = record;
-			waiter.asked++;
 			const state = classifyStatus(record.status);
 			if (state !== 'pending') {
 				this.finishedAt.push(now);

@@ -105,10 +105,6 @@ export class TransportState {
 	/** No request of this execution starts before this time (epoch ms). */
 	gateUntil = 0;
 
-	requests = 0;
-
-	retries = 0;
-
 	private active = 0;
 
 	private queued: Array<() => void> = [];
@@ -352,7 +348,6 @@ export async function apiRequest<T = IDataObject>(
 			options.disableFollowRedirect = true;
 		}
 
-		state.requests++;
 		await state.acquire();
 		let sent;
 		try {
@@ -381,7 +376,6 @@ export async function apiRequest<T = IDataObject>(
 			if (!retryable) throw networkError(node, code, new URL(root).host, errorContext());
 			await pause(this, backoffMs(settings, readRetries));
 			readRetries++;
-			state.retries++;
 			continue;
 		}
 		const { response } = sent;
@@ -412,14 +406,12 @@ export async function apiRequest<T = IDataObject>(
 			state.gateUntil = Math.max(state.gateUntil, Date.now() + wait);
 			state.throttled();
 			rateRetries++;
-			state.retries++;
 			continue;
 		}
 
 		if (statusCode >= 500 && !submission && readRetries < settings.maxReadRetries) {
 			await pause(this, Math.max(retryAfterMs ?? 0, backoffMs(settings, readRetries)));
 			readRetries++;
-			state.retries++;
 			continue;
 		}
 
