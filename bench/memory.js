@@ -43,7 +43,12 @@ async function main() {
 	const file = path.join(dir, 'big.pdf');
 	// A valid PDF padded to 10 MB (one page).
 	const pdf = documents.makePdf(['Ten megabytes']);
-	fs.writeFileSync(file, Buffer.concat([pdf, Buffer.alloc(10 * MB - pdf.length, 0x20)]));
+	// Padded inside (a comment line after the header), so the file still ends with %%EOF.
+	const header = pdf.indexOf('\n') + 1;
+	const padding = Buffer.alloc(10 * MB - pdf.length, 0x20);
+	padding[0] = 0x25; // '%': a PDF comment
+	padding[padding.length - 1] = 0x0a;
+	fs.writeFileSync(file, Buffer.concat([pdf.subarray(0, header), padding, pdf.subarray(header)]));
 	const emulator = await startEmulatorProcess();
 	try {
 		const node = measure('node', file, emulator.url);

@@ -5,10 +5,11 @@ const emu = h.useEmulator();
 
 const TEN_MB = 10 * 1024 * 1024;
 
-/** A PDF of exactly `size` bytes (valid header, padded with a comment). */
+/** A PDF of exactly `size` bytes (valid header and end marker, padded with a comment). */
 function pdfOfSize(size) {
 	const head = Buffer.from('%PDF-1.4\n%');
-	return Buffer.concat([head, Buffer.alloc(size - head.length, 0x41)]);
+	const end = Buffer.from('\n%%EOF\n');
+	return Buffer.concat([head, Buffer.alloc(size - head.length - end.length, 0x41), end]);
 }
 
 const cases = [

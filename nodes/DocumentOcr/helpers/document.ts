@@ -55,6 +55,14 @@ export interface DocumentInput {
 /** Bytes needed to recognise every accepted type (PDF: header within the first 1024 bytes). */
 const HEAD_BYTES = 1024;
 
+/**
+ * How far from the end a complete file's end marker may sit (writers may append a little after
+ * it), and the markers: a PDF ends with `%%EOF`, a PNG with its `IEND` chunk. Other types carry
+ * no end marker that is reliable in practice (JPEG files often have data after their EOI).
+ */
+const TAIL_BYTES = 8 * 1024;
+const END_MARKERS: Partial<Record<DocumentKind, string>> = { pdf: '%%EOF', png: 'IEND' };
+
 /** The document's bytes as chunks, read anew on each call (from n8n's binary store when stored). */
 export async function openDocument(
 	ctx: IExecuteFunctions,
@@ -80,6 +88,24 @@ async function readHead(ctx: IExecuteFunctions, binaryId: string): Promise<Buffe
 		stream.destroy();
 	}
 	return Buffer.concat(chunks).subarray(0, HEAD_BYTES);
+}
+
+/** The last TAIL_BYTES of a stored binary (read through once; only the tail is kept). */
+async function readTail(ctx: IExecuteFunctions, binaryId: string): Promise<Buffer> {
+	const stream = await ctx.helpers.getBinaryStream(binaryId);
+	let tail: Buffer = Buffer.alloc(0);
+	try {
+		for await (const chunk of stream) {
+			const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+			tail =
+				buffer.length >= TAIL_BYTES
+					? buffer.subarray(buffer.length - TAIL_BYTES)
+					: Buffer.concat([tail, buffer]).subarray(-TAIL_BYTES);
+		}
+	} finally {
+		stream.destroy();
+	}
+	return Buffer.from(tail);
 }
 
 /** Detects the file type from its first bytes; null when it is none of the accepted kinds. */
@@ -291,6 +317,22 @@ export async function readDocument(
 				itemIndex,
 			},
 		);
+	}
+
+	const endMarker = END_MARKERS[kind];
+	if (endMarker) {
+		const tail = bytes ? bytes.subarray(-TAIL_BYTES) : await readTail(this, binaryId!);
+		if (tail.indexOf(endMarker, 0, 'latin1') === -1) {
+			throw new NodeOperationError(
+				node,
+				`Item ${itemIndex}: ${fileName ? `"${fileName}"` : 'the document'} is cut off: ${KIND_INFO[kind].label} ends with "${endMarker}", and this file does not`,
+				{
+					description:
+						'The file was probably truncated while it was downloaded or copied. Fetch it again. Nothing was sent or charged.',
+					itemIndex,
+				},
+			);
+		}
 	}
 
 	const extKind = kindOfExtension(extensionOf(fileName));

@@ -14,3 +14,13 @@ export function safeFileName(name: string): string {
 	for (let i = 0; i < name.length; i++) if (!isControl(name.charCodeAt(i))) out += name[i];
 	return (out.split(/[\\/]/).pop() ?? '').trim();
 }
+
+/** Text to quote in a message: control characters shown as \uXXXX, cut at `max` characters. */
+export function printable(text: string, max = 40): string {
+	let out = '';
+	for (let i = 0; i < text.length && i < max; i++) {
+		const code = text.charCodeAt(i);
+		out += isControl(code) ? `\\u${code.toString(16).padStart(4, '0')}` : text[i];
+	}
+	return text.length > max ? `${out}…` : out;
+}

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { hasControlChars } from './text';
+import { hasControlChars, printable } from './text';
 
 const MAX_ID_LENGTH = 512;
 
@@ -28,7 +28,7 @@ export function requireId(
 	if (id === '.' || id === '..' || hasControlChars(id) || id.length > MAX_ID_LENGTH) {
 		throw new NodeOperationError(
 			node,
-			`Item ${itemIndex}: "${id.slice(0, 40)}${id.length > 40 ? '…' : ''}" is not a valid ${label}`,
+			`Item ${itemIndex}: "${printable(id)}" is not a valid ${label}`,
 			{
 				description: `A ${label} is a short identifier returned by the service (at most ${MAX_ID_LENGTH} characters, no control characters). Nothing was sent.`,
 				itemIndex,

@@ -27,10 +27,20 @@ export interface WaitSettings {
 
 export const DEFAULT_WAIT: Omit<WaitSettings, 'deadline'> = { firstPollAfterMs: 1_000 };
 
-/** Minutes → deadline. */
-export function deadlineFromMinutes(minutes: number): number {
-	const safe = Number.isFinite(minutes) && minutes > 0 ? minutes : 10;
-	return Date.now() + safe * 60_000;
+/** Longest Wait Timeout accepted: a week (n8n's own execution timeout usually ends a run sooner). */
+const MAX_WAIT_MINUTES = 7 * 24 * 60;
+
+/** The Wait Timeout option (minutes; 10 when unset) → deadline, checked before any request. */
+export function waitDeadline(ctx: IExecuteFunctions, itemIndex: number, value: unknown): number {
+	const minutes = value === undefined || value === null || value === '' ? 10 : Number(value);
+	if (!Number.isFinite(minutes) || minutes <= 0 || minutes > MAX_WAIT_MINUTES) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex}: Wait Timeout must be a number of minutes above 0 and at most ${MAX_WAIT_MINUTES}`,
+			{ description: `Got "${String(value)}". Nothing was sent.`, itemIndex },
+		);
+	}
+	return Date.now() + minutes * 60_000;
 }
 
 function describeDuration(ms: number): string {

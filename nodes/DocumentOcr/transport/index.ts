@@ -293,11 +293,33 @@ async function send(
 	}
 }
 
-async function pause(ctx: TransportContext, ms: number) {
+/** One debug line per retry (method, path, cause, wait): what a user sees at N8N_LOG_LEVEL=debug. */
+function logRetry(
+	ctx: TransportContext,
+	request: ApiRequest,
+	itemIndex: number,
+	cause: string,
+	waitMs: number,
+) {
+	const route = `${request.method} /${request.path.slice(0, 2).join('/')}`;
+	ctx.logger.debug(`Document OCR: ${route} got ${cause}; retrying in ${waitMs} ms`, {
+		itemIndex,
+		retry: true,
+	});
+}
+
+/** Waits `ms` (n8n's sleep, tied to the execution's cancel signal); a cancel ends it at once. */
+async function pause(ctx: TransportContext, ms: number, itemIndex: number) {
 	if (ms <= 0) return;
 	const signal = cancelSignal(ctx);
-	await sleep(ms, signal);
-	if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled');
+	try {
+		await sleep(ms, signal);
+	} catch {
+		// Only a cancel rejects n8n's sleep: reported below as the cancel it is.
+	}
+	if (signal?.aborted) {
+		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
+	}
 }
 
 /**
@@ -354,7 +376,7 @@ export async function apiRequest<T = IDataObject>(
 			// The rate-limit gate is checked with the slot in hand: a request that queued for a slot
 			// while another one was being throttled must not go out before the gate opens.
 			for (let wait = state.gateUntil - Date.now(); wait > 0; wait = state.gateUntil - Date.now()) {
-				await pause(this, wait);
+				await pause(this, wait, itemIndex);
 			}
 			sent = await send(this, options);
 		} finally {
@@ -374,7 +396,9 @@ export async function apiRequest<T = IDataObject>(
 			const mayHaveArrived = !NOT_SENT_CODES.has(code);
 			const retryable = !(submission && mayHaveArrived) && readRetries < settings.maxReadRetries;
 			if (!retryable) throw networkError(node, code, new URL(root).host, errorContext());
-			await pause(this, backoffMs(settings, readRetries));
+			const wait = backoffMs(settings, readRetries);
+			logRetry(this, request, itemIndex, code, wait);
+			await pause(this, wait, itemIndex);
 			readRetries++;
 			continue;
 		}
@@ -405,12 +429,15 @@ export async function apiRequest<T = IDataObject>(
 			// and send fewer requests at once from then on.
 			state.gateUntil = Math.max(state.gateUntil, Date.now() + wait);
 			state.throttled();
+			logRetry(this, request, itemIndex, 'HTTP 429 (rate limited)', wait);
 			rateRetries++;
 			continue;
 		}
 
 		if (statusCode >= 500 && !submission && readRetries < settings.maxReadRetries) {
-			await pause(this, Math.max(retryAfterMs ?? 0, backoffMs(settings, readRetries)));
+			const wait = Math.max(retryAfterMs ?? 0, backoffMs(settings, readRetries));
+			logRetry(this, request, itemIndex, `HTTP ${statusCode}`, wait);
+			await pause(this, wait, itemIndex);
 			readRetries++;
 			continue;
 		}

@@ -8,7 +8,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { readDocument, V1_KINDS } from '../../helpers/document';
 import { unwrapRecord } from '../../helpers/task';
-import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
+import { DEFAULT_WAIT, waitDeadline } from '../../helpers/wait';
 import type { TransportState } from '../../transport';
 import { unexpectedBody } from '../../transport';
 import { postDocumentV1, waitForRecord } from '../records';
@@ -84,7 +84,7 @@ export async function execute(
 	}
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const deadline = deadlineFromMinutes(Number(options.waitTimeout ?? 10));
+	const deadline = waitDeadline(this, itemIndex, options.waitTimeout);
 	const document = await readDocument.call(this, itemIndex, {
 		accept: V1_KINDS,
 		target: 'the /v1 API',

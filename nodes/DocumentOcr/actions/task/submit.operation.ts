@@ -8,7 +8,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
 import { pagesBilled } from '../../helpers/task';
-import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
+import { DEFAULT_WAIT, waitDeadline } from '../../helpers/wait';
 import type { TransportState } from '../../transport';
 import {
 	concurrencyOption,
@@ -83,7 +83,7 @@ export async function execute(
 	const documentType = this.getNodeParameter('documentType', itemIndex) as string;
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const deadline = deadlineFromMinutes(Number(options.waitTimeout ?? 10));
+	const deadline = waitDeadline(this, itemIndex, options.waitTimeout);
 
 	const { accepted: submitted, taskId } = await submitDocumentTask.call(
 		this,

@@ -7,7 +7,7 @@ import type {
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
-import { DEFAULT_WAIT, deadlineFromMinutes } from '../../helpers/wait';
+import { DEFAULT_WAIT, waitDeadline } from '../../helpers/wait';
 import type { TransportState } from '../../transport';
 import { submitDocumentTask, waitForRecord } from '../records';
 import {
@@ -108,7 +108,7 @@ export async function execute(
 	if (options.highFidelityTables !== undefined)
 		ocrOptions.highFidelityTables = options.highFidelityTables === true;
 	if (options.formulas !== undefined) ocrOptions.formulas = options.formulas === true;
-	const deadline = deadlineFromMinutes(Number(options.waitTimeout ?? 10));
+	const deadline = waitDeadline(this, itemIndex, options.waitTimeout);
 
 	const fields: IDataObject = { filename: document.fileName };
 	if (Object.keys(ocrOptions).length) fields.options = ocrOptions;
