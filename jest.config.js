@@ -7,4 +7,7 @@ module.exports = {
 	testTimeout: 60_000,
 	// Each file starts its own emulator on port 0; two workers match the CI machine's cores.
 	maxWorkers: 2,
+	// Secret scan over every run (test/harness/secrets.js): totals printed at the end.
+	globalSetup: '<rootDir>/test/harness/summary.js',
+	globalTeardown: '<rootDir>/test/harness/summary.teardown.js',
 };

@@ -812,6 +812,13 @@ class Emulator extends EventEmitter {
 					{ 'content-type': 'text/html; charset=utf-8' },
 					'<html><body><h1>502 Bad Gateway</h1></body></html>',
 				);
+			case 'body':
+				return this.send(
+					ctx,
+					Number(r.status) || 200,
+					{ 'content-type': r.contentType || 'application/json' },
+					typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? null),
+				);
 			case 'truncatedJson':
 				return this.send(
 					ctx,

@@ -4,6 +4,7 @@
  *   rule = { method?, path? (string prefix | RegExp | { regex, flags }), kind, status?, retryAfter?,
  *            ms?, times?, every?, probability?, code?, message? }
  * kinds: status | rateLimit | quota | reset | latency | lostResponse | failCreation | html | truncatedJson
+ *        | body (any answer: { status?, contentType?, body } — a string, or JSON for anything else)
  * times: apply to the next N matching requests (default 1; unlimited when `every` or
  *        `probability` is given and `times` is not). every: fire on every k-th match.
  * probability: fire with that probability (seeded PRNG, option `seed`).
@@ -21,6 +22,7 @@ const FAULT_KINDS = [
 	'failCreation',
 	'html',
 	'truncatedJson',
+	'body',
 ];
 
 function normalisePath(p) {

@@ -28,6 +28,16 @@ const { Container } = require(
 	require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }),
 );
 const workflowLib = require('n8n-workflow');
+const secrets = require('./secrets');
+
+// Every line n8n or a node logs goes to the secret scan (and nowhere else unless OCR_TEST_LOG).
+{
+	const { Logger } = require(
+		require.resolve('@n8n/backend-common', { paths: [path.dirname(require.resolve('n8n-core'))] }),
+	);
+	Container.set(Logger, secrets.capturingLogger);
+	workflowLib.LoggerProxy.init(secrets.capturingLogger);
+}
 
 const {
 	WorkflowExecute,
@@ -250,6 +260,7 @@ function runNode({
 /** Runs any workflow of known node types; starts at the first node without inputs. */
 function runWorkflow({ nodes, connections, credentials, settings = {}, resultNode }) {
 	const { nodeTypes, credentialsHelper } = engine;
+	secrets.register(credentials?.apiKey);
 	if (credentials)
 		credentialsHelper.credentials = {
 			...credentialsHelper.credentials,
@@ -320,6 +331,10 @@ function runWorkflow({ nodes, connections, credentials, settings = {}, resultNod
 		const runData = run.data.resultData.runData[resultNode]?.[0];
 		const output = runData?.data?.main?.[0] ?? [];
 		const error = runData?.error ?? run.data.resultData.error;
+		// The whole run: every node's items, errors (message, description, context) and metadata.
+		secrets.scan('the run data', run.data);
+		secrets.scan('the error', error ?? {});
+		secrets.assertLogsClean();
 		return { run, output, error, status: run.status };
 	})();
 	const handle = { promise, cancel: () => {} };
@@ -338,6 +353,14 @@ async function readBinary(binary) {
  * rules are applied to the answer.
  */
 async function testCredential(credentials) {
+	secrets.register(credentials.apiKey);
+	const result = await runCredentialTest(credentials);
+	secrets.scan('the credential test result', result);
+	secrets.assertLogsClean();
+	return result;
+}
+
+async function runCredentialTest(credentials) {
 	const { credentialTypes } = engine;
 	const type = credentialTypes.documentOcrApi;
 	const testRequest = type.test;
@@ -438,6 +461,8 @@ async function startTriggerServer({ parameters, credentials }) {
 	const express = require('express');
 	const { credentialsHelper, nodeTypes } = engine;
 	credentialsHelper.credentials = { ...credentialsHelper.credentials, ...credentials };
+	secrets.register(credentials.documentOcrWebhookApi?.secret);
+	secrets.register(credentials.documentOcrApi?.apiKey);
 	const node = {
 		id: 'trigger',
 		name: 'Document OCR Trigger',
@@ -461,6 +486,7 @@ async function startTriggerServer({ parameters, credentials }) {
 		staticData: {},
 	});
 	const executions = [];
+	const leakErrors = [];
 	const app = express();
 	app.post('/webhook', (req, res) => {
 		const chunks = [];
@@ -500,6 +526,8 @@ async function startTriggerServer({ parameters, credentials }) {
 					null,
 				);
 				const result = await engine.documentOcrTrigger.webhook.call(context);
+				secrets.scan('the trigger output', result);
+				secrets.assertLogsClean();
 				if (result.workflowData) {
 					executions.push(result.workflowData);
 					res.status(200).json({ message: 'Workflow was started' });
@@ -507,6 +535,11 @@ async function startTriggerServer({ parameters, credentials }) {
 					res.status(200).end();
 				}
 			} catch (error) {
+				try {
+					secrets.scan('the trigger error', error);
+				} catch (leak) {
+					leakErrors.push(leak);
+				}
 				if (!res.headersSent) res.status(500).json({ message: error.message });
 			}
 		});
@@ -519,9 +552,9 @@ async function startTriggerServer({ parameters, credentials }) {
 		executions,
 		workflow,
 		close: () =>
-			new Promise((resolve) => {
+			new Promise((resolve, reject) => {
 				server.closeAllConnections?.();
-				server.close(() => resolve());
+				server.close(() => (leakErrors.length ? reject(leakErrors[0]) : resolve()));
 			}),
 	};
 }
