@@ -1,0 +1,164 @@
+'use strict';
+/**
+ * Long waits: a task (or job) that never finishes ends at the user's deadline with a clear error,
+ * whatever the operation; a cancelled execution stops at once — while polling many tasks, while
+ * the whole execution waits out a long Retry-After, and while a read backs off after 5xx — and
+ * sends nothing after the cancel. Figures printed at the end.
+ */
+const h = require('../helpers');
+const { runNode } = require('../harness');
+const report = require('./report');
+
+const emu = h.useEmulator({ perTest: true, workers: 4 });
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const rows = [];
+const QUIET_MS = 3_000;
+
+const v2 = (overrides = {}) =>
+	h.submit({ operation: 'submitV2', format: 'markdown', ...overrides });
+const jobCreate = (overrides = {}) => ({
+	resource: 'job',
+	operation: 'create',
+	documentSource: 'binary',
+	binaryPropertyName: 'data',
+	options: {},
+	...overrides,
+});
+
+describe('a task that never finishes ends at the deadline with a clear error', () => {
+	test.each([
+		[
+			'Task → Submit',
+			h.submit({ options: { waitTimeout: 0.05 } }),
+			/^Task "tsk_[^"]+" did not finish within 3 second\(s\) \(last status "processing"\)$/,
+		],
+		[
+			'Task → Submit (V2)',
+			v2({ options: { waitTimeout: 0.05 } }),
+			/^Task "[^"]+" did not finish within 3 second\(s\) \(last status "[a-z]+"\)$/,
+		],
+		[
+			'Job → Create',
+			jobCreate({ options: { waitTimeout: 0.05 } }),
+			/^Job "[^"]+" did not finish within 3 second\(s\) \(last status "[a-z]+"\)$/,
+		],
+	])('%s', async (operation, parameters, message) => {
+		const started = Date.now();
+		const { error, output } = await h.run(emu, parameters, [
+			h.pdfItem('STUCK forever', 'stuck.pdf'),
+		]);
+		const elapsed = Date.now() - started;
+		expect(output).toEqual([]);
+		expect(error.message).toMatch(message);
+		expect(error.description).toMatch(/goes on at the service|still running|Get/);
+		expect(elapsed).toBeGreaterThanOrEqual(3_000);
+		expect(elapsed).toBeLessThan(3_000 + 4_000);
+		const polls = Object.values(emu.stats().polls).reduce((a, b) => a + b, 0);
+		rows.push([
+			`${operation}: never finishes, Wait Timeout 3 s`,
+			`error after ${(elapsed / 1000).toFixed(1)} s`,
+			`${polls} status requests`,
+			'—',
+		]);
+	});
+
+	test('with Continue on Fail, the stuck item fails at its deadline and the others are delivered', async () => {
+		const items = [h.pdfItem('fine one'), h.pdfItem('STUCK one'), h.pdfItem('fine two')];
+		const { output, error } = await h.run(
+			emu,
+			h.submit({ options: { waitTimeout: 0.05 } }),
+			items,
+			{
+				continueOnFail: true,
+			},
+		);
+		expect(error).toBeUndefined();
+		expect(output.map((o) => o.json.status ?? 'error')).toEqual(['done', 'error', 'done']);
+		expect(output[1].json.error).toMatch(/did not finish within 3 second/);
+	});
+});
+
+/** Starts a run, waits until `ready()`, cancels, then watches the emulator for QUIET_MS. */
+async function cancelWhen(parameters, items, ready, label) {
+	const handle = runNode({ parameters, items, credentials: h.credentials(emu) });
+	const started = Date.now();
+	while (!ready()) {
+		if (Date.now() - started > 30_000) throw new Error('the run never got going');
+		await sleep(20);
+	}
+	const requestsAtCancel = emu.stats().requests;
+	const cancelledAt = Date.now();
+	handle.cancel();
+	const result = await handle.promise;
+	const endedAfter = Date.now() - cancelledAt;
+	await sleep(QUIET_MS);
+	const after = emu.stats().requests - requestsAtCancel;
+	rows.push([
+		label,
+		`run ended ${endedAfter} ms after the cancel`,
+		`${requestsAtCancel} requests before`,
+		`${after} after (watched ${QUIET_MS / 1000} s)`,
+	]);
+	return { result, after, endedAfter };
+}
+
+describe('a cancelled execution stops at once and sends nothing more', () => {
+	test('while 40 tasks are being polled', async () => {
+		const items = Array.from({ length: 40 }, (_, i) => h.pdfItem(`STUCK ${i}`, `s${i}.pdf`));
+		const { result, after, endedAfter } = await cancelWhen(
+			h.submit({ options: { waitTimeout: 10 } }),
+			items,
+			() => h.hits(emu, 'GET /api/tasks/:id') >= 5,
+			'cancel while polling 40 tasks',
+		);
+		expect(result.status).toBe('canceled');
+		expect(after).toBe(0);
+		expect(endedAfter).toBeLessThan(1_000);
+	});
+
+	test('while the execution waits out a 60 s Retry-After', async () => {
+		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'rateLimit', retryAfter: 60, times: 1 });
+		const { result, after, endedAfter } = await cancelWhen(
+			h.submit({ waitForCompletion: false }),
+			[h.pdfItem('a'), h.pdfItem('b'), h.pdfItem('c')],
+			() => emu.stats().rateLimited + emu.stats().faultsFired >= 1,
+			'cancel during a 60 s Retry-After',
+		);
+		expect(result.status).toBe('canceled');
+		expect(after).toBe(0);
+		expect(endedAfter).toBeLessThan(1_000);
+	});
+
+	test('while a status request backs off after 5xx answers', async () => {
+		emu.fault({ method: 'GET', path: '/api/tasks/', kind: 'status', status: 503, times: 3 });
+		const { result, after, endedAfter } = await cancelWhen(
+			h.submit({ options: { waitTimeout: 10 } }),
+			[h.pdfItem('STUCK backing off')],
+			() => emu.stats().faultsFired >= 2,
+			'cancel during a 5xx back-off',
+		);
+		expect(result.status).toBe('canceled');
+		expect(after).toBe(0);
+		expect(endedAfter).toBeLessThan(1_000);
+	});
+
+	test('while a job is being polled (/v1)', async () => {
+		const { result, after } = await cancelWhen(
+			jobCreate({ options: { waitTimeout: 10 } }),
+			[h.pdfItem('STUCK job')],
+			() => h.hits(emu, 'GET /v1/jobs/:id') >= 1,
+			'cancel while polling a /v1 job',
+		);
+		expect(result.status).toBe('canceled');
+		expect(after).toBe(0);
+	});
+});
+
+afterAll(() => {
+	report.table(
+		'Long waits — deadlines and cancels (n8n-core engine)',
+		['case', 'outcome', 'before', 'after'],
+		rows,
+	);
+});
