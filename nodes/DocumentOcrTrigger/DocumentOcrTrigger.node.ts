@@ -49,7 +49,15 @@ export class DocumentOcrTrigger implements INodeType {
 			},
 		],
 		webhooks: [
-			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				// Empty, so n8n answers with the node's `webhookResponse` ({"received": true}); n8n 2.41
+				// otherwise sends its default response-data setting, the literal text "firstEntryJson".
+				responseData: '',
+				path: 'webhook',
+			},
 		],
 		properties: [
 			{
@@ -67,12 +75,12 @@ export class DocumentOcrTrigger implements INodeType {
 					{
 						name: 'Task Done (Ocr.done)',
 						value: 'ocr.done',
-						description: 'A task has completed; its result is available',
+						description: 'A task has finished; its recognised text can now be fetched',
 					},
 					{
 						name: 'Task Failed (Ocr.failed)',
 						value: 'ocr.failed',
-						description: 'A task has failed',
+						description: 'A task could not be processed',
 					},
 				],
 				default: ['ocr.done', 'ocr.failed'],
@@ -86,7 +94,7 @@ export class DocumentOcrTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to fetch the task (recognised text, metadata) with the Document OCR API credential, so the workflow needs no extra node. A failed fetch is reported in the output.',
+					'Whether to also fetch the task (its recognised text and metadata) with the Document OCR API credential, so the workflow needs no extra Get step. A failed fetch is reported in the output (taskDetailsError).',
 			},
 			{
 				displayName: 'Options',
@@ -244,6 +252,9 @@ export class DocumentOcrTrigger implements INodeType {
 				}
 			}
 		}
-		return { workflowData: [this.helpers.returnJsonArray([output])] };
+		return {
+			webhookResponse: { received: true },
+			workflowData: [this.helpers.returnJsonArray([output])],
+		};
 	}
 }

@@ -6,7 +6,9 @@ import type { IDataObject } from 'n8n-workflow';
  * Two layers:
  *  - in this process, a check-and-record with no await in between: two copies arriving at once
  *    cannot both pass;
- *  - the workflow's static data (saved by n8n after the run), so the memory survives a restart.
+ *  - the workflow's static data, which n8n saves when the delivery starts no run (n8n 2.41 does
+ *    not save a webhook's static-data changes when it starts a run: measured in the queue-mode
+ *    suite), so in practice the memory is the process's own and ends with it. The README says so.
  * Entries expire with the timestamp tolerance: an older delivery is refused by its timestamp anyway.
  */
 

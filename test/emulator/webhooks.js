@@ -145,6 +145,7 @@ class WebhookSender {
 			});
 			const r = await this.send(ep.url, headers, body);
 			rec.status = r.status;
+			if (r.body !== undefined) rec.response = String(r.body).slice(0, 500);
 			if (r.error) rec.error = r.error;
 			this.onRecord(rec);
 			if (r.status >= 200 && r.status < 300) return rec;

@@ -530,7 +530,8 @@ async function startTriggerServer({ parameters, credentials }) {
 				secrets.assertLogsClean();
 				if (result.workflowData) {
 					executions.push(result.workflowData);
-					res.status(200).json({ message: 'Workflow was started' });
+					// As n8n answers an `onReceived` webhook: the node's own response, if it gives one.
+					res.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
 				} else if (!result.noWebhookResponse) {
 					res.status(200).end();
 				}
