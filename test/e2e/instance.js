@@ -4,6 +4,7 @@
  * package packed and installed as a community package; credential and workflows imported with
  * n8n's own CLI. Everything it starts is stopped by `close()`.
  */
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -25,9 +26,82 @@ const WEBHOOK_CREDENTIAL_ID = 'ocrLocalWebhook1';
 /** The folder the example workflows read; rewritten to the instance's own folder on import. */
 const EXAMPLE_INBOX = '/data/ocr-inbox';
 
-async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
-	const node24 = await rt.ensureNode24();
-	const runtime = await rt.ensureN8n(node24);
+/**
+ * `count` different free loopback ports: all held open at once while they are picked, so that
+ * ports picked together for one process (or for a server and a CLI command) cannot coincide.
+ */
+async function freePorts(count) {
+	const net = require('node:net');
+	const servers = [];
+	try {
+		for (let i = 0; i < count; i++) {
+			const server = net.createServer();
+			servers.push(server);
+			await new Promise((resolve, reject) => {
+				server.once('error', reject);
+				server.listen(0, '127.0.0.1', resolve);
+			});
+		}
+		return servers.map((server) => server.address().port);
+	} finally {
+		await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+	}
+}
+
+/** GET a URL; resolves with the status code (0 when nothing answers). */
+async function statusOf(url) {
+	try {
+		const response = await request(url, { headersTimeout: 2000, bodyTimeout: 2000 });
+		await response.body.dump();
+		return response.statusCode;
+	} catch {
+		return 0;
+	}
+}
+
+/**
+ * Starts `n8n <command>` in its own process group (stopped with rt.stopServer), output in a log
+ * file, and waits until `readyUrl` answers 200 and the log shows `readyLine`.
+ */
+async function startProcess(
+	runtime,
+	node24,
+	env,
+	args,
+	{ logFile, readyUrl, readyLine, timeoutMs },
+) {
+	const out = fs.openSync(logFile, 'w');
+	const child = spawn(node24.bin, [runtime.bin, ...args], {
+		env,
+		stdio: ['ignore', out, out],
+		detached: true,
+	});
+	fs.closeSync(out);
+	let exited = null;
+	child.on('exit', (code, signal) => (exited = { code, signal }));
+	const started = Date.now();
+	while (Date.now() - started < timeoutMs) {
+		if (exited)
+			throw new Error(
+				`n8n ${args[0]} exited during start (${JSON.stringify(exited)}); see ${logFile}`,
+			);
+		if ((await statusOf(readyUrl)) === 200 && readyLine.test(fs.readFileSync(logFile, 'utf8')))
+			return { child, seconds: (Date.now() - started) / 1000 };
+		await new Promise((resolve) => setTimeout(resolve, 300));
+	}
+	await rt.stopServer(child);
+	throw new Error(`n8n ${args[0]} did not become ready in ${timeoutMs / 1000} s; see ${logFile}`);
+}
+
+/**
+ * `extraEnv` is merged into the environment of every n8n process of the instance (server, CLI
+ * commands, workers, webhook processes), e.g. the queue-mode settings.
+ */
+async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8nVersion } = {}) {
+	// `n8nVersion` (e.g. '1.123.0') picks another n8n than the default newest 2.x; an n8n 1.x runs
+	// on this machine's own Node 20 (`node24` is then that Node).
+	const node24 = n8nVersion ? await rt.nodeForN8n(n8nVersion) : await rt.ensureNode24();
+	const runtime = n8nVersion ? await rt.ensureN8n(node24, n8nVersion) : await rt.ensureN8n(node24);
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), `ocr-${label}-`));
 	const filesDir = path.join(userFolder, 'files');
 	const inbox = path.join(filesDir, 'ocr-inbox');
@@ -35,13 +109,16 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 	rt.installPackage(userFolder);
 
 	const emu = await startEmulator({ workers: 2, msPerPage: 50, ...emulator });
-	const port = await rt.freePort();
-	const brokerPort = await rt.freePort();
-	const env = rt.n8nEnv(node24, { userFolder, port, brokerPort, filesDir });
+	const [port, brokerPort, cliBrokerPort] = await freePorts(3);
+	const env = rt.n8nEnv(node24, { userFolder, port, brokerPort, filesDir, extra: extraEnv });
 	// CLI commands (n8n execute) start their own task broker: give them a port the server does not use.
-	const cliEnv = { ...env, N8N_RUNNERS_BROKER_PORT: String(await rt.freePort()) };
+	const cliEnv = { ...env, N8N_RUNNERS_BROKER_PORT: String(cliBrokerPort) };
 	let counter = 0;
 	let server;
+	/** Workers and webhook processes, in start order (stopped by close()). */
+	const processes = [];
+	/** Keys and secrets handed to this instance: no log may contain them (see close()). */
+	const secrets = new Set();
 
 	const cli = async (...args) => {
 		const logFile = path.join(
@@ -68,12 +145,14 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 		port,
 		url: `http://127.0.0.1:${port}`,
 		cli,
+		processes,
 
 		/** Imports the webhook signing-secret credential the example trigger workflow uses. */
 		async importWebhookCredential(
 			secret,
 			{ id = WEBHOOK_CREDENTIAL_ID, name = 'Document OCR webhook secret (local emulator)' } = {},
 		) {
+			secrets.add(secret);
 			const file = path.join(userFolder, `credential-${id}.json`);
 			fs.writeFileSync(
 				file,
@@ -84,7 +163,10 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 
 		/** Marks a workflow active (published) before the server starts. */
 		async publish(id) {
-			await cli('publish:workflow', `--id=${id}`);
+			// n8n 1.x has no publish:workflow; it activates with update:workflow --active=true.
+			if (rt.n8nMajor(runtime.version) < 2)
+				await cli('update:workflow', `--id=${id}`, '--active=true');
+			else await cli('publish:workflow', `--id=${id}`);
 		},
 
 		/** Imports (or overwrites) the Document OCR credential pointing at the emulator. */
@@ -93,6 +175,7 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 			id = CREDENTIAL_ID,
 			name = CREDENTIAL_NAME,
 		} = {}) {
+			secrets.add(apiKey);
 			const file = path.join(userFolder, `credential-${id}.json`);
 			fs.writeFileSync(
 				file,
@@ -122,8 +205,11 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 			return run;
 		},
 
-		/** Sets up the owner on a fresh server; returns its cookie and a public-API key. */
-		async setupOwner() {
+		/**
+		 * Sets up the owner on a fresh server; returns its cookie and a public-API key (with
+		 * `scopes`: by default reading workflows and executions).
+		 */
+		async setupOwner({ scopes = ['execution:list', 'execution:read', 'workflow:read'] } = {}) {
 			const headers = { 'content-type': 'application/json', 'browser-id': 'e2e' };
 			const setup = await request(`${instance.url}/rest/owner/setup`, {
 				method: 'POST',
@@ -140,7 +226,7 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 				headers: { ...headers, cookie },
 				body: JSON.stringify({
 					label: 'e2e',
-					scopes: ['execution:list', 'execution:read', 'workflow:read'],
+					scopes,
 					expiresAt: null,
 				}),
 			});
@@ -178,8 +264,14 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 			return list;
 		},
 
-		async startServer() {
-			server = await rt.startServer(runtime, node24, env, path.join(userFolder, 'server.log'));
+		/** `n8n start`; `more` is added to its environment only (not to the other processes'). */
+		async startServer({ env: more = {} } = {}) {
+			server = await rt.startServer(
+				runtime,
+				node24,
+				{ ...env, ...more },
+				path.join(userFolder, 'server.log'),
+			);
 			return server;
 		},
 
@@ -188,10 +280,122 @@ async function createInstance({ emulator = {}, label = 'e2e' } = {}) {
 			server = undefined;
 		},
 
+		/**
+		 * `n8n worker` (queue mode) in its own process group, with its own task-broker port and its
+		 * health endpoint on a free port; resolves once it is ready. Stopped by close().
+		 */
+		async startWorker({ concurrency = 10, env: more = {}, timeoutMs = 120_000 } = {}) {
+			const [healthPort, workerBrokerPort] = await freePorts(2);
+			const name = `worker-${processes.filter((p) => p.kind === 'worker').length + 1}`;
+			const logFile = path.join(userFolder, `${name}.log`);
+			const { child, seconds } = await startProcess(
+				runtime,
+				node24,
+				{
+					...env,
+					N8N_RUNNERS_BROKER_PORT: String(workerBrokerPort),
+					QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+					QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+					...more,
+				},
+				['worker', `--concurrency=${concurrency}`],
+				{
+					logFile,
+					readyUrl: `http://127.0.0.1:${healthPort}/healthz/readiness`,
+					readyLine: /n8n worker is now ready/,
+					timeoutMs,
+				},
+			);
+			const handle = { kind: 'worker', name, child, seconds, logFile, healthPort };
+			processes.push(handle);
+			return handle;
+		},
+
+		/**
+		 * `n8n webhook` (queue mode) in its own process group on `port` (a free one by default),
+		 * with its own task-broker port; resolves once it serves requests. Stopped by close().
+		 */
+		async startWebhook({ port: webhookPort, env: more = {}, timeoutMs = 120_000 } = {}) {
+			// The given port is not bound yet: keep it out of the ports picked here.
+			const picked = (await freePorts(3)).filter((p) => p !== webhookPort);
+			webhookPort ??= picked[1];
+			const webhookBrokerPort = picked[0];
+			const name = `webhook-${processes.filter((p) => p.kind === 'webhook').length + 1}`;
+			const logFile = path.join(userFolder, `${name}.log`);
+			const url = `http://127.0.0.1:${webhookPort}`;
+			const { child, seconds } = await startProcess(
+				runtime,
+				node24,
+				{
+					...env,
+					N8N_PORT: String(webhookPort),
+					N8N_RUNNERS_BROKER_PORT: String(webhookBrokerPort),
+					...more,
+				},
+				['webhook'],
+				{
+					logFile,
+					readyUrl: `${url}/healthz/readiness`,
+					readyLine: /Webhook listener waiting for requests/,
+					timeoutMs,
+				},
+			);
+			const handle = { kind: 'webhook', name, child, seconds, logFile, port: webhookPort, url };
+			processes.push(handle);
+			return handle;
+		},
+
+		/** The log files of every n8n process so far: server, workers, webhook processes, CLI commands. */
+		logFiles() {
+			const cliLogs = fs
+				.readdirSync(userFolder)
+				.filter((name) => /^cli-.*\.log$/.test(name))
+				.map((name) => path.join(userFolder, name));
+			const files = [
+				path.join(userFolder, 'server.log'),
+				...processes.map((p) => p.logFile),
+				...cliLogs,
+			];
+			return files.filter((file) => fs.existsSync(file));
+		},
+
+		/** Stops one worker or webhook process (its whole process group). */
+		async stopProcess(handle) {
+			await rt.stopServer(handle.child);
+		},
+
+		/**
+		 * Scans every log of every n8n process (server, workers, webhook processes, CLI commands —
+		 * `n8n execute --rawOutput` prints the whole run data) for the API keys and webhook secrets
+		 * imported. Returns { files, lines, leaks }.
+		 */
+		scanLogsForSecrets() {
+			const result = { files: 0, lines: 0, leaks: [] };
+			for (const file of instance.logFiles()) {
+				const text = fs.readFileSync(file, 'utf8');
+				result.files++;
+				result.lines += text.split('\n').length;
+				for (const secret of secrets) {
+					const at = text.indexOf(secret);
+					if (at !== -1)
+						result.leaks.push(`${path.basename(file)}: …${text.slice(Math.max(0, at - 80), at)}[secret]`);
+				}
+			}
+			return result;
+		},
+
+		/** Stops everything; fails if any log of this instance contained a key or secret. */
 		async close() {
+			for (const handle of processes.reverse()) await rt.stopServer(handle.child);
+			processes.length = 0;
 			await instance.stopServer();
 			await emu.close();
+			const scan = instance.scanLogsForSecrets();
 			if (!process.env.KEEP_E2E_FOLDERS) fs.rmSync(userFolder, { recursive: true, force: true });
+			process.stdout.write(
+				`\nSecret scan (${label}): ${scan.files} n8n log files, ${scan.lines} lines — ${scan.leaks.length} leak(s).\n`,
+			);
+			if (scan.leaks.length) throw new Error(`SECRET LEAK in n8n logs:\n${scan.leaks.join('\n')}`);
 		},
 	};
 	return instance;
