@@ -42,7 +42,7 @@ export class DocumentOcrApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://ocr.example.com',
 			description:
-				'Address of the service, without a trailing path. Used for the task API (/api/...) and /api/v2/ocr.',
+				'Web address of the OCR service, without any path after it, e.g. https://ocr.example.com. Used to submit documents and to get, list, export and delete tasks.',
 		},
 		{
 			displayName: 'API URL',
@@ -51,7 +51,7 @@ export class DocumentOcrApi implements ICredentialType {
 			default: '',
 			placeholder: 'Same as Base URL',
 			description:
-				'Address of the /v1 API (Markdown, OCR, structured extraction, jobs). Leave empty when it is the same as the Base URL.',
+				'Web address of the /v1 API of the service, used by the Document and Job operations (Markdown, text, structured data, jobs). Leave empty when it is the same as the Base URL.',
 		},
 	];
 

@@ -20,7 +20,7 @@ export class DocumentOcr implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
-			'Recognise text in PDFs and images with the Document OCR service: text, Markdown, invoice fields and JSON-Schema extraction; export DOCX/XLSX/PDF; manage tasks and jobs',
+			'Read the text of PDFs and images (OCR) with the Document OCR service: plain text, Markdown, invoice fields or values named by a JSON Schema; export Word, Excel or PDF files; manage tasks and jobs',
 		defaults: { name: 'Document OCR' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
@@ -57,17 +57,19 @@ export class DocumentOcr implements INodeType {
 						name: 'Document',
 						value: 'document',
 						description:
-							'Instant results from the /v1 API: Markdown, text and blocks, structured data by JSON Schema',
+							'Get results right away, in one step: the text, Markdown, or the values a JSON Schema names (e.g. invoice fields)',
 					},
 					{
 						name: 'Job',
 						value: 'job',
-						description: 'Asynchronous jobs of the /v1 API',
+						description:
+							'Process a document in the background and fetch the result later by job ID',
 					},
 					{
 						name: 'Task',
 						value: 'task',
-						description: 'OCR tasks of the task API: submit, get, list, export, delete',
+						description:
+							'Send documents for text recognition (each becomes a task with an ID), then get, list, export or delete tasks',
 					},
 				],
 				default: 'task',

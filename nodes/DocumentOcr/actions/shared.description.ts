@@ -10,17 +10,19 @@ export const documentFields: INodeProperties[] = [
 			{
 				name: 'Binary File',
 				value: 'binary',
-				description: 'A file from a previous node (Read Files, HTTP Request, Google Drive, ...)',
+				description:
+					'A file that an earlier step read or downloaded (e.g. Read/Write Files from Disk, HTTP Request, Google Drive)',
 			},
 			{
 				name: 'Base64 or Data URI',
 				value: 'base64',
 				description:
-					'The file content as Base64 text, or a data URI such as data:application/pdf;base64,JVBERi0',
+					'The file written out as text: Base64 (file bytes encoded as letters and digits), or a data URI, which is Base64 with the file type in front (data:application/pdf;base64,JVBERi0...)',
 			},
 		],
 		default: 'binary',
-		description: 'Where the document comes from',
+		description:
+			'Where the PDF or image comes from. In an AI agent tool, use Base64 or Data URI: a tool gets no files from earlier steps.',
 	},
 	{
 		displayName: 'Input Binary Field',
@@ -30,7 +32,8 @@ export const documentFields: INodeProperties[] = [
 		required: true,
 		displayOptions: { show: { documentSource: ['binary'] } },
 		hint: 'The name of the input binary field holding the PDF or image',
-		description: 'Name of the binary field of the input item that holds the document',
+		description:
+			'Name of the field of the incoming item that holds the file, as shown on the Binary tab of the input (usually "data")',
 	},
 	{
 		displayName: 'Base64 or Data URI',
@@ -41,7 +44,8 @@ export const documentFields: INodeProperties[] = [
 		required: true,
 		displayOptions: { show: { documentSource: ['base64'] } },
 		placeholder: 'data:application/pdf;base64,JVBERi0xLjQK...',
-		description: 'The document encoded as Base64, or as a data URI',
+		description:
+			'The PDF or image as Base64 text, or as a data URI such as data:image/png;base64,iVBORw0... At most 10 MB once decoded; the file type is read from the content.',
 	},
 	{
 		displayName: 'File Name',
@@ -50,7 +54,7 @@ export const documentFields: INodeProperties[] = [
 		default: '',
 		placeholder: 'invoice-0042.pdf',
 		description:
-			"Name of the document, with its extension. Leave empty to use the binary file's own name (or a name made from the detected type).",
+			"Name of the document with its extension, e.g. invoice-0042.pdf. Leave empty to use the file's own name; for Base64 input a name is made from the detected type (except for Submit (V2), which needs one).",
 	},
 ];
 
@@ -61,7 +65,8 @@ export const taskIdField: INodeProperties = {
 	default: '',
 	required: true,
 	placeholder: 'tsk_12ab34',
-	description: 'ID of the task, as returned by Submit (map the taskId field of its output)',
+	description:
+		'The ID the service gave the task when its document was submitted. It is the taskId field in the output of Submit, Get Many and the Document OCR Trigger.',
 };
 
 export const DEFAULT_CONCURRENCY = 5;
@@ -74,7 +79,7 @@ export const concurrencyOption: INodeProperties = {
 	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
 	default: DEFAULT_CONCURRENCY,
 	description:
-		'How many items this node processes at the same time. If the service throttles (rate limited), every item slows down together.',
+		'How many items are sent to the service at the same time. If the service reports too many requests, all items slow down together.',
 };
 
 export const waitTimeoutOption: INodeProperties = {

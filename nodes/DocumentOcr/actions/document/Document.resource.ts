@@ -21,19 +21,21 @@ export const description: INodeProperties[] = [
 				value: 'markdown',
 				action: 'Convert a document to markdown',
 				description:
-					'Get the document as Markdown (headings, lists, tables), optionally as a .md file',
+					'Get the text of a PDF or image as Markdown (headings, lists, tables) in one step, optionally also as a .md file',
 			},
 			{
 				name: 'Extract Structured Data',
 				value: 'extract',
 				action: 'Extract structured data from a document',
-				description: 'Get the values a JSON Schema describes (e.g. invoice number, total) as JSON',
+				description:
+					'Read the values a JSON Schema names (e.g. invoice number, date, total) from a PDF or image, in one step, as JSON',
 			},
 			{
 				name: 'Recognize (OCR)',
 				value: 'recognize',
 				action: 'Recognize the text of a document',
-				description: 'Get the text and the text blocks of a PDF or image',
+				description:
+					'Get the plain text of a PDF or image and its text blocks in one step, without creating a task',
 			},
 		],
 		default: 'markdown',

@@ -36,7 +36,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		typeOptions: { rows: 10 },
 		description:
-			'A JSON Schema of type "object": its properties name the values to extract from the document and their types',
+			'Describes the values to read from the document: a JSON Schema of type "object" whose properties name each value and its type (string, number, ...), as in the example',
 	},
 	optionsCollection(concurrencyOption),
 ];

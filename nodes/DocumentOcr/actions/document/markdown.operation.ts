@@ -29,6 +29,8 @@ const properties: INodeProperties[] = [
 		required: true,
 		displayOptions: { show: { outputFile: [true] } },
 		hint: 'The name of the output binary field to put the .md file in',
+		description:
+			'Name of the binary field the .md file is put in, for the next steps (e.g. Write Files to Disk)',
 	},
 	optionsCollection(concurrencyOption),
 ];

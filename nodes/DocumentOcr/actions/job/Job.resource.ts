@@ -18,14 +18,15 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				action: 'Create a job',
-				description: 'Start an asynchronous job for a document and optionally wait for its result',
+				action: 'Create a job for a document',
+				description:
+					'Start processing a PDF or image in the background. Outputs the finished job, or only its ID when not waiting.',
 			},
 			{
 				name: 'Get',
 				value: 'get',
-				action: 'Get a job',
-				description: 'Get the status of a job, and its result once finished',
+				action: 'Get the status and result of a job',
+				description: 'Get a job by its ID: its status and, once finished, its result',
 			},
 		],
 		default: 'create',

@@ -15,7 +15,8 @@ export const description = updateDisplayOptions(
 			default: '',
 			required: true,
 			placeholder: 'job_12ab34',
-			description: 'ID of the job, as returned by Create (map the ID field of its output)',
+			description:
+				'The ID the service gave the job when it was created, as output by the Create operation',
 		},
 	],
 );

@@ -29,40 +29,44 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Delete',
 				value: 'delete',
-				action: 'Delete a task',
-				description: 'Delete a task and its files (needs the "export" scope)',
+				action: 'Delete a task and its files',
+				description:
+					'Permanently delete a task by its ID, with its recognised text and files. Needs an API key with the "export" scope.',
 			},
 			{
 				name: 'Export',
 				value: 'export',
-				action: 'Export a task as a file',
-				description: 'Download the result of a finished task as DOCX, XLSX or PDF',
+				action: 'Export a task as a DOCX, XLSX or PDF file',
+				description:
+					'Download the recognised text of a finished task as a Word (DOCX), Excel (XLSX) or PDF file, output as binary data',
 			},
 			{
 				name: 'Get',
 				value: 'get',
-				action: 'Get a task',
-				description: 'Get the status of a task, and its recognised text once done',
+				action: 'Get the status and text of a task',
+				description:
+					'Get a task by its ID: its status (e.g. queued, processing, done, failed) and, once done, the recognised text (resultText) and any invoice fields (metadata)',
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				action: 'Get many tasks',
-				description: 'List tasks, newest first, optionally filtered by status',
+				action: 'Get many tasks and their status',
+				description:
+					'List tasks, newest first, with their IDs and status, optionally only those with one status. To read the text of a task, use Get with its ID.',
 			},
 			{
 				name: 'Submit',
 				value: 'submit',
 				action: 'Submit a document for OCR',
 				description:
-					'Send a PDF or image for text recognition (billed per page) and optionally wait for the text',
+					'Send a PDF or image to have its text recognised (billed per page). Outputs the task with its text, or only the task ID when not waiting.',
 			},
 			{
 				name: 'Submit (V2)',
 				value: 'submitV2',
-				action: 'Submit a document to the v2 endpoint',
+				action: 'Submit a document for OCR with output options',
 				description:
-					'Send a document to /api/v2/ocr with output format (e.g. Markdown), table and formula options',
+					'Like Submit, through the v2 endpoint of the service (/api/v2/ocr): choose the output format (e.g. Markdown) and table and formula recognition',
 			},
 		],
 		default: 'submit',

@@ -29,7 +29,7 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		options: Object.entries(FORMATS).map(([value, { label }]) => ({ name: label, value })),
 		default: 'docx',
-		description: 'File format of the export',
+		description: 'The kind of file to create from the recognised text',
 	},
 	{
 		displayName: 'Put Output File in Field',
@@ -38,6 +38,8 @@ const properties: INodeProperties[] = [
 		default: 'data',
 		required: true,
 		hint: 'The name of the output binary field to put the file in',
+		description:
+			'Name of the binary field the file is put in, for the next steps (e.g. Write Files to Disk, Google Drive)',
 	},
 	optionsCollection(concurrencyOption),
 ];

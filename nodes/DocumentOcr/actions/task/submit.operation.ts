@@ -57,6 +57,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 		default: 'general',
+		description: 'What kind of document it is. Invoice also reads the invoice fields.',
 	},
 	waitForCompletionField(
 		'Whether to wait until the text is recognised and output it. Turn off to output only the task ID right away (then use Get, or the Document OCR Trigger).',
