@@ -5,6 +5,10 @@
  * off, then sqlite3 and isolated-vm rebuilt against Node 24's headers), both cached OUTSIDE the
  * repository so the second start is fast. The package under test is packed with `npm pack` and
  * installed into n8n's community-nodes folder, exactly as users get it.
+ *
+ * An n8n 1.x (N8N_VERSION=1.123.0, or `1` / `1.x` for the newest installable 1.x) is installed the
+ * same way but runs on this machine's own Node 20 (process.execPath): n8n 1.x does not need
+ * Node 24, and the compatibility suite proves the package on the Node 1.x users actually run.
  */
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -89,10 +93,46 @@ async function ensureNode24() {
 	return paths;
 }
 
+/** The major version of an n8n version string ("1.123.0" -> 1); 2 when none is given. */
+function n8nMajor(version) {
+	const match = /^(\d+)/.exec(String(version ?? ''));
+	return match ? Number(match[1]) : 2;
+}
+
+/** This machine's own Node (the one running this script), shaped like ensureNode24's result. */
+function systemNode() {
+	const bin = process.execPath;
+	const headers = spawnSync(NPM, ['config', 'get', 'nodedir'], { encoding: 'utf8' })
+		.stdout?.trim()
+		.split('\n')
+		.pop();
+	return {
+		dir: path.dirname(path.dirname(bin)),
+		bin,
+		binDir: path.dirname(bin),
+		// npm's own nodedir (e.g. /usr with include/node/*.h for this Node) when it has one.
+		headers: headers && headers !== 'undefined' && headers !== 'null' ? headers : undefined,
+		version: process.version,
+	};
+}
+
+/**
+ * The Node an n8n version runs on: Node 24 from the registry for n8n 2.x (and the default),
+ * this machine's own Node for n8n 1.x (which needs Node >= 20.19 and refuses nothing newer than 24).
+ */
+async function nodeForN8n(version = process.env.N8N_VERSION) {
+	if (n8nMajor(version) >= 2) return await ensureNode24();
+	const node = systemNode();
+	const [major, minor] = process.versions.node.split('.').map(Number);
+	if (major < 20 || (major === 20 && minor < 19) || major > 24)
+		throw new Error(`n8n ${version} needs Node 20.19 to 24; this is Node ${process.version}`);
+	return node;
+}
+
 function envWithNode24(node24, extra = {}) {
 	const env = installEnv({
 		PATH: `${node24.binDir}${path.delimiter}${process.env.PATH}`,
-		npm_config_nodedir: node24.headers,
+		...(node24.headers ? { npm_config_nodedir: node24.headers } : {}),
 		...extra,
 	});
 	// jest sets NODE_ENV=test, which silences n8n's logger (and so the output of `n8n execute`).
@@ -101,8 +141,13 @@ function envWithNode24(node24, extra = {}) {
 	return env;
 }
 
+/**
+ * The versions to try, newest first: `requested` when it is an exact version; the newest six of a
+ * major when it is `1`, `1.x` or `2.x`; the newest six 2.x by default.
+ */
 function n8nCandidates(requested) {
-	if (requested) return [requested];
+	if (requested && !/^\d+(\.x)?$/.test(requested)) return [requested];
+	const major = requested ? n8nMajor(requested) : 2;
 	const result = spawnSync(NPM, ['view', 'n8n', 'versions', '--json'], { encoding: 'utf8' });
 	let versions = [];
 	try {
@@ -112,7 +157,7 @@ function n8nCandidates(requested) {
 	}
 	const parse = (v) => v.split('.').map(Number);
 	return versions
-		.filter((v) => /^2\.\d+\.\d+$/.test(v))
+		.filter((v) => new RegExp(`^${major}\\.\\d+\\.\\d+$`).test(v))
 		.sort((a, b) => {
 			const [x, y] = [parse(a), parse(b)];
 			return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
@@ -120,67 +165,147 @@ function n8nCandidates(requested) {
 		.slice(0, 6);
 }
 
+/** Native modules n8n needs built for the Node it runs on (those the installed n8n has). */
+const NATIVE_MODULES = ['sqlite3', 'isolated-vm'];
+
 /**
- * The newest n8n 2.x that installs here (some newest releases pin @n8n/* packages the registry
- * does not have: those fail fast with ETARGET and the next version is tried). Cached per version.
+ * The native modules of an install to build for `nodeVersion` ("v20.20.2"). One whose `engines`
+ * excludes that Node cannot be built for it and is left out: isolated-vm 6 (Node >= 22), which the
+ * last n8n 1.123.x patches load only for N8N_EXPRESSION_ENGINE=vm.
+ */
+function nativeModules(dir, nodeVersion) {
+	const major = Number(/^v?(\d+)/.exec(nodeVersion)?.[1]);
+	return NATIVE_MODULES.filter((name) => {
+		const file = path.join(dir, 'node_modules', name, 'package.json');
+		if (!fs.existsSync(file)) return false;
+		const { version, engines } = JSON.parse(fs.readFileSync(file, 'utf8'));
+		const minimum = Number(/^>=\s*(\d+)/.exec(engines?.node ?? '')?.[1] ?? 0);
+		if (major >= minimum) return true;
+		log(`  ${name}@${version} needs Node >= ${minimum}: not built for Node ${nodeVersion}`);
+		return false;
+	});
+}
+
+function readStamp(file) {
+	if (!fs.existsSync(file)) return undefined;
+	try {
+		const stamp = JSON.parse(fs.readFileSync(file, 'utf8'));
+		return fs.existsSync(stamp.bin) ? stamp : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Which cached install answers a request. The default (and `2` / `2.x`) is the newest installable
+ * 2.x, remembered in n8n-installed.json as before; `1` / `1.x` in n8n-installed-1.json; an exact
+ * version in its own folder's installed.json (or n8n-installed.json, where older runs put it).
+ */
+function stampFiles(requested) {
+	const majorOnly = !requested || /^\d+(\.x)?$/.test(requested);
+	const major = n8nMajor(requested);
+	const majorStamp = path.join(
+		CACHE,
+		major === 2 ? 'n8n-installed.json' : `n8n-installed-${major}.json`,
+	);
+	if (majorOnly) return { read: [majorStamp], write: majorStamp };
+	return {
+		read: [path.join(CACHE, `n8n-${requested}`, 'installed.json'), majorStamp],
+		write: undefined,
+	};
+}
+
+/** `npm install` of n8n `version` into `dir`, install scripts off (built by `npm rebuild` later). */
+async function installN8n(version, dir, env, logFile, nodeVersion) {
+	fs.writeFileSync(
+		path.join(dir, 'package.json'),
+		JSON.stringify(
+			{
+				name: 'document-ocr-n8n-runtime',
+				private: true,
+				dependencies: { n8n: version },
+				overrides:
+					n8nMajor(version) >= 2
+						? // linkedom@0.18.15 (n8n 2.x) depends on a package the registry does not have.
+							{ linkedom: '0.18.14' }
+						: // n8n-nodes-base 1.x takes xlsx 0.20.2 from cdn.sheetjs.com (not a registry):
+							// the same release as republished on the registry (what n8n 2.x uses).
+							{ xlsx: 'npm:@e965/xlsx@0.20.2' },
+			},
+			null,
+			2,
+		),
+	);
+	log(
+		`» installing n8n ${version} for Node ${nodeVersion} (first start only; ~3–6 minutes, log: ${logFile})`,
+	);
+	return await runLogged(NPM, ['install', '--ignore-scripts', '--no-audit', '--no-fund'], {
+		cwd: dir,
+		env,
+		label: `installing n8n ${version}`,
+		logFile,
+	});
+}
+
+/**
+ * The newest n8n of a major (2.x by default) that installs here, or exactly `requested` (some
+ * newest releases pin @n8n/* packages the registry does not have: those fail fast with ETARGET
+ * and the next version is tried). `node` is what nodeForN8n(requested) returns: Node 24 for 2.x,
+ * this machine's Node for 1.x; the native modules are built against its headers. Cached per
+ * version (CACHE/n8n-<version>/installed.json).
  */
 async function ensureN8n(node24, requested = process.env.N8N_VERSION) {
-	const stampFile = path.join(CACHE, 'n8n-installed.json');
-	if (fs.existsSync(stampFile)) {
-		const stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8'));
-		if ((!requested || stamp.version === requested) && fs.existsSync(stamp.bin)) return stamp;
+	const stamps = stampFiles(requested);
+	const major = n8nMajor(requested);
+	// Native modules are built for one Node (stamps without `node` were all built for Node 24).
+	const sameNode = (stamp) => (stamp.node ?? node24Paths().bin) === node24.bin;
+	for (const file of stamps.read) {
+		const stamp = readStamp(file);
+		if (!stamp || !sameNode(stamp)) continue;
+		const fits = stamps.write ? n8nMajor(stamp.version) === major : stamp.version === requested;
+		if (fits) return stamp;
 	}
+	const nodeVersion = spawnSync(node24.bin, ['--version'], { encoding: 'utf8' }).stdout.trim();
 	const env = envWithNode24(node24);
 	for (const version of n8nCandidates(requested)) {
 		const dir = path.join(CACHE, `n8n-${version}`);
 		const bin = path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n');
 		const logFile = path.join(CACHE, `install-n8n-${version}.log`);
+		const cached = readStamp(path.join(dir, 'installed.json'));
+		if (cached && sameNode(cached)) {
+			if (stamps.write) fs.writeFileSync(stamps.write, JSON.stringify(cached, null, 2));
+			return cached;
+		}
 		fs.mkdirSync(dir, { recursive: true });
-		fs.writeFileSync(
-			path.join(dir, 'package.json'),
-			JSON.stringify(
-				{
-					name: 'document-ocr-n8n-runtime',
-					private: true,
-					dependencies: { n8n: version },
-					// linkedom@0.18.15 depends on a package the registry does not have.
-					overrides: { linkedom: '0.18.14' },
-				},
-				null,
-				2,
-			),
-		);
-		log(`» installing n8n ${version} (first start only; ~3–4 minutes, log: ${logFile})`);
-		const install = await runLogged(
-			NPM,
-			['install', '--ignore-scripts', '--no-audit', '--no-fund'],
-			{
-				cwd: dir,
-				env,
-				label: `installing n8n ${version}`,
-				logFile,
-			},
-		);
+		fs.writeFileSync(logFile, '');
+		// Installed for another Node: only the native modules are built again.
+		const install = cached
+			? { code: 0, seconds: 0 }
+			: await installN8n(version, dir, env, logFile, nodeVersion);
 		if (install.code !== 0) {
 			const text = fs.readFileSync(logFile, 'utf8');
 			if (/ETARGET|E404|notarget/i.test(text)) {
 				log(
-					`  n8n ${version} cannot be installed from this registry (missing dependency); trying an older 2.x`,
+					`  n8n ${version} cannot be installed from this registry (missing dependency); trying an older ${major}.x`,
 				);
 				fs.rmSync(dir, { recursive: true, force: true });
 				continue;
 			}
 			throw new Error(`npm install of n8n ${version} failed (see ${logFile})`);
 		}
+		const natives = nativeModules(dir, nodeVersion);
 		log(
-			`  installed in ${Math.round(install.seconds)} s; building sqlite3 and isolated-vm for Node 24`,
+			`  ${cached ? `n8n ${version} already installed (for Node ${cached.nodeVersion})` : `installed in ${Math.round(install.seconds)} s`}; building ${natives.join(' and ')} for Node ${nodeVersion}`,
 		);
-		const rebuild = await runLogged(NPM, ['rebuild', 'sqlite3', 'isolated-vm'], {
-			cwd: dir,
-			env,
-			label: 'compiling sqlite3 / isolated-vm',
-			logFile,
-		});
+		// (`npm rebuild` without names would rebuild every package.)
+		const rebuild = natives.length
+			? await runLogged(NPM, ['rebuild', ...natives], {
+					cwd: dir,
+					env,
+					label: `compiling ${natives.join(' / ')}`,
+					logFile,
+				})
+			: { code: 0, seconds: 0 };
 		if (rebuild.code !== 0)
 			throw new Error(`native rebuild for n8n ${version} failed (see ${logFile})`);
 		log(`  native modules built in ${Math.round(rebuild.seconds)} s`);
@@ -188,13 +313,16 @@ async function ensureN8n(node24, requested = process.env.N8N_VERSION) {
 			version,
 			dir,
 			bin,
+			node: node24.bin,
+			nodeVersion,
 			installSeconds: install.seconds,
 			rebuildSeconds: rebuild.seconds,
 		};
-		fs.writeFileSync(stampFile, JSON.stringify(stamp, null, 2));
+		fs.writeFileSync(path.join(dir, 'installed.json'), JSON.stringify(stamp, null, 2));
+		if (stamps.write) fs.writeFileSync(stamps.write, JSON.stringify(stamp, null, 2));
 		return stamp;
 	}
-	throw new Error('no installable n8n 2.x was found in the registry');
+	throw new Error(`no installable n8n ${requested ?? '2.x'} was found in the registry`);
 }
 
 /** `npm pack` this package and install the tarball into the user folder's community-nodes folder. */
@@ -380,6 +508,8 @@ module.exports = {
 	CACHE,
 	PACKAGE_NAME,
 	ensureNode24,
+	nodeForN8n,
+	n8nMajor,
 	ensureN8n,
 	installPackage,
 	n8nEnv,
