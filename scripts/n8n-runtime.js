@@ -390,8 +390,18 @@ function n8nEnv(node24, { userFolder, port, brokerPort, filesDir, extra = {} }) 
 		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
 		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'true',
 		DB_SQLITE_POOL_SIZE: '2',
+		// n8n 1.123.76+ evaluates expressions in isolated-vm 6 by default, which needs Node >= 22 (and
+		// is not built for an older Node): on Node 20 those n8n crash at start unless told otherwise.
+		...(nodeMajor(node24) < 22 ? { N8N_EXPRESSION_ENGINE: 'legacy' } : {}),
 		...extra,
 	});
+}
+
+/** The major version of a Node returned by nodeForN8n / ensureNode24. */
+function nodeMajor(node) {
+	const version =
+		node.version ?? spawnSync(node.bin, ['--version'], { encoding: 'utf8' }).stdout.trim();
+	return Number(/^v?(\d+)/.exec(version)?.[1]);
 }
 
 /** Runs an n8n CLI command to completion; output goes to a file (never to a pipe: see README). */
