@@ -378,7 +378,9 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 				for (const secret of secrets) {
 					const at = text.indexOf(secret);
 					if (at !== -1)
-						result.leaks.push(`${path.basename(file)}: …${text.slice(Math.max(0, at - 80), at)}[secret]`);
+						result.leaks.push(
+							`${path.basename(file)}: …${text.slice(Math.max(0, at - 80), at)}[secret]`,
+						);
 				}
 			}
 			return result;

@@ -102,7 +102,9 @@ test('signed ocr.done / ocr.failed for real tasks run once each; forged, replaye
 	});
 	await n8n.emu.webhooksIdle();
 	// n8n answers each accepted delivery with the trigger's own JSON (not n8n's default text).
-	const answers = new Set(n8n.emu.deliveries.filter((d) => d.status === 200).map((d) => d.response));
+	const answers = new Set(
+		n8n.emu.deliveries.filter((d) => d.status === 200).map((d) => d.response),
+	);
 	for (const answer of answers) expect(JSON.parse(answer)).toMatchObject({ received: true });
 
 	// Out of order and duplicated: the first ocr.done delivered again after everything else.
