@@ -73,14 +73,15 @@ export class DocumentOcrTrigger implements INodeType {
 				type: 'multiOptions',
 				options: [
 					{
-						name: 'Task Done (Ocr.done)',
+						name: 'Task Done',
 						value: 'ocr.done',
-						description: 'A task has finished; its recognised text can now be fetched',
+						description:
+							'Event ocr.done: a task has finished; its recognised text can now be fetched',
 					},
 					{
-						name: 'Task Failed (Ocr.failed)',
+						name: 'Task Failed',
 						value: 'ocr.failed',
-						description: 'A task could not be processed',
+						description: 'Event ocr.failed: a task could not be processed',
 					},
 				],
 				default: ['ocr.done', 'ocr.failed'],
