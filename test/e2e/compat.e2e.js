@@ -29,7 +29,7 @@ const {
 	EXAMPLE_INBOX,
 } = require('./instance');
 const documents = require('../fixtures/documents');
-const { readZip } = require('../emulator');
+const { ingestionExample, invoiceExample } = require('./scenarios');
 const rt = require('../../scripts/n8n-runtime');
 
 const OLDEST = process.env.COMPAT_N8N_VERSION || '1.123.0';
@@ -46,13 +46,6 @@ let n8n;
 let cookie;
 /** Logs of runs that fail on purpose (their error is logged, as it should be). */
 const expectedFailureLogs = new Set();
-
-/** Pages charged to the account since `mark` (ledger entries after it). */
-const charged = (since) =>
-	-n8n.emu
-		.ledger('acme')
-		.slice(since)
-		.reduce((sum, e) => sum + e.delta, 0);
 
 /** n8n's REST API with the owner's session. */
 async function rest(method, route, body) {
@@ -80,29 +73,6 @@ function packageProblems() {
 		.filter((line) => /"level":"(error|warn)"/.test(line))
 		.map((line) => JSON.parse(line).message)
 		.filter((message) => /document-?ocr/i.test(message.split(n8n.runtime.dir).join('')));
-}
-
-/** Waits until the execution count of a workflow stops changing (and reaches at least `min`). */
-async function settledExecutions(workflowId, min, { quietMs = 3000, timeoutMs = 60_000 } = {}) {
-	const started = Date.now();
-	let last = -1;
-	let since = Date.now();
-	for (;;) {
-		const list = await n8n.executions(workflowId);
-		if (list.length !== last) {
-			last = list.length;
-			since = Date.now();
-		}
-		if (
-			list.length >= min &&
-			Date.now() - since >= quietMs &&
-			list.every((e) => e.finished || e.status !== 'running')
-		)
-			return list;
-		if (Date.now() - started > timeoutMs)
-			throw new Error(`executions of ${workflowId}: ${list.length}, expected ≥ ${min}`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
 }
 
 beforeAll(async () => {
@@ -141,67 +111,11 @@ test(`n8n ${OLDEST} runs on this machine's Node 20`, async () => {
 });
 
 test('scheduled ingestion (example 01): each PDF of the folder gets its recognised text written next to it', async () => {
-	fs.writeFileSync(
-		path.join(n8n.inbox, 'letter.pdf'),
-		documents.makePdf(['Dear reader, this is a letter.']),
-	);
-	fs.writeFileSync(
-		path.join(n8n.inbox, 'report.pdf'),
-		documents.makePdf(['Quarterly report', 'Page two of the report']),
-	);
-	const mark = n8n.emu.ledger('acme').length;
-
-	const run = await n8n.execute('ocrExampleIngest');
-
-	expect(run.data.resultData.error).toBeUndefined();
-	const recognised = nodeOutput(run, 'Recognise text');
-	expect(recognised).toHaveLength(2);
-	expect(recognised.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
-	recognised.forEach((item) => expect(item.json.status).toBe('done'));
-	expect(fs.readFileSync(path.join(n8n.inbox, 'letter.pdf.txt'), 'utf8')).toBe(
-		'Dear reader, this is a letter.',
-	);
-	expect(fs.readFileSync(path.join(n8n.inbox, 'report.pdf.txt'), 'utf8')).toContain(
-		'Page two of the report',
-	);
-	expect(charged(mark)).toBe(3); // 1 + 2 pages
+	await ingestionExample(n8n);
 });
 
 test('invoice automation (example 02): invoice fields become columns and the task is exported as XLSX', async () => {
-	const dir = path.join(n8n.inbox, 'invoices');
-	fs.mkdirSync(dir, { recursive: true });
-	fs.writeFileSync(path.join(dir, 'acme-0042.pdf'), documents.makePdf([documents.INVOICE_TEXT]));
-	const mark = n8n.emu.ledger('acme').length;
-
-	const run = await n8n.execute('ocrExampleInvoic');
-
-	expect(run.data.resultData.error).toBeUndefined();
-	const [columns] = nodeOutput(run, 'Invoice columns');
-	expect(columns.json).toMatchObject({
-		File: 'acme-0042.pdf',
-		'Invoice Number': 'INV-2026-0042',
-		Vendor: 'ACME GmbH',
-		'Invoice Date': '2026-11-01',
-		'Due Date': '2026-12-01',
-		Total: 1234.56,
-		Currency: 'EUR',
-		'Pages Billed': 1,
-	});
-	const [exported] = nodeOutput(run, 'Export task as XLSX');
-	expect(exported.json).toMatchObject({ format: 'xlsx', fileName: 'acme-0042.xlsx' });
-	expect(exported.binary.data.mimeType).toBe(
-		'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-	);
-	expect(exported.pairedItem).toEqual({ item: 0 });
-
-	const xlsx = fs.readFileSync(path.join(dir, 'acme-0042.xlsx'));
-	expect(xlsx.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
-	const parts = readZip(xlsx);
-	const sheets = [...parts.keys()].filter((name) => name.startsWith('xl/worksheets/'));
-	expect(sheets.map((name) => parts.get(name).toString('utf8')).join('')).toContain(
-		'INV-2026-0042',
-	);
-	expect(charged(mark)).toBe(1);
+	await invoiceExample(n8n);
 });
 
 test('a wrong API key fails the run at its first request, with what to do', async () => {
@@ -300,7 +214,7 @@ describe('n8n start', () => {
 		});
 		await n8n.emu.webhooksIdle();
 
-		const exported = await settledExecutions(id, 2);
+		const exported = await n8n.settledExecutions(id, 2);
 		expect(exported).toHaveLength(2);
 		exported.forEach((e) => expect(e.status).toBe('success'));
 		expect(fs.readdirSync(path.join(inbox, 'exports')).sort()).toEqual(['alpha.docx', 'beta.docx']);

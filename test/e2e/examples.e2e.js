@@ -8,16 +8,9 @@ const path = require('node:path');
 const { request } = require('undici');
 const { createInstance, example, nodeOutput, KEYS } = require('./instance');
 const documents = require('../fixtures/documents');
-const { readZip } = require('../emulator');
+const { ingestionExample, invoiceExample } = require('./scenarios');
 
 let n8n;
-
-/** Pages charged to the account since `mark` (ledger entries after it). */
-const charged = (since) =>
-	-n8n.emu
-		.ledger('acme')
-		.slice(since)
-		.reduce((sum, e) => sum + e.delta, 0);
 
 const continueOnFail = {
 	id: 'ocrE2eContinueOn',
@@ -83,67 +76,11 @@ afterAll(async () => {
 });
 
 test('scheduled ingestion: each PDF of the folder gets its recognised text written next to it', async () => {
-	fs.writeFileSync(
-		path.join(n8n.inbox, 'letter.pdf'),
-		documents.makePdf(['Dear reader, this is a letter.']),
-	);
-	fs.writeFileSync(
-		path.join(n8n.inbox, 'report.pdf'),
-		documents.makePdf(['Quarterly report', 'Page two of the report']),
-	);
-	const mark = n8n.emu.ledger('acme').length;
-
-	const run = await n8n.execute('ocrExampleIngest');
-
-	expect(run.data.resultData.error).toBeUndefined();
-	const recognised = nodeOutput(run, 'Recognise text');
-	expect(recognised).toHaveLength(2);
-	expect(recognised.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
-	recognised.forEach((item) => expect(item.json.status).toBe('done'));
-	expect(fs.readFileSync(path.join(n8n.inbox, 'letter.pdf.txt'), 'utf8')).toBe(
-		'Dear reader, this is a letter.',
-	);
-	expect(fs.readFileSync(path.join(n8n.inbox, 'report.pdf.txt'), 'utf8')).toContain(
-		'Page two of the report',
-	);
-	expect(charged(mark)).toBe(3); // 1 + 2 pages
+	await ingestionExample(n8n);
 });
 
 test('invoice automation: invoice fields become columns and the task is exported as XLSX', async () => {
-	const dir = path.join(n8n.inbox, 'invoices');
-	fs.mkdirSync(dir, { recursive: true });
-	fs.writeFileSync(path.join(dir, 'acme-0042.pdf'), documents.makePdf([documents.INVOICE_TEXT]));
-	const mark = n8n.emu.ledger('acme').length;
-
-	const run = await n8n.execute('ocrExampleInvoic');
-
-	expect(run.data.resultData.error).toBeUndefined();
-	const [columns] = nodeOutput(run, 'Invoice columns');
-	expect(columns.json).toMatchObject({
-		File: 'acme-0042.pdf',
-		'Invoice Number': 'INV-2026-0042',
-		Vendor: 'ACME GmbH',
-		'Invoice Date': '2026-11-01',
-		'Due Date': '2026-12-01',
-		Total: 1234.56,
-		Currency: 'EUR',
-		'Pages Billed': 1,
-	});
-	const [exported] = nodeOutput(run, 'Export task as XLSX');
-	expect(exported.json).toMatchObject({ format: 'xlsx', fileName: 'acme-0042.xlsx' });
-	expect(exported.binary.data.mimeType).toBe(
-		'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-	);
-	expect(exported.pairedItem).toEqual({ item: 0 });
-
-	const xlsx = fs.readFileSync(path.join(dir, 'acme-0042.xlsx'));
-	expect(xlsx.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
-	const parts = readZip(xlsx);
-	const sheets = [...parts.keys()].filter((name) => name.startsWith('xl/worksheets/'));
-	expect(sheets.map((name) => parts.get(name).toString('utf8')).join('')).toContain(
-		'INV-2026-0042',
-	);
-	expect(charged(mark)).toBe(1);
+	await invoiceExample(n8n);
 });
 
 test('Continue on Fail: the bad file carries the error, the run succeeds, nothing is charged for it', async () => {
@@ -165,7 +102,7 @@ test('Continue on Fail: the bad file carries the error, the run succeeds, nothin
 		/^Item 1: "b-broken.pdf" is not a file type the service reads/,
 	);
 	expect(n8n.emu.stats().submissions - submissions).toBe(1);
-	expect(charged(mark)).toBe(1);
+	expect(n8n.chargedSince(mark)).toBe(1);
 });
 
 test('folder of PDFs to Markdown: each PDF gets a .md file from /v1/markdown', async () => {
@@ -188,7 +125,7 @@ test('folder of PDFs to Markdown: each PDF gets a .md file from /v1/markdown', a
 	expect(converted.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	expect(fs.readFileSync(path.join(dir, 'minutes.md'), 'utf8')).toMatch(/^# Board Minutes/);
 	expect(fs.readFileSync(path.join(dir, 'memo.md'), 'utf8')).toMatch(/Second page/);
-	expect(charged(mark)).toBe(3);
+	expect(n8n.chargedSince(mark)).toBe(3);
 });
 
 test('invoice fields by JSON Schema: /v1/extract values become a record', async () => {
@@ -205,7 +142,7 @@ test('invoice fields by JSON Schema: /v1/extract values become a record', async 
 		total: 1234.56,
 		currency: 'EUR',
 	});
-	expect(charged(mark)).toBe(1);
+	expect(n8n.chargedSince(mark)).toBe(1);
 });
 
 test('task housekeeping: Get Many with Return All, then Delete of the finished tasks', async () => {

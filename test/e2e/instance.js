@@ -345,6 +345,40 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 			return handle;
 		},
 
+		/**
+		 * Waits until a workflow has at least `min` executions, none still running or queued, and
+		 * the count has not changed for `quietMs`; returns them.
+		 */
+		async settledExecutions(workflowId, min, { quietMs = 3000, timeoutMs = 90_000 } = {}) {
+			const started = Date.now();
+			let last = -1;
+			let since = Date.now();
+			for (;;) {
+				const list = await instance.executions(workflowId);
+				if (list.length !== last) {
+					last = list.length;
+					since = Date.now();
+				}
+				if (
+					list.length >= min &&
+					Date.now() - since >= quietMs &&
+					list.every((e) => e.finished || !['running', 'new', 'waiting'].includes(e.status))
+				)
+					return list;
+				if (Date.now() - started > timeoutMs)
+					throw new Error(`executions of ${workflowId}: ${list.length}, expected ≥ ${min}`);
+				await new Promise((resolve) => setTimeout(resolve, 400));
+			}
+		},
+
+		/** Pages charged to the emulator account since `mark` (a ledger length taken before). */
+		chargedSince(mark, account = 'acme') {
+			return -emu
+				.ledger(account)
+				.slice(mark)
+				.reduce((sum, e) => sum + e.delta, 0);
+		},
+
 		/** The log files of every n8n process so far: server, workers, webhook processes, CLI commands. */
 		logFiles() {
 			const cliLogs = fs

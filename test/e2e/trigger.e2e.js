@@ -39,29 +39,6 @@ const allEvents = {
 
 let n8n;
 
-/** Waits until the execution count of a workflow stops changing (and reaches at least `min`). */
-async function settledExecutions(workflowId, min, { quietMs = 3000, timeoutMs = 60_000 } = {}) {
-	const started = Date.now();
-	let last = -1;
-	let since = Date.now();
-	for (;;) {
-		const list = await n8n.executions(workflowId);
-		if (list.length !== last) {
-			last = list.length;
-			since = Date.now();
-		}
-		if (
-			list.length >= min &&
-			Date.now() - since >= quietMs &&
-			list.every((e) => e.finished || e.status !== 'running')
-		)
-			return list;
-		if (Date.now() - started > timeoutMs)
-			throw new Error(`executions of ${workflowId}: ${list.length}, expected ≥ ${min}`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
-}
-
 beforeAll(async () => {
 	n8n = await createInstance({ label: 'trigger' });
 	await n8n.importCredential();
@@ -137,7 +114,7 @@ test('signed ocr.done / ocr.failed for real tasks run once each; forged, replaye
 	expect(forged.status).toBe(401);
 	await n8n.emu.webhooksIdle();
 
-	const all = await settledExecutions(allEvents.id, 3);
+	const all = await n8n.settledExecutions(allEvents.id, 3);
 	expect(all).toHaveLength(3);
 	const events = all.map((e) => {
 		const out = e.data.resultData.runData['On any OCR event'][0].data.main[0][0].json;
@@ -149,7 +126,7 @@ test('signed ocr.done / ocr.failed for real tasks run once each; forged, replaye
 		'ocr.failed:failed:true',
 	]);
 
-	const exported = await settledExecutions('ocrExampleOnDone', 2);
+	const exported = await n8n.settledExecutions('ocrExampleOnDone', 2);
 	expect(exported).toHaveLength(2);
 	exported.forEach((e) => expect(e.status).toBe('success'));
 	const files = fs.readdirSync(path.join(inbox, 'exports')).sort();

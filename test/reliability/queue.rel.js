@@ -211,29 +211,6 @@ async function api(method, route, body) {
 	return json;
 }
 
-/** Waits until a workflow has at least `min` executions, none running, and the count is stable. */
-async function settledExecutions(workflowId, min, { quietMs = 2000, timeoutMs = 90_000 } = {}) {
-	const started = Date.now();
-	let last = -1;
-	let since = Date.now();
-	for (;;) {
-		const list = await n8n.executions(workflowId);
-		if (list.length !== last) {
-			last = list.length;
-			since = Date.now();
-		}
-		if (
-			list.length >= min &&
-			Date.now() - since >= quietMs &&
-			list.every((e) => e.finished || !['running', 'new', 'waiting'].includes(e.status))
-		)
-			return list;
-		if (Date.now() - started > timeoutMs)
-			throw new Error(`executions of ${workflowId}: ${list.length}, expected ≥ ${min}`);
-		await sleep(400);
-	}
-}
-
 const read = (file) => fs.readFileSync(file, 'utf8');
 const logLines = (handleOrFile) =>
 	read(typeof handleOrFile === 'string' ? handleOrFile : handleOrFile.logFile).split('\n');
@@ -409,7 +386,7 @@ test('scheduled ingestion: main enqueues the scheduled run, the worker writes th
 	});
 	await api('POST', `/workflows/${created.id}/activate`);
 	const activated = Date.now();
-	const [run] = await settledExecutions(created.id, 1, { quietMs: 0 });
+	const [run] = await n8n.settledExecutions(created.id, 1, { quietMs: 0 });
 	await api('POST', `/workflows/${created.id}/deactivate`);
 	ingestId = created.id;
 	figures.ingestWait = (new Date(run.startedAt) - activated) / 1000;
@@ -510,7 +487,7 @@ test('trigger: signed deliveries to the webhook process run once each on the wor
 	expect(forged.status).toBe(401);
 	await n8n.emu.webhooksIdle();
 
-	const all = await settledExecutions(allEvents.id, 3);
+	const all = await n8n.settledExecutions(allEvents.id, 3);
 	expect(all).toHaveLength(3);
 	const events = all.map((e) => {
 		const out = e.data.resultData.runData['On any OCR event'][0].data.main[0][0].json;
@@ -521,7 +498,7 @@ test('trigger: signed deliveries to the webhook process run once each on the wor
 		'ocr.done:done:true',
 		'ocr.failed:failed:true',
 	]);
-	const exported = await settledExecutions('ocrExampleOnDone', 2);
+	const exported = await n8n.settledExecutions('ocrExampleOnDone', 2);
 	expect(exported).toHaveLength(2);
 	exported.forEach((e) => expect(e.status).toBe('success'));
 	const exportsDir = path.join(n8n.inbox, 'by-webhook', 'exports');
@@ -616,7 +593,7 @@ test('a second webhook process runs the same triggers; what the replay memory co
 
 	// Whatever was accepted started exactly one run; whatever was refused started none.
 	const accepted = answers.filter((answer) => kind(answer) === 'accepted').length;
-	const after = await settledExecutions(allEvents.id, before + accepted);
+	const after = await n8n.settledExecutions(allEvents.id, before + accepted);
 	expect(after).toHaveLength(before + accepted);
 	figures.concurrentRuns = `${after.filter((e) => taskOf(e) === 'tsk_concurrent').length} (answers: ${concurrent.map(kind).join(', ')})`;
 	const mine = after.filter((e) => taskOf(e) === 'tsk_second_process');

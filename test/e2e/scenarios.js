@@ -1,0 +1,81 @@
+'use strict';
+/**
+ * The example workflows as scenarios any real n8n instance can run with `n8n execute` — the
+ * newest 2.x (examples.e2e.js) and the oldest supported 1.x (compat.e2e.js) — with the same
+ * assertions on outputs, files and the page ledger.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { nodeOutput } = require('./instance');
+const documents = require('../fixtures/documents');
+const { readZip } = require('../emulator');
+
+/** Example 01: each PDF of the inbox gets its recognised text written next to it (3 pages). */
+async function ingestionExample(n8n) {
+	fs.writeFileSync(
+		path.join(n8n.inbox, 'letter.pdf'),
+		documents.makePdf(['Dear reader, this is a letter.']),
+	);
+	fs.writeFileSync(
+		path.join(n8n.inbox, 'report.pdf'),
+		documents.makePdf(['Quarterly report', 'Page two of the report']),
+	);
+	const mark = n8n.emu.ledger('acme').length;
+
+	const run = await n8n.execute('ocrExampleIngest');
+
+	expect(run.data.resultData.error).toBeUndefined();
+	const recognised = nodeOutput(run, 'Recognise text');
+	expect(recognised).toHaveLength(2);
+	expect(recognised.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+	recognised.forEach((item) => expect(item.json.status).toBe('done'));
+	expect(fs.readFileSync(path.join(n8n.inbox, 'letter.pdf.txt'), 'utf8')).toBe(
+		'Dear reader, this is a letter.',
+	);
+	expect(fs.readFileSync(path.join(n8n.inbox, 'report.pdf.txt'), 'utf8')).toContain(
+		'Page two of the report',
+	);
+	expect(n8n.chargedSince(mark)).toBe(3); // 1 + 2 pages
+	return run;
+}
+
+/** Example 02: invoice fields become columns and the task is exported as XLSX (1 page). */
+async function invoiceExample(n8n) {
+	const dir = path.join(n8n.inbox, 'invoices');
+	fs.mkdirSync(dir, { recursive: true });
+	fs.writeFileSync(path.join(dir, 'acme-0042.pdf'), documents.makePdf([documents.INVOICE_TEXT]));
+	const mark = n8n.emu.ledger('acme').length;
+
+	const run = await n8n.execute('ocrExampleInvoic');
+
+	expect(run.data.resultData.error).toBeUndefined();
+	const [columns] = nodeOutput(run, 'Invoice columns');
+	expect(columns.json).toMatchObject({
+		File: 'acme-0042.pdf',
+		'Invoice Number': 'INV-2026-0042',
+		Vendor: 'ACME GmbH',
+		'Invoice Date': '2026-11-01',
+		'Due Date': '2026-12-01',
+		Total: 1234.56,
+		Currency: 'EUR',
+		'Pages Billed': 1,
+	});
+	const [exported] = nodeOutput(run, 'Export task as XLSX');
+	expect(exported.json).toMatchObject({ format: 'xlsx', fileName: 'acme-0042.xlsx' });
+	expect(exported.binary.data.mimeType).toBe(
+		'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+	);
+	expect(exported.pairedItem).toEqual({ item: 0 });
+
+	const xlsx = fs.readFileSync(path.join(dir, 'acme-0042.xlsx'));
+	expect(xlsx.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+	const parts = readZip(xlsx);
+	const sheets = [...parts.keys()].filter((name) => name.startsWith('xl/worksheets/'));
+	expect(sheets.map((name) => parts.get(name).toString('utf8')).join('')).toContain(
+		'INV-2026-0042',
+	);
+	expect(n8n.chargedSince(mark)).toBe(1);
+	return run;
+}
+
+module.exports = { ingestionExample, invoiceExample };
