@@ -33,6 +33,27 @@ const submit = (overrides = {}) => ({
 
 const task = (operation, overrides = {}) => ({ resource: 'task', operation, ...overrides });
 
+/** Document (/v1) operation parameters, binary input. */
+const doc = (operation, overrides = {}) => ({
+	resource: 'document',
+	operation,
+	documentSource: 'binary',
+	binaryPropertyName: 'data',
+	fileName: '',
+	options: {},
+	...overrides,
+});
+
+/** Job (/v1/jobs) operation parameters, binary input. */
+const job = (operation, overrides = {}) => ({
+	resource: 'job',
+	operation,
+	documentSource: 'binary',
+	binaryPropertyName: 'data',
+	options: {},
+	...overrides,
+});
+
 /** Runs the Document OCR node once; resolves to { output, error, status, run }. */
 async function run(
 	emu,
@@ -102,6 +123,8 @@ module.exports = {
 	credentials,
 	submit,
 	task,
+	doc,
+	job,
 	run,
 	hits,
 	netCharged,

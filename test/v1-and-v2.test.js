@@ -11,23 +11,7 @@ afterEach(() => {
 
 const v2 = (overrides = {}) =>
 	h.submit({ operation: 'submitV2', format: 'markdown', ...overrides });
-const doc = (operation, overrides = {}) => ({
-	resource: 'document',
-	operation,
-	documentSource: 'binary',
-	binaryPropertyName: 'data',
-	fileName: '',
-	options: {},
-	...overrides,
-});
-const job = (operation, overrides = {}) => ({
-	resource: 'job',
-	operation,
-	documentSource: 'binary',
-	binaryPropertyName: 'data',
-	options: {},
-	...overrides,
-});
+const { doc, job } = h;
 
 describe('Task → Submit (V2), POST /api/v2/ocr', () => {
 	test('without waiting, outputs taskId, status, estimatedSeconds, pages and creditsUsed', async () => {

@@ -23,23 +23,7 @@ function pdfOfSize(size) {
 	return Buffer.concat([head, Buffer.alloc(size - head.length - end.length, 0x41), end]);
 }
 
-const doc = (operation, overrides = {}) => ({
-	resource: 'document',
-	operation,
-	documentSource: 'binary',
-	binaryPropertyName: 'data',
-	fileName: '',
-	options: {},
-	...overrides,
-});
-const job = (operation, overrides = {}) => ({
-	resource: 'job',
-	operation,
-	documentSource: 'binary',
-	binaryPropertyName: 'data',
-	options: {},
-	...overrides,
-});
+const { doc, job } = h;
 const base64 = (data, extra = {}) => ({ documentSource: 'base64', base64Data: data, ...extra });
 const submit = (overrides) => h.submit({ waitForCompletion: false, ...overrides });
 const file = (bytes, name, mime = 'application/pdf') => [h.binaryItem(bytes, name, mime)];

@@ -17,14 +17,7 @@ const QUIET_MS = 3_000;
 
 const v2 = (overrides = {}) =>
 	h.submit({ operation: 'submitV2', format: 'markdown', ...overrides });
-const jobCreate = (overrides = {}) => ({
-	resource: 'job',
-	operation: 'create',
-	documentSource: 'binary',
-	binaryPropertyName: 'data',
-	options: {},
-	...overrides,
-});
+const jobCreate = (overrides = {}) => h.job('create', overrides);
 
 describe('a task that never finishes ends at the deadline with a clear error', () => {
 	test.each([
