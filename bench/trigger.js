@@ -8,6 +8,7 @@
 const crypto = require('node:crypto');
 const { request } = require('undici');
 const { createInstance } = require('../test/e2e/instance');
+const { recordEveryDelivery } = require('../test/e2e/scenarios');
 const signature = require('../dist/nodes/DocumentOcrTrigger/signature.js');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
@@ -15,30 +16,12 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 const SECRET = 'whsec_bench_trigger_000001';
 const HOOK = '1f6b8c3e-2a4d-4b5c-9d7e-8f9a0b1c2d3e';
 
-const workflow = {
+const workflow = recordEveryDelivery({
 	id: 'ocrBenchTrigger1',
 	name: 'bench: trigger',
-	active: false,
-	settings: { executionOrder: 'v1' },
-	connections: {},
-	nodes: [
-		{
-			id: 't1',
-			name: 'Document OCR Trigger',
-			type: 'n8n-nodes-document-ocr.documentOcrTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			webhookId: HOOK,
-			credentials: {
-				documentOcrWebhookApi: {
-					id: 'ocrLocalWebhook1',
-					name: 'Document OCR webhook secret (local emulator)',
-				},
-			},
-			parameters: { events: ['ocr.done', 'ocr.failed'], includeTaskDetails: false, options: {} },
-		},
-	],
-};
+	webhookId: HOOK,
+	nodeName: 'Document OCR Trigger',
+});
 
 function delivery(i) {
 	const body = JSON.stringify({

@@ -29,7 +29,12 @@ const {
 	EXAMPLE_INBOX,
 } = require('./instance');
 const documents = require('../fixtures/documents');
-const { ingestionExample, invoiceExample } = require('./scenarios');
+const {
+	ingestionExample,
+	invoiceExample,
+	seedWebhookInbox,
+	expectDocxExports,
+} = require('./scenarios');
 const rt = require('../../scripts/n8n-runtime');
 
 const OLDEST = process.env.COMPAT_N8N_VERSION || '1.123.0';
@@ -200,11 +205,7 @@ describe('n8n start', () => {
 
 		const hook = `${n8n.url}/webhook/${EXAMPLE_HOOK_ID}/webhook`;
 		n8n.emu.addWebhook({ url: hook, secret: SECRET });
-		const inbox = path.join(n8n.inbox, 'by-webhook');
-		fs.mkdirSync(path.join(inbox, 'exports'), { recursive: true });
-		fs.writeFileSync(path.join(inbox, 'alpha.pdf'), documents.makePdf(['Alpha document']));
-		fs.writeFileSync(path.join(inbox, 'beta.pdf'), documents.makePdf(['Beta document']));
-		fs.writeFileSync(path.join(inbox, 'gamma.pdf'), documents.makePdf(['Gamma will FAIL']));
+		const inbox = seedWebhookInbox(n8n);
 
 		// Example 06 submits without waiting: the results come back by webhook.
 		const run = await n8n.execute('ocrExampleNoWait');
@@ -214,16 +215,7 @@ describe('n8n start', () => {
 		});
 		await n8n.emu.webhooksIdle();
 
-		const exported = await n8n.settledExecutions(id, 2);
-		expect(exported).toHaveLength(2);
-		exported.forEach((e) => expect(e.status).toBe('success'));
-		expect(fs.readdirSync(path.join(inbox, 'exports')).sort()).toEqual(['alpha.docx', 'beta.docx']);
-		expect(
-			fs
-				.readFileSync(path.join(inbox, 'exports', 'alpha.docx'))
-				.subarray(0, 2)
-				.toString(),
-		).toBe('PK');
+		await expectDocxExports(n8n, id, inbox);
 		expect(packageProblems()).toEqual([]);
 	});
 });

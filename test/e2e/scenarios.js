@@ -78,4 +78,76 @@ async function invoiceExample(n8n) {
 	return run;
 }
 
-module.exports = { ingestionExample, invoiceExample };
+/** A workflow that only records every delivery its Document OCR Trigger accepts (both events). */
+function recordEveryDelivery({ id, name, webhookId, nodeName = 'On any OCR event' }) {
+	return {
+		id,
+		name,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		connections: {},
+		nodes: [
+			{
+				id: `${id}-trigger`,
+				name: nodeName,
+				type: 'n8n-nodes-document-ocr.documentOcrTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId,
+				credentials: {
+					documentOcrWebhookApi: {
+						id: 'ocrLocalWebhook1',
+						name: 'Document OCR webhook secret (local emulator)',
+					},
+				},
+				parameters: { events: ['ocr.done', 'ocr.failed'], includeTaskDetails: false, options: {} },
+			},
+		],
+	};
+}
+
+/** The inbox example 06 submits from: alpha and beta finish, gamma fails. Returns its path. */
+function seedWebhookInbox(n8n) {
+	const inbox = path.join(n8n.inbox, 'by-webhook');
+	fs.mkdirSync(path.join(inbox, 'exports'), { recursive: true });
+	fs.writeFileSync(path.join(inbox, 'alpha.pdf'), documents.makePdf(['Alpha document']));
+	fs.writeFileSync(path.join(inbox, 'beta.pdf'), documents.makePdf(['Beta document']));
+	fs.writeFileSync(path.join(inbox, 'gamma.pdf'), documents.makePdf(['Gamma will FAIL']));
+	return inbox;
+}
+
+/** A recordEveryDelivery workflow ran once per event of the seeded inbox, each verified. */
+async function expectOneRunPerEvent(n8n, workflowId, nodeName = 'On any OCR event') {
+	const all = await n8n.settledExecutions(workflowId, 3);
+	expect(all).toHaveLength(3);
+	const events = all.map((e) => {
+		const out = e.data.resultData.runData[nodeName][0].data.main[0][0].json;
+		return `${out.event}:${out.status}:${out.verified}`;
+	});
+	expect(events.sort()).toEqual([
+		'ocr.done:done:true',
+		'ocr.done:done:true',
+		'ocr.failed:failed:true',
+	]);
+	return all;
+}
+
+/** Example 07 exported the two finished tasks of the seeded inbox as DOCX, once each. */
+async function expectDocxExports(n8n, workflowId, inbox) {
+	const exported = await n8n.settledExecutions(workflowId, 2);
+	expect(exported).toHaveLength(2);
+	exported.forEach((e) => expect(e.status).toBe('success'));
+	const exportsDir = path.join(inbox, 'exports');
+	expect(fs.readdirSync(exportsDir).sort()).toEqual(['alpha.docx', 'beta.docx']);
+	expect(fs.readFileSync(path.join(exportsDir, 'alpha.docx')).subarray(0, 2).toString()).toBe('PK');
+	return exported;
+}
+
+module.exports = {
+	ingestionExample,
+	invoiceExample,
+	recordEveryDelivery,
+	seedWebhookInbox,
+	expectOneRunPerEvent,
+	expectDocxExports,
+};

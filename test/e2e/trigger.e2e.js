@@ -6,36 +6,21 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { createInstance, example } = require('./instance');
-const documents = require('../fixtures/documents');
+const {
+	recordEveryDelivery,
+	seedWebhookInbox,
+	expectOneRunPerEvent,
+	expectDocxExports,
+} = require('./scenarios');
 
 const SECRET = 'whsec_e2e_5f1c0c9a7d3b4e21';
 const ALL_EVENTS_HOOK = '9d2f7a10-3c4b-4e5f-8a6b-7c8d9e0f1a2b';
 
-/** A workflow that only records every delivery it accepts (both events). */
-const allEvents = {
+const allEvents = recordEveryDelivery({
 	id: 'ocrE2eAllEvents1',
 	name: 'e2e: every accepted delivery',
-	active: false,
-	settings: { executionOrder: 'v1' },
-	connections: {},
-	nodes: [
-		{
-			id: 'h1',
-			name: 'On any OCR event',
-			type: 'n8n-nodes-document-ocr.documentOcrTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			webhookId: ALL_EVENTS_HOOK,
-			credentials: {
-				documentOcrWebhookApi: {
-					id: 'ocrLocalWebhook1',
-					name: 'Document OCR webhook secret (local emulator)',
-				},
-			},
-			parameters: { events: ['ocr.done', 'ocr.failed'], includeTaskDetails: false, options: {} },
-		},
-	],
-};
+	webhookId: ALL_EVENTS_HOOK,
+});
 
 let n8n;
 
@@ -65,11 +50,7 @@ test('signed ocr.done / ocr.failed for real tasks run once each; forged, replaye
 	n8n.emu.addWebhook({ url: exampleHook, secret: SECRET });
 	n8n.emu.addWebhook({ url: allHook, secret: SECRET });
 
-	const inbox = path.join(n8n.inbox, 'by-webhook');
-	fs.mkdirSync(path.join(inbox, 'exports'), { recursive: true });
-	fs.writeFileSync(path.join(inbox, 'alpha.pdf'), documents.makePdf(['Alpha document']));
-	fs.writeFileSync(path.join(inbox, 'beta.pdf'), documents.makePdf(['Beta document']));
-	fs.writeFileSync(path.join(inbox, 'gamma.pdf'), documents.makePdf(['Gamma will FAIL']));
+	const inbox = seedWebhookInbox(n8n);
 
 	// Submit without waiting (example 06): the results come back by webhook.
 	const run = await n8n.execute('ocrExampleNoWait');
@@ -114,27 +95,7 @@ test('signed ocr.done / ocr.failed for real tasks run once each; forged, replaye
 	expect(forged.status).toBe(401);
 	await n8n.emu.webhooksIdle();
 
-	const all = await n8n.settledExecutions(allEvents.id, 3);
-	expect(all).toHaveLength(3);
-	const events = all.map((e) => {
-		const out = e.data.resultData.runData['On any OCR event'][0].data.main[0][0].json;
-		return `${out.event}:${out.status}:${out.verified}`;
-	});
-	expect(events.sort()).toEqual([
-		'ocr.done:done:true',
-		'ocr.done:done:true',
-		'ocr.failed:failed:true',
-	]);
+	const all = await expectOneRunPerEvent(n8n, allEvents.id);
 
-	const exported = await n8n.settledExecutions('ocrExampleOnDone', 2);
-	expect(exported).toHaveLength(2);
-	exported.forEach((e) => expect(e.status).toBe('success'));
-	const files = fs.readdirSync(path.join(inbox, 'exports')).sort();
-	expect(files).toEqual(['alpha.docx', 'beta.docx']);
-	expect(
-		fs
-			.readFileSync(path.join(inbox, 'exports', 'alpha.docx'))
-			.subarray(0, 2)
-			.toString(),
-	).toBe('PK');
+	await expectDocxExports(n8n, 'ocrExampleOnDone', inbox);
 });

@@ -26,6 +26,11 @@ const { request } = require('undici');
 const rt = require('../../scripts/n8n-runtime');
 const { createInstance, example, KEYS } = require('../e2e/instance');
 const documents = require('../fixtures/documents');
+const {
+	recordEveryDelivery,
+	expectOneRunPerEvent,
+	expectDocxExports,
+} = require('../e2e/scenarios');
 const { signatureHeader } = require('../emulator/sign.js');
 const report = require('./report');
 
@@ -33,31 +38,11 @@ const SECRET = 'whsec_queue_7c41d2e98b0a4f36';
 const EXAMPLE_HOOK = '5b0c4c2e-7d1a-4f6e-9a51-0d8c2f1e9b77'; // examples/07-*.json
 const ALL_EVENTS_HOOK = '2e7b9c41-5d3a-4f8e-b6c2-1a0d9e8f7c65';
 
-/** A workflow that only records every delivery it accepts (both events). */
-const allEvents = {
+const allEvents = recordEveryDelivery({
 	id: 'ocrQueueAllEvent',
 	name: 'queue: every accepted delivery',
-	active: false,
-	settings: { executionOrder: 'v1' },
-	connections: {},
-	nodes: [
-		{
-			id: 'q1',
-			name: 'On any OCR event',
-			type: 'n8n-nodes-document-ocr.documentOcrTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			webhookId: ALL_EVENTS_HOOK,
-			credentials: {
-				documentOcrWebhookApi: {
-					id: 'ocrLocalWebhook1',
-					name: 'Document OCR webhook secret (local emulator)',
-				},
-			},
-			parameters: { events: ['ocr.done', 'ocr.failed'], includeTaskDetails: false, options: {} },
-		},
-	],
-};
+	webhookId: ALL_EVENTS_HOOK,
+});
 
 // ------------------------------------------------------------------------------------ Redis
 
@@ -487,23 +472,12 @@ test('trigger: signed deliveries to the webhook process run once each on the wor
 	expect(forged.status).toBe(401);
 	await n8n.emu.webhooksIdle();
 
-	const all = await n8n.settledExecutions(allEvents.id, 3);
-	expect(all).toHaveLength(3);
-	const events = all.map((e) => {
-		const out = e.data.resultData.runData['On any OCR event'][0].data.main[0][0].json;
-		return `${out.event}:${out.status}:${out.verified}`;
-	});
-	expect(events.sort()).toEqual([
-		'ocr.done:done:true',
-		'ocr.done:done:true',
-		'ocr.failed:failed:true',
-	]);
-	const exported = await n8n.settledExecutions('ocrExampleOnDone', 2);
-	expect(exported).toHaveLength(2);
-	exported.forEach((e) => expect(e.status).toBe('success'));
-	const exportsDir = path.join(n8n.inbox, 'by-webhook', 'exports');
-	expect(fs.readdirSync(exportsDir).sort()).toEqual(['alpha.docx', 'beta.docx']);
-	expect(fs.readFileSync(path.join(exportsDir, 'alpha.docx')).subarray(0, 2).toString()).toBe('PK');
+	const all = await expectOneRunPerEvent(n8n, allEvents.id);
+	const exported = await expectDocxExports(
+		n8n,
+		'ocrExampleOnDone',
+		path.join(n8n.inbox, 'by-webhook'),
+	);
 
 	// Each one was enqueued by the webhook process (not main) and run by the worker.
 	const runs = [...all, ...exported];
