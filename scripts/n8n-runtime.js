@@ -41,12 +41,31 @@ function elapsed(since) {
 	return `${Math.round((Date.now() - since) / 1000)} s`;
 }
 
+/**
+ * Install and CLI processes started here, each in its own process group, until they exit:
+ * stopAll() ends them (a Ctrl-C during a first start's install leaves no npm behind).
+ */
+const running = new Set();
+
+function track(child) {
+	running.add(child);
+	child.on('exit', () => running.delete(child));
+	return child;
+}
+
+/** Ends every process that track() holds (SIGTERM to its group, SIGKILL after 5 s). */
+async function stopAll() {
+	await Promise.all([...running].map((child) => stopServer(child, { graceMs: 5_000 })));
+}
+
 /** Runs a long command with its output in a log file and a heartbeat on the console. */
 function runLogged(command, args, { cwd, env, label, logFile }) {
 	return new Promise((resolve) => {
 		const started = Date.now();
 		const out = fs.openSync(logFile, 'a');
-		const child = spawn(command, args, { cwd, env, stdio: ['ignore', out, out] });
+		const child = track(
+			spawn(command, args, { cwd, env, stdio: ['ignore', out, out], detached: true }),
+		);
 		const beat = setInterval(() => log(`   … ${label} (${elapsed(started)})`), 15_000);
 		child.on('exit', (code) => {
 			clearInterval(beat);
@@ -165,6 +184,53 @@ function n8nCandidates(requested) {
 		.slice(0, 6);
 }
 
+/** The npm registry npm itself uses here (ends with a slash). */
+function registryUrl() {
+	const out = spawnSync(NPM, ['config', 'get', 'registry'], { encoding: 'utf8' }).stdout ?? '';
+	const url = out.trim().split('\n').pop() || 'https://registry.npmjs.org/';
+	return url.endsWith('/') ? url : `${url}/`;
+}
+
+/**
+ * Whether every n8n-family package that `n8n@version` pins exactly (`@n8n/*`, `n8n-*`, and theirs
+ * in turn) exists in the registry — the cause of the ETARGET failures of freshly published n8n
+ * releases, whose lock-step packages are not all published (or mirrored) yet. Reads the small
+ * per-version manifests (`<registry>/<name>/<version>`, ~10 kB each), ~40 of them, in about a
+ * second — instead of a full `npm install` that fails after a minute. Answers
+ * `{ ok: true }`, `{ ok: false, missing: 'name@version' }`, or `{ ok: undefined }` when the
+ * registry could not be asked (then the install itself decides).
+ */
+async function n8nResolvable(version, registry = registryUrl()) {
+	const family = (name) => name.startsWith('@n8n/') || name.startsWith('n8n-') || name === 'n8n';
+	const exact = (range) => /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(range);
+	const seen = new Set();
+	let queue = [['n8n', version]];
+	try {
+		while (queue.length) {
+			const batch = queue.filter(([name, v]) => !seen.has(`${name}@${v}`));
+			batch.forEach(([name, v]) => seen.add(`${name}@${v}`));
+			queue = [];
+			const answers = await Promise.all(
+				batch.map(async ([name, v]) => {
+					const url = `${registry}${name.replace('/', '%2f')}/${v}`;
+					const response = await fetch(url, { signal: AbortSignal.timeout(15_000) });
+					if (response.status === 404) return { missing: `${name}@${v}` };
+					if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+					return { manifest: await response.json() };
+				}),
+			);
+			for (const answer of answers) {
+				if (answer.missing) return { ok: false, missing: answer.missing, checked: seen.size };
+				for (const [name, range] of Object.entries(answer.manifest.dependencies ?? {}))
+					if (family(name) && exact(range)) queue.push([name, range]);
+			}
+		}
+		return { ok: true, checked: seen.size };
+	} catch (error) {
+		return { ok: undefined, reason: error.message };
+	}
+}
+
 /** Native modules n8n needs built for the Node it runs on (those the installed n8n has). */
 const NATIVE_MODULES = ['sqlite3', 'isolated-vm'];
 
@@ -275,6 +341,15 @@ async function ensureN8n(node24, requested = process.env.N8N_VERSION) {
 		if (cached && sameNode(cached)) {
 			if (stamps.write) fs.writeFileSync(stamps.write, JSON.stringify(cached, null, 2));
 			return cached;
+		}
+		if (!cached) {
+			const check = await n8nResolvable(version);
+			if (check.ok === false) {
+				log(
+					`  n8n ${version} cannot be installed from this registry (${check.missing} is not published there); trying an older ${major}.x`,
+				);
+				continue;
+			}
 		}
 		fs.mkdirSync(dir, { recursive: true });
 		fs.writeFileSync(logFile, '');
@@ -408,7 +483,13 @@ function nodeMajor(node) {
 function n8nCommand(runtime, node24, env, args, logFile) {
 	return new Promise((resolve, reject) => {
 		const out = fs.openSync(logFile, 'w');
-		const child = spawn(node24.bin, [runtime.bin, ...args], { env, stdio: ['ignore', out, out] });
+		const child = track(
+			spawn(node24.bin, [runtime.bin, ...args], {
+				env,
+				stdio: ['ignore', out, out],
+				detached: true,
+			}),
+		);
 		child.on('error', reject);
 		child.on('exit', (code) => {
 			fs.closeSync(out);
@@ -440,7 +521,7 @@ async function startServer(runtime, node24, env, logFile, { timeoutMs = 120_000 
 	let exited = null;
 	child.on('exit', (code, signal) => (exited = { code, signal }));
 	const started = Date.now();
-	const url = `http://127.0.0.1:${env.N8N_PORT}`;
+	const url = `http://${localAddress(env.N8N_LISTEN_ADDRESS)}:${env.N8N_PORT}`;
 	while (Date.now() - started < timeoutMs) {
 		if (exited)
 			throw new Error(`n8n exited during start (${JSON.stringify(exited)}); see ${logFile}`);
@@ -454,8 +535,14 @@ async function startServer(runtime, node24, env, logFile, { timeoutMs = 120_000 
 	throw new Error(`n8n did not become ready in ${timeoutMs / 1000} s; see ${logFile}`);
 }
 
+/** Where this machine reaches a server listening on `address` (a wildcard: loopback). */
+function localAddress(address) {
+	if (!address || address === '0.0.0.0' || address === '::') return '127.0.0.1';
+	return address.includes(':') ? `[${address}]` : address;
+}
+
 /** Stops a server started by startServer: SIGTERM to its whole process group, SIGKILL after 15 s. */
-async function stopServer(child) {
+async function stopServer(child, { graceMs = 15_000 } = {}) {
 	if (!child || child.exitCode !== null || child.signalCode !== null) return;
 	const done = new Promise((resolve) => child.once('exit', resolve));
 	try {
@@ -469,7 +556,7 @@ async function stopServer(child) {
 		} catch {
 			// already gone
 		}
-	}, 15_000);
+	}, graceMs);
 	await done;
 	clearTimeout(timer);
 }
@@ -485,6 +572,64 @@ function freePort() {
 			server.close(() => resolve(port));
 		});
 	});
+}
+
+/**
+ * Sets up the owner of a fresh n8n (a started one answers 400: the owner exists) and signs in as
+ * it; returns the session cookie (undefined when the owner's password was changed in the editor).
+ */
+async function setupOwner(serverUrl, owner) {
+	const post = (route, body) =>
+		fetch(`${serverUrl}${route}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'browser-id': 'document-ocr-scripts' },
+			body: JSON.stringify(body),
+		});
+	let response = await post('/rest/owner/setup', owner);
+	if (response.status !== 200)
+		response = await post('/rest/login', {
+			emailOrLdapLoginId: owner.email,
+			password: owner.password,
+		});
+	await response.text();
+	const cookies = response.headers.getSetCookie?.() ?? [];
+	const cookie = cookies.map((c) => c.split(';')[0]).join('; ');
+	return { cookie: response.status === 200 && cookie ? cookie : undefined };
+}
+
+/** A public-API key of the signed-in owner (`scopes` e.g. execution:read). */
+async function createApiKey(serverUrl, cookie, scopes, label = 'document-ocr-scripts') {
+	const response = await fetch(`${serverUrl}/rest/api-keys`, {
+		method: 'POST',
+		headers: {
+			'content-type': 'application/json',
+			'browser-id': 'document-ocr-scripts',
+			cookie,
+		},
+		body: JSON.stringify({ label, scopes, expiresAt: null }),
+	});
+	const body = await response.json().catch(() => ({}));
+	if (!body.data?.rawApiKey) throw new Error(`no n8n API key: HTTP ${response.status}`);
+	return body.data.rawApiKey;
+}
+
+/** Every page of a list of n8n's public API (`/api/v1${route}`, cursor-paginated). */
+async function publicApiList(serverUrl, apiKey, route) {
+	const list = [];
+	let cursor;
+	do {
+		const joiner = route.includes('?') ? '&' : '?';
+		const url = `${serverUrl}/api/v1${route}${cursor ? `${joiner}cursor=${cursor}` : ''}`;
+		const response = await fetch(url, {
+			headers: { 'x-n8n-api-key': apiKey, accept: 'application/json' },
+		});
+		const body = await response.json().catch(() => ({}));
+		if (response.status !== 200)
+			throw new Error(`n8n public API ${route}: HTTP ${response.status} ${JSON.stringify(body)}`);
+		list.push(...body.data);
+		cursor = body.nextCursor;
+	} while (cursor);
+	return list;
 }
 
 /** Parses the JSON result that `n8n execute --rawOutput` logs (last JSON-looking log message). */
@@ -521,11 +666,16 @@ module.exports = {
 	nodeForN8n,
 	n8nMajor,
 	ensureN8n,
+	n8nResolvable,
 	installPackage,
 	n8nEnv,
 	n8nCommand,
 	startServer,
 	stopServer,
+	stopAll,
+	setupOwner,
+	createApiKey,
+	publicApiList,
 	freePort,
 	parseExecuteOutput,
 	log,
