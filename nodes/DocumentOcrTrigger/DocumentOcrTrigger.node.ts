@@ -36,7 +36,9 @@ export class DocumentOcrTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{ ($parameter["events"] || []).join(", ") }}',
 		description:
-			'Starts the workflow when the Document OCR service reports a finished (ocr.done) or failed (ocr.failed) task, after checking the delivery is signed by it',
+			// n8n's nodes panel merges this trigger with the Document OCR node into one entry and shows
+			// THIS text above both nodes' actions and triggers, so it describes the whole integration.
+			'Read the text of PDFs and images (OCR) with the Document OCR service, and start workflows when a task finishes or fails (signed webhook deliveries)',
 		defaults: { name: 'Document OCR Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
