@@ -57,7 +57,7 @@ beforeAll(async () => {
 	n8n = await createInstance({ label: 'examples' });
 	await n8n.importCredential();
 	const housekeeping = example('03-task-housekeeping.json');
-	// Tasks made by this suite are seconds old: let the example clean up everything finished.
+	// keepNewest = 0: the example deletes every finished task this suite made.
 	housekeeping.nodes.find(
 		(node) => node.name === 'Settings',
 	).parameters.assignments.assignments[0].value = 0;
