@@ -249,7 +249,8 @@ const submitBinaryTool = {
 
 /**
  * Writes captured tool definitions into docs/agent-tool.md, between the markers
- * `<!-- captured:<marker>:start -->` and `<!-- captured:<marker>:end -->` (unchanged when equal).
+ * `<!-- captured:<marker>:start -->` and `<!-- captured:<marker>:end -->` — with UPDATE_DOCS=1
+ * only, so that a test run leaves the tree as it found it; otherwise a difference is reported.
  */
 function recordToolDefinitions(marker, tools) {
 	if (!fs.existsSync(DOC)) return;
@@ -260,7 +261,12 @@ function recordToolDefinitions(marker, tools) {
 	if (start < 0 || end < start) return;
 	const block = `${open}\n\n\`\`\`json\n${JSON.stringify(tools, null, 2)}\n\`\`\`\n\n`;
 	const next = text.slice(0, start) + block + text.slice(end);
-	if (next !== text) fs.writeFileSync(DOC, next);
+	if (next === text) return;
+	if (process.env.UPDATE_DOCS === '1') fs.writeFileSync(DOC, next);
+	else
+		process.stdout.write(
+			`docs/agent-tool.md is out of date (${marker}): run the e2e suite with UPDATE_DOCS=1\n`,
+		);
 }
 
 let n8n;

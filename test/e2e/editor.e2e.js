@@ -5,7 +5,9 @@
  * sign in through the form, the example workflows, the nodes panel, a new Document OCR node
  * switched through every resource and operation with the UI's own dropdowns (the fields each one
  * should show must be on screen, the other operations' fields must not), the trigger's panel and
- * the credential modal. Screenshots go to docs/ (docs/editor-node.png is the README's).
+ * the credential modal. Screenshots go to a temporary folder, so a test run leaves the tree as it
+ * found it; UPDATE_DOCS=1 writes them over docs/ (docs/editor-node.png is the README's) when the
+ * editor changed on purpose.
  *
  * Every console error and uncaught page error of the whole pass fails the suite, except the
  * patterns of NOISE below (each with why it is not the package's), and so does any error or
@@ -17,7 +19,10 @@ const { request } = require('undici');
 const { createInstance, example, OWNER } = require('./instance');
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const DOCS = path.resolve(__dirname, '../../docs');
+const SHOTS =
+	process.env.UPDATE_DOCS === '1'
+		? path.resolve(__dirname, '../../docs')
+		: fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ocr-editor-shots-'));
 const ACTION = 'n8n-nodes-document-ocr.documentOcr';
 const TRIGGER = 'n8n-nodes-document-ocr.documentOcrTrigger';
 const PACKAGE_RE = /document-?ocr/i;
@@ -111,7 +116,7 @@ const plainText = (html) =>
 
 const chromiumAvailable = fs.existsSync(CHROMIUM);
 (chromiumAvailable || process.env.CI ? describe : describe.skip)(
-	'the editor in headless Chromium (screenshots in docs/)',
+	'the editor in headless Chromium (screenshots; UPDATE_DOCS=1 updates docs/)',
 	() => {
 		let n8n;
 		let browser;
@@ -134,7 +139,7 @@ const chromiumAvailable = fs.existsSync(CHROMIUM);
 		const parametersPanel = () => ndv().locator('[data-test-id="node-parameters"]');
 
 		async function screenshot(name) {
-			const file = path.join(DOCS, name);
+			const file = path.join(SHOTS, name);
 			// No hover or focus decorations (the pointer is where the last click was).
 			await page.mouse.move(1100, 700);
 			await page.evaluate(() => document.activeElement?.blur());
@@ -264,14 +269,14 @@ const chromiumAvailable = fs.existsSync(CHROMIUM);
 			await page.locator('input[type="password"]').first().fill(OWNER.password);
 			await page.locator('input[type="password"]').first().press('Enter');
 			await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
-			fs.mkdirSync(DOCS, { recursive: true });
+			fs.mkdirSync(SHOTS, { recursive: true });
 		});
 
 		afterAll(async () => {
 			await browser?.close();
 			await n8n?.close();
 			const lines = [
-				`\nEditor suite (n8n start included): ${((Date.now() - started) / 1000).toFixed(0)} s, ${shots.length} screenshots in docs/: ${shots.join(', ')}`,
+				`\nEditor suite (n8n start included): ${((Date.now() - started) / 1000).toFixed(0)} s, ${shots.length} screenshots in ${SHOTS}: ${shots.join(', ')}`,
 			];
 			if (blocked.size) lines.push(`Blocked requests outside n8n: ${[...blocked].join(', ')}`);
 			process.stdout.write(`${lines.join('\n')}\n`);
