@@ -210,58 +210,19 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 		 * `scopes`: by default reading workflows and executions).
 		 */
 		async setupOwner({ scopes = ['execution:list', 'execution:read', 'workflow:read'] } = {}) {
-			const headers = { 'content-type': 'application/json', 'browser-id': 'e2e' };
-			const setup = await request(`${instance.url}/rest/owner/setup`, {
-				method: 'POST',
-				headers,
-				body: JSON.stringify(OWNER),
-			});
-			await setup.body.text();
-			const cookie = []
-				.concat(setup.headers['set-cookie'] ?? [])
-				.map((c) => c.split(';')[0])
-				.join('; ');
-			const created = await request(`${instance.url}/rest/api-keys`, {
-				method: 'POST',
-				headers: { ...headers, cookie },
-				body: JSON.stringify({
-					label: 'e2e',
-					scopes,
-					expiresAt: null,
-				}),
-			});
-			const body = await created.body.json();
-			if (!body.data?.rawApiKey)
-				throw new Error(`no API key: ${created.statusCode} ${JSON.stringify(body)}`);
-			instance.apiKey = body.data.rawApiKey;
+			const { cookie } = await rt.setupOwner(instance.url, OWNER);
+			if (!cookie) throw new Error('could not sign in as the owner');
+			instance.apiKey = await rt.createApiKey(instance.url, cookie, scopes, 'e2e');
 			return { cookie, apiKey: instance.apiKey };
 		},
 
 		/** Executions of a workflow, through n8n's public API (with their data). */
 		async executions(workflowId) {
-			const response = await request(
-				`${instance.url}/api/v1/executions?workflowId=${workflowId}&limit=250&includeData=true`,
-				{
-					headers: { 'x-n8n-api-key': instance.apiKey, accept: 'application/json' },
-				},
+			return await rt.publicApiList(
+				instance.url,
+				instance.apiKey,
+				`/executions?workflowId=${workflowId}&limit=250&includeData=true`,
 			);
-			const body = await response.body.json();
-			if (response.statusCode !== 200)
-				throw new Error(`executions: ${response.statusCode} ${JSON.stringify(body)}`);
-			const list = body.data;
-			let cursor = body.nextCursor;
-			while (cursor) {
-				const next = await request(
-					`${instance.url}/api/v1/executions?workflowId=${workflowId}&limit=250&includeData=true&cursor=${cursor}`,
-					{
-						headers: { 'x-n8n-api-key': instance.apiKey, accept: 'application/json' },
-					},
-				);
-				const page = await next.body.json();
-				list.push(...page.data);
-				cursor = page.nextCursor;
-			}
-			return list;
 		},
 
 		/** `n8n start`; `more` is added to its environment only (not to the other processes'). */
