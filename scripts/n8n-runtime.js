@@ -575,6 +575,12 @@ function freePort() {
 }
 
 /**
+ * The `browser-id` header of every REST call the scripts and tests make: n8n binds its session
+ * cookie to it, so a cookie works only with the same value.
+ */
+const BROWSER_ID = 'document-ocr-scripts';
+
+/**
  * Sets up the owner of a fresh n8n (a started one answers 400: the owner exists) and signs in as
  * it; returns the session cookie (undefined when the owner's password was changed in the editor).
  */
@@ -582,7 +588,7 @@ async function setupOwner(serverUrl, owner) {
 	const post = (route, body) =>
 		fetch(`${serverUrl}${route}`, {
 			method: 'POST',
-			headers: { 'content-type': 'application/json', 'browser-id': 'document-ocr-scripts' },
+			headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID },
 			body: JSON.stringify(body),
 		});
 	let response = await post('/rest/owner/setup', owner);
@@ -603,7 +609,7 @@ async function createApiKey(serverUrl, cookie, scopes, label = 'document-ocr-scr
 		method: 'POST',
 		headers: {
 			'content-type': 'application/json',
-			'browser-id': 'document-ocr-scripts',
+			'browser-id': BROWSER_ID,
 			cookie,
 		},
 		body: JSON.stringify({ label, scopes, expiresAt: null }),
@@ -673,6 +679,7 @@ module.exports = {
 	startServer,
 	stopServer,
 	stopAll,
+	BROWSER_ID,
 	setupOwner,
 	createApiKey,
 	publicApiList,

@@ -56,7 +56,7 @@ const expectedFailureLogs = new Set();
 async function rest(method, route, body) {
 	const response = await request(`${n8n.url}/rest${route}`, {
 		method,
-		headers: { 'content-type': 'application/json', 'browser-id': 'e2e', cookie },
+		headers: { 'content-type': 'application/json', 'browser-id': rt.BROWSER_ID, cookie },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
 	const text = await response.body.text();

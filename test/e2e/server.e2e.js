@@ -7,6 +7,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { request } = require('undici');
+const rt = require('../../scripts/n8n-runtime');
 const { createInstance, example, KEYS } = require('./instance');
 
 let n8n;
@@ -22,7 +23,7 @@ const CASES = {
 async function rest(method, route, body) {
 	const response = await request(`${n8n.url}${route}`, {
 		method,
-		headers: { 'content-type': 'application/json', cookie, 'browser-id': 'e2e' },
+		headers: { 'content-type': 'application/json', cookie, 'browser-id': rt.BROWSER_ID },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
 	const text = await response.body.text();
