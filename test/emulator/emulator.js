@@ -33,7 +33,12 @@ const DEFAULT_OPTIONS = {
 	msPerPage: 50,
 	syncMsPerPage: 10,
 	queueDelayMs: 0,
-	shapes: { error: 'flat', list: 'items', task: 'flat', submit: 'withPages', v1Error: null },
+	// submit 'spec': { success, taskId, provider } exactly as the reference shows it; 'withPages'
+	// (opt-in) adds pages / pagesBilled, which the reference does not show.
+	shapes: { error: 'flat', list: 'items', task: 'flat', submit: 'spec', v1Error: null },
+	// Largest pageSize GET /api/tasks honours (the reference shows none): the least convenient
+	// plausible one, its own default of 20; a larger pageSize asked for gets 20 per page.
+	maxPageSize: 20,
 	statuses: { queued: 'queued', processing: 'processing', done: 'done', failed: 'failed' },
 	timestampFormat: 'seconds',
 	webhooks: [],
@@ -41,10 +46,11 @@ const DEFAULT_OPTIONS = {
 	webhookRetryDelayMs: 200,
 	webhookTimeoutMs: 5000,
 	pollRetryAfterSeconds: 0,
-	// The 10 MB limit is taken to apply to the decoded document (README: assumptions); the JSON
-	// body carrying it as Base64 is 4/3 of that, plus the other fields.
-	maxBodyBytes: Math.ceil((MB10 * 4) / 3) + 64 * 1024,
-	maxFileBytes: MB10,
+	// The reference limits the request BODY to 10 MB (413 payload_too_large): 10,000,000 bytes, the
+	// stricter reading. A JSON body carries the file as Base64 (4/3 of it), so on the JSON
+	// endpoints a file of about 7.5 MB already reaches the limit.
+	maxBodyBytes: 10_000_000,
+	maxFileBytes: 10_000_000,
 	requireJsonContentType: true,
 	separateApiServer: false,
 	apiPort: 0,
@@ -407,6 +413,8 @@ class Emulator extends EventEmitter {
 			maxInFlight: 0,
 			submissions: 0,
 			polls: {},
+			/** Every status read answered: { taskId, at (epoch ms), status }. */
+			pollLog: [],
 			tasksDone: 0,
 			tasksFailed: 0,
 			lostResponses: 0,
@@ -427,6 +435,7 @@ class Emulator extends EventEmitter {
 			maxInFlight: s.maxInFlight,
 			submissions: s.submissions,
 			polls: { ...s.polls },
+			pollLog: [...s.pollLog],
 			avgPollsPerTask: polled.length ? total / polled.length : 0,
 			tasksDone: s.tasksDone,
 			tasksFailed: s.tasksFailed,
@@ -1131,7 +1140,7 @@ class Emulator extends EventEmitter {
 			return n;
 		};
 		const page = int('page', 1);
-		const pageSize = Math.min(100, int('pageSize', 20));
+		const pageSize = Math.min(this.options.maxPageSize, int('pageSize', 20));
 		const status = q.get('status');
 		const account = ctx.auth.account && ctx.auth.account.name;
 		let all = [...this.taskMap.values()].filter((t) => t.account === account);
@@ -1167,6 +1176,7 @@ class Emulator extends EventEmitter {
 		if (!t) return this.sendError(ctx, 404, 'not_found', 'Task not found');
 		this.countPoll(t.taskId);
 		const v = this.publicTask(t);
+		this._stats.pollLog.push({ taskId: t.taskId, at: Date.now(), status: v.status });
 		let body;
 		switch (this.options.shapes.task) {
 			case 'data':
