@@ -77,7 +77,7 @@ function hits(emu, route) {
 
 /** The submit charges in the ledger of an account (refunds subtracted). */
 function netCharged(emu, account = 'acme') {
-	return -emu.ledger(account).reduce((sum, e) => sum + e.delta, 0);
+	return 0 - emu.ledger(account).reduce((sum, e) => sum + e.delta, 0);
 }
 
 async function withEmulator(options = {}) {

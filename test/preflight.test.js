@@ -3,14 +3,8 @@ const h = require('./helpers');
 
 const emu = h.useEmulator();
 
-const TEN_MB = 10 * 1024 * 1024;
-
-/** A PDF of exactly `size` bytes (valid header and end marker, padded with a comment). */
-function pdfOfSize(size) {
-	const head = Buffer.from('%PDF-1.4\n%');
-	const end = Buffer.from('\n%%EOF\n');
-	return Buffer.concat([head, Buffer.alloc(size - head.length - end.length, 0x41), end]);
-}
+/** The service's request-body limit, "10 MB", read as 10,000,000 bytes. */
+const TEN_MB = 10_000_000;
 
 const cases = [
 	[
@@ -20,7 +14,7 @@ const cases = [
 	],
 	[
 		'a file of 10 MB + 1 byte',
-		{ items: [h.binaryItem(pdfOfSize(TEN_MB + 1), 'big.pdf')] },
+		{ items: [h.binaryItem(h.documents.makePdfOfSize(TEN_MB + 1), 'big.pdf')] },
 		/over the service's 10\.00 MB limit/,
 	],
 	[
@@ -70,7 +64,12 @@ const cases = [
 	],
 	[
 		'Base64 decoding to over 10 MB',
-		{ params: { documentSource: 'base64', base64Data: pdfOfSize(TEN_MB + 3).toString('base64') } },
+		{
+			params: {
+				documentSource: 'base64',
+				base64Data: h.documents.makePdfOfSize(TEN_MB + 3).toString('base64'),
+			},
+		},
 		/over the service's 10\.00 MB limit/,
 	],
 ];
@@ -105,11 +104,30 @@ describe('pre-flight: bad input is rejected before any request, so nothing is ch
 		expect(balance - emu.balance('acme')).toBe(2);
 	});
 
-	test('a file of exactly 10 MB is sent', async () => {
-		const { error, output } = await h.run(emu, h.submit({ waitForCompletion: false }), [
-			h.binaryItem(pdfOfSize(TEN_MB), 'max.pdf'),
+	test('the limit is on the request body as sent: an 8 MB PDF is refused on the task API (Base64 makes it 10.67 MB), with nothing sent', async () => {
+		const requests = emu.stats().requests;
+		const balance = emu.balance('acme');
+		const { error } = await h.run(emu, h.submit({ waitForCompletion: false }), [
+			h.binaryItem(h.documents.makePdfOfSize(8_000_000), 'eight.pdf'),
 		]);
-		expect(error).toBeUndefined();
-		expect(output[0].json.taskId).toMatch(/\S/);
+		expect(error.message).toMatch(
+			/^Item 0: the request to \/api\/ocr would be 10\.67 MB, over the service's 10\.00 MB limit \(the file is 8\.00 MB, sent as Base64\)/,
+		);
+		expect(error.description).toMatch(/Nothing was sent or charged/);
+		expect(error.description).toMatch(/Convert to Markdown/);
+		expect(emu.stats().requests).toBe(requests);
+		expect(emu.balance('acme')).toBe(balance);
+	});
+
+	test('a 7 MB PDF fits both ways: the task API (9.33 MB as Base64) and Convert to Markdown (multipart)', async () => {
+		const file = h.documents.makePdfOfSize(7_000_000);
+		const submitted = await h.run(emu, h.submit({ waitForCompletion: false }), [
+			h.binaryItem(file, 'seven.pdf'),
+		]);
+		expect(submitted.error).toBeUndefined();
+		expect(submitted.output[0].json.taskId).toMatch(/\S/);
+		const converted = await h.run(emu, h.doc('markdown'), [h.binaryItem(file, 'seven.pdf')]);
+		expect(converted.error).toBeUndefined();
+		expect(typeof converted.output[0].json.markdown).toBe('string');
 	});
 });

@@ -120,12 +120,15 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 	/** Keys and secrets handed to this instance: no log may contain them (see close()). */
 	const secrets = new Set();
 
-	const cli = async (...args) => {
+	const run = async (args) => {
 		const logFile = path.join(
 			userFolder,
 			`cli-${++counter}-${args[0].replace(/[^a-z]/gi, '')}.log`,
 		);
-		const result = await rt.n8nCommand(runtime, node24, cliEnv, args, logFile);
+		return await rt.n8nCommand(runtime, node24, cliEnv, args, logFile);
+	};
+	const cli = async (...args) => {
+		const result = await run(args);
 		if (result.code !== 0) {
 			throw new Error(
 				`n8n ${args.join(' ')} exited ${result.code}:\n${result.output.slice(-2000)}`,
@@ -194,6 +197,22 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 				fs.writeFileSync(path.join(dir, `${i}.json`), text);
 			});
 			await cli('import:workflow', '--separate', `--input=${dir}`);
+		},
+
+		/**
+		 * `n8n execute --id=…` of a workflow that must fail (it exits 1 and prints no run data):
+		 * the failed execution as n8n saved it, read through the public API (server started and
+		 * setupOwner() called first).
+		 */
+		async executeExpectingFailure(id) {
+			const before = (await instance.executions(id)).length;
+			const result = await run(['execute', `--id=${id}`]);
+			if (result.code === 0)
+				throw new Error(`n8n execute --id=${id} succeeded; a failure was expected`);
+			const after = await instance.executions(id);
+			if (after.length !== before + 1)
+				throw new Error(`expected one new execution of ${id}, found ${after.length - before}`);
+			return after.sort((a, b) => Number(b.id) - Number(a.id))[0];
 		},
 
 		/** `n8n execute --id=… --rawOutput`: the run's data as n8n reports it. */
@@ -334,10 +353,13 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 
 		/** Pages charged to the emulator account since `mark` (a ledger length taken before). */
 		chargedSince(mark, account = 'acme') {
-			return -emu
-				.ledger(account)
-				.slice(mark)
-				.reduce((sum, e) => sum + e.delta, 0);
+			return (
+				0 -
+				emu
+					.ledger(account)
+					.slice(mark)
+					.reduce((sum, e) => sum + e.delta, 0)
+			);
 		},
 
 		/** The log files of every n8n process so far: server, workers, webhook processes, CLI commands. */

@@ -16,13 +16,6 @@ const HANG_MS = 20_000;
 const pdf = h.documents.makePdf(['Corpus document']);
 const png = h.documents.makePng('corpus');
 
-/** A PDF of exactly `size` bytes (header and end marker intact). */
-function pdfOfSize(size) {
-	const head = Buffer.from('%PDF-1.4\n%');
-	const end = Buffer.from('\n%%EOF\n');
-	return Buffer.concat([head, Buffer.alloc(size - head.length - end.length, 0x41), end]);
-}
-
 const { doc, job } = h;
 const base64 = (data, extra = {}) => ({ documentSource: 'base64', base64Data: data, ...extra });
 const submit = (overrides) => h.submit({ waitForCompletion: false, ...overrides });
@@ -45,8 +38,8 @@ const CASES = [
 	['Task → Submit', 'truncated PDF (first half)', submit(), file(pdf.subarray(0, pdf.length >> 1), 'half.pdf'), /cut off: a PDF ends with "%%EOF"/, 'refused'],
 	['Task → Submit', 'truncated PNG (no IEND)', submit(), file(png.subarray(0, png.length - 20), 'cut.png', 'image/png'), /cut off: a PNG image ends with "IEND"/, 'refused'],
 	['Task → Submit', 'file shorter than any header (3 bytes)', submit(), file(Buffer.from('%PD'), 'tiny.pdf'), /not a file type the service reads/, 'refused'],
-	['Task → Submit', 'oversized file, 10 MB + 1 byte', submit(), file(pdfOfSize(MB10 + 1), 'big.pdf'), /over the service's 10\.00 MB limit/, 'refused'],
-	['Task → Submit', 'oversized Base64, 10 MB + 1 byte decoded', submit(base64(pdfOfSize(MB10 + 1).toString('base64'))), undefined, /over the service's 10\.00 MB limit/, 'refused'],
+	['Task → Submit', 'oversized file, 10 MB + 1 byte', submit(), file(h.documents.makePdfOfSize(MB10 + 1), 'big.pdf'), /over the service's 10\.00 MB limit/, 'refused'],
+	['Task → Submit', 'oversized Base64, 10 MB + 1 byte decoded', submit(base64(h.documents.makePdfOfSize(MB10 + 1).toString('base64'))), undefined, /over the service's 10\.00 MB limit/, 'refused'],
 	['Task → Submit', 'text file behind a .pdf name (wrong magic bytes)', submit(), file(Buffer.from('Dear customer, this is not a PDF.'), 'letter.pdf'), /not a file type the service reads/, 'refused'],
 	['Task → Submit', 'PNG bytes behind a .pdf name', submit(), file(png, 'scan.pdf'), /named as a PDF but its content is a PNG image/, 'refused'],
 	['Task → Submit', 'ZIP archive behind a .pdf name', submit(), file(Buffer.from('PK\u0003\u0004 zipped'), 'docs.pdf'), /not a file type the service reads/, 'refused'],
@@ -208,6 +201,33 @@ describe('bad input: a clear error (or a documented safe behaviour), never a cra
 			'error',
 		]);
 		expect(before - emu.balance('acme')).toBe(2);
+	});
+
+	test('without Continue on Fail, the same mixed batch fails at its first bad item with nothing sent', async () => {
+		const items = [
+			h.pdfItem('good one', 'one.pdf'),
+			h.pdfItem('good two', 'two.pdf'),
+			h.binaryItem(png, 'scan.pdf'),
+			h.pdfItem('good three', 'three.pdf'),
+			h.binaryItem(Buffer.alloc(0), 'empty.pdf'),
+		];
+		const before = emu.balance('acme');
+		const requests = emu.stats().requests;
+		const { output, error } = await h.run(emu, submit(), items);
+		expect(output).toEqual([]);
+		expect(error.context.itemIndex).toBe(2);
+		expect(error.message).toMatch(/^Item 2: "scan.pdf" is named as a PDF but its content is a PNG/);
+		expect(emu.stats().requests).toBe(requests);
+		expect(emu.balance('acme')).toBe(before);
+		rows.push([
+			'Task → Submit ×5',
+			'a bad item (2 of 5) in a batch, Continue on Fail off',
+			'refused',
+			error.message.slice(0, 60),
+			emu.stats().requests - requests,
+			before - emu.balance('acme'),
+			'—',
+		]);
 	});
 
 	afterAll(() => {

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
-import type { DocumentInput } from '../helpers/document';
-import { jsonWithDocument, multipartWithDocument } from '../helpers/body';
-import { unwrapRecord } from '../helpers/task';
+import type { StreamedBlob } from '../helpers/body';
+import { pagesBilled, unwrapRecord } from '../helpers/task';
 import type { WaitSettings } from '../helpers/wait';
 import { waitUntilFinished } from '../helpers/wait';
 import type { Surface, TransportContext, TransportState } from '../transport';
@@ -78,60 +78,118 @@ export async function waitForRecord(
 	);
 }
 
-/** POST a document as multipart (part `file`) to a /v1 endpoint; returns the JSON object answered. */
+/**
+ * With Wait for Completion on, the key must be able to read tasks, or every document would be
+ * charged and then never read. Checked once per execution, before the first submission, with a
+ * request that costs nothing (the first list entry); only an answer about the key (401 / 403)
+ * stops the submissions — anything else is left to the submission itself.
+ */
+export async function ensureCanReadTasks(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+): Promise<void> {
+	await state.once('can-read-tasks', async () => {
+		try {
+			await apiRequest.call(
+				this,
+				itemIndex,
+				{
+					method: 'GET',
+					path: ['api', 'tasks'],
+					qs: { page: 1, pageSize: 1 },
+					kind: 'read',
+					scope: 'read',
+				},
+				state,
+			);
+		} catch (error) {
+			const status = Number((error as NodeApiError).httpCode);
+			if (!(error instanceof NodeApiError) || (status !== 401 && status !== 403)) return;
+			const description =
+				`${error.description ?? ''}\n\nWith "Wait for Completion" on, the node checks before submitting anything that the key can read tasks. Nothing was sent or charged. Give the key the "read" scope, or turn "Wait for Completion" off.`.trim();
+			throw new NodeApiError(
+				this.getNode(),
+				{ message: error.message, description },
+				{ message: error.message, description, httpCode: error.httpCode ?? undefined, itemIndex },
+			);
+		}
+	});
+}
+
+/** POST a document as multipart (a body from multipartWithDocument) to a /v1 endpoint; returns the JSON object answered. */
 export async function postDocumentV1(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	state: TransportState,
 	endpoint: string,
-	document: DocumentInput,
-	fields: Array<[string, string]> = [],
+	body: StreamedBlob,
 ): Promise<IDataObject> {
 	const response = await apiRequest.call(
 		this,
 		itemIndex,
-		{
-			method: 'POST',
-			surface: 'api',
-			path: ['v1', endpoint],
-			kind: 'submit',
-			body: multipartWithDocument(this, fields, 'file', document),
-		},
+		{ method: 'POST', surface: 'api', path: ['v1', endpoint], kind: 'submit', body },
 		state,
 	);
-	const body = response.body as unknown;
-	if (typeof body !== 'object' || body === null || Array.isArray(body) || Buffer.isBuffer(body)) {
-		throw unexpectedBody(this, itemIndex, `/v1/${endpoint} (pages may have been charged)`, body);
+	const answer = response.body as unknown;
+	if (
+		typeof answer !== 'object' ||
+		answer === null ||
+		Array.isArray(answer) ||
+		Buffer.isBuffer(answer)
+	) {
+		throw unexpectedBody(this, itemIndex, `/v1/${endpoint} (pages may have been charged)`, answer);
 	}
-	return body as IDataObject;
+	const result = answer as IDataObject;
+	const id = result.id ?? result.jobId;
+	if (typeof id === 'string' || typeof id === 'number') {
+		state.recordCreated({
+			itemIndex,
+			kind: endpoint === 'jobs' ? 'job' : 'document',
+			id: String(id),
+			pagesBilled: pagesBilled(result),
+		});
+	}
+	return result;
 }
 
 /**
- * POST a document as JSON (`imageBase64` streamed) to a task endpoint of the Base URL; returns
- * the answer and the task ID it must carry. A 2xx without an ID still may have created a task.
+ * POST a document as JSON (a body from jsonWithDocument, `imageBase64` streamed) to a task
+ * endpoint of the Base URL; returns the answer and the task ID it must carry. A 2xx without an
+ * ID still may have created a task; `success: false` says it did not.
  */
 export async function submitDocumentTask(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	state: TransportState,
 	path: string[],
-	fields: IDataObject,
-	document: DocumentInput,
-): Promise<{ accepted: IDataObject; taskId: string }> {
+	body: StreamedBlob,
+): Promise<{ accepted: IDataObject; taskId: string; pagesBilled?: number }> {
 	const response = await apiRequest.call(
 		this,
 		itemIndex,
-		{
-			method: 'POST',
-			path,
-			kind: 'submit',
-			scope: 'submit',
-			body: jsonWithDocument(this, fields, 'imageBase64', document),
-		},
+		{ method: 'POST', path, kind: 'submit', scope: 'submit', body },
 		state,
 	);
 	const accepted = unwrapRecord(response.body);
 	const taskId = accepted?.taskId;
+	const acceptedOk =
+		accepted?.success !== false && (typeof taskId === 'string' || typeof taskId === 'number');
+	if (!acceptedOk) state.submissionFailed();
+	if (accepted?.success === false) {
+		const said = [accepted.message, accepted.error].find((v) => typeof v === 'string');
+		const message = `The OCR service did not accept the document (success: false)${said ? `: ${String(said)}` : ''}`;
+		throw new NodeApiError(
+			this.getNode(),
+			{ message },
+			{
+				message,
+				description:
+					'No task was created. The service refunds the pages of a submission it could not turn into a task, so nothing should stay charged; check the file, then submit it again.',
+				itemIndex,
+			},
+		);
+	}
 	if (!accepted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
 		throw unexpectedBody(
 			this,
@@ -140,5 +198,11 @@ export async function submitDocumentTask(
 			response.body,
 		);
 	}
-	return { accepted: { ...accepted, taskId: String(taskId) }, taskId: String(taskId) };
+	const billed = pagesBilled(accepted);
+	state.recordCreated({ itemIndex, kind: 'task', id: String(taskId), pagesBilled: billed });
+	return {
+		accepted: { ...accepted, taskId: String(taskId) },
+		taskId: String(taskId),
+		pagesBilled: billed,
+	};
 }

@@ -2,12 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { runPool } from '../helpers/pool';
-import { TransportState } from '../transport';
+import type { Created } from '../transport';
+import { StoppedError, TransportState } from '../transport';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './shared.description';
 import * as document from './document/Document.resource';
 import * as job from './job/Job.resource';
 import * as task from './task/Task.resource';
-import type { Operation } from './types';
+import type { Operation, Send } from './types';
 
 const resources: Record<string, Record<string, Operation>> = {
 	task: task.operations,
@@ -20,7 +21,10 @@ const ITEMS_IN_FLIGHT = 500;
 
 type Outcome = { items: INodeExecutionData[] } | { error: Error };
 
-function errorJson(error: Error): IDataObject {
+const ID_FIELD: Record<Created['kind'], string> = { task: 'taskId', job: 'jobId', document: 'id' };
+
+/** The Continue-on-Fail item of a failed item: the error, and whatever was billed for it. */
+function errorJson(error: Error, created: Created[]): IDataObject {
 	const json: IDataObject = { error: error.message };
 	const { description, httpCode } = error as NodeApiError;
 	if (description) json.description = description;
@@ -28,12 +32,46 @@ function errorJson(error: Error): IDataObject {
 	const response = (error as NodeApiError).errorResponse as IDataObject | undefined;
 	const code = response?.code ?? response?.connectionError;
 	if (typeof code === 'string') json.code = code;
+	for (const c of created) {
+		json[ID_FIELD[c.kind]] = c.id;
+		if (c.pagesBilled !== undefined) json.pagesBilled = c.pagesBilled;
+	}
 	return json;
 }
 
+function withItemIndex(this: IExecuteFunctions, error: Error, itemIndex: number) {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.context.itemIndex ??= itemIndex;
+		return error;
+	}
+	return new NodeOperationError(this.getNode(), error, { itemIndex });
+}
+
 /**
- * Runs the chosen operation for every input item with bounded concurrency, keeps output order,
- * puts `pairedItem` on every output item, and honours "Continue on Fail" per item.
+ * Adds to the error that fails the node every task, job or document the service accepted in
+ * this execution: the user sees what was billed, and how to fetch it instead of paying again.
+ */
+function listCreated(error: NodeApiError | NodeOperationError, created: Created[]) {
+	if (created.length === 0) return error;
+	const sorted = [...created].sort((a, b) => a.itemIndex - b.itemIndex);
+	const lines = sorted.map(
+		(c) =>
+			`item ${c.itemIndex}: ${c.kind} ${c.id}${c.pagesBilled === undefined ? '' : ` (${c.pagesBilled} page(s))`}`,
+	);
+	const note = `Before the node stopped, the service accepted (and billed) ${created.length} submission(s) of this run — ${lines.join('; ')}. Re-running the node submits them again and bills them again: fetch their results with Task → Get (or Job → Get) and these IDs instead.`;
+	error.description = error.description ? `${error.description}\n\n${note}` : note;
+	error.context.created = sorted.map((c) => ({ ...c }));
+	return error;
+}
+
+/**
+ * Runs the chosen operation for every input item, in two phases:
+ *  1. check: every item's input and parameters are read and checked, with no request; without
+ *     Continue on Fail the first bad item fails the node before anything is sent or billed;
+ *  2. send: items in order with bounded concurrency; without Continue on Fail, the first
+ *     failure stops every billable request not yet sent (requests under way finish), and the
+ *     node's error lists what was billed in this run.
+ * Output keeps the input order, with `pairedItem` on every item.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -52,43 +90,69 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		? Math.min(Math.max(1, Math.floor(requested)), MAX_CONCURRENCY)
 		: DEFAULT_CONCURRENCY;
 	const continueOnFail = this.continueOnFail();
-	// `concurrency` bounds the requests in flight; items run further ahead, since most of an
-	// item's time is spent waiting for the service, which costs nothing to wait on together.
-	const state = new TransportState(concurrency);
-	let failed = false;
+	const outcomes: Array<Outcome | undefined> = new Array(items.length);
 
-	const outcomes = await runPool<Outcome>(
+	// 1. Check every item; nothing is sent.
+	const sends: Array<Send | undefined> = new Array(items.length);
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			sends[itemIndex] = await operation.prepare.call(this, itemIndex);
+		} catch (error) {
+			if (!continueOnFail) throw withItemIndex.call(this, error as Error, itemIndex);
+			outcomes[itemIndex] = { error: error as Error };
+		}
+	}
+
+	// 2. Send. `concurrency` bounds the requests in flight; items run further ahead, since most
+	// of an item's time is spent waiting for the service, which costs nothing to wait on together.
+	const state = new TransportState(concurrency);
+	state.stopOnFailure = !continueOnFail;
+	const sent = await runPool<Outcome | undefined>(
 		items.length,
-		ITEMS_IN_FLIGHT,
+		// Concurrency 1 is the one-at-a-time loop, exactly: an item is submitted only once the one
+		// before it has finished (waits included), so a failure bills nothing after it.
+		concurrency === 1 ? 1 : ITEMS_IN_FLIGHT,
 		async (itemIndex) => {
+			const send = sends[itemIndex];
 			try {
-				return { items: await operation.execute.call(this, itemIndex, state) };
+				if (!send) return undefined;
+				return { items: await send(state) };
 			} catch (error) {
-				if (!continueOnFail) failed = true;
+				if (!continueOnFail) state.halt();
 				return { error: error as Error };
+			} finally {
+				state.passTurn(itemIndex);
 			}
 		},
-		() => failed,
+		() => state.halted,
 	);
+
+	if (state.halted) {
+		// The node stops at its first failing item (by item order, as a one-at-a-time loop would);
+		// items that failed later, or were stopped by the halt, are left out.
+		const first = sent.findIndex(
+			(outcome) => outcome && 'error' in outcome && !(outcome.error instanceof StoppedError),
+		);
+		const { error } = sent[first] as { error: Error };
+		if (this.getExecutionCancelSignal()?.aborted) throw error;
+		throw listCreated(withItemIndex.call(this, error, first), state.created);
+	}
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const outcome = outcomes[itemIndex];
-		if (!outcome) continue; // not started: an earlier item failed the node
+		const outcome = outcomes[itemIndex] ?? sent[itemIndex];
+		if (!outcome) continue;
 		if ('items' in outcome) {
 			for (const item of outcome.items) output.push({ ...item, pairedItem: { item: itemIndex } });
 			continue;
 		}
 		const { error } = outcome;
 		if (this.getExecutionCancelSignal()?.aborted) throw error;
-		if (!continueOnFail) {
-			if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-				error.context.itemIndex = itemIndex;
-				throw error;
-			}
-			throw new NodeOperationError(this.getNode(), error, { itemIndex });
-		}
-		output.push({ json: errorJson(error), pairedItem: { item: itemIndex } });
+		if (error instanceof StoppedError) continue;
+		output.push({
+			json: errorJson(error, state.createdBy(itemIndex)),
+			pairedItem: { item: itemIndex },
+		});
 	}
 	return [output];
 }

@@ -2,12 +2,16 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import type { TransportState } from '../transport';
 
-/** One operation: its fields, and what it does for one input item (pairedItem is added by the router). */
+/** The send phase of one item: the requests, and the item's output (pairedItem is the router's). */
+export type Send = (state: TransportState) => Promise<INodeExecutionData[]>;
+
+/**
+ * One operation: its fields, and for one input item a check phase that reads and checks
+ * everything the item needs — document, parameters, JSON Schema, wait settings, the exact
+ * request body against the size limit — WITHOUT sending anything, and returns the send phase.
+ * The router checks every item before any item sends (so a bad item costs nothing).
+ */
 export interface Operation {
 	description: INodeProperties[];
-	execute(
-		this: IExecuteFunctions,
-		itemIndex: number,
-		state: TransportState,
-	): Promise<INodeExecutionData[]>;
+	prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send>;
 }

@@ -1,8 +1,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { randomBytes } from 'crypto';
 
+import { NodeOperationError } from 'n8n-workflow';
+
 import type { DocumentInput } from './document';
-import { openDocument } from './document';
+import { formatBytes, MAX_BODY_BYTES, openDocument } from './document';
 
 /**
  * Request bodies that carry a document, produced as a stream so a 10 MB file is never held as a
@@ -133,4 +135,31 @@ export function multipartWithDocument(
 		yield* bytesOf(await openDocument(ctx, document));
 		yield closing;
 	});
+}
+
+/**
+ * The request body exactly as it will be sent, against the service's 10 MB limit — before
+ * sending, so that a submission the service would refuse with 413 costs nothing. A JSON body
+ * carries the file as Base64 (4/3 of its size), so a file of 7.5–10 MB fits the limit only as
+ * multipart (the /v1 operations).
+ */
+export function checkBodySize(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	body: StreamedBlob,
+	document: DocumentInput,
+	target: string,
+): StreamedBlob {
+	if (body.size <= MAX_BODY_BYTES) return body;
+	const json = body.type === 'application/json';
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`Item ${itemIndex}: the request to ${target} would be ${formatBytes(body.size)}, over the service's ${formatBytes(MAX_BODY_BYTES)} limit (the file is ${formatBytes(document.size)}${json ? ', sent as Base64' : ''})`,
+		{
+			description: json
+				? `Nothing was sent or charged. ${target} takes the file as Base64 inside JSON, which makes it a third larger: files up to about ${formatBytes(Math.floor(((MAX_BODY_BYTES - 1000) * 3) / 4))} fit. The Document operations (Convert to Markdown, Recognize, Extract) and Job → Create send the file as it is (multipart) and take files up to about ${formatBytes(MAX_BODY_BYTES - 1000)}; or split the PDF into smaller documents.`
+				: 'Nothing was sent or charged. Split the PDF into smaller documents, or compress the file.',
+			itemIndex,
+		},
+	);
 }

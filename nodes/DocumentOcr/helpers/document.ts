@@ -18,7 +18,13 @@ export const TASK_API_KINDS: DocumentKind[] = ['pdf', 'png', 'jpeg', 'webp', 'ti
 export const V1_KINDS: DocumentKind[] = ['pdf', 'png', 'jpeg', 'webp'];
 
 /** 10 MB, applied to the decoded file (see README: assumptions). */
-export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+/**
+ * The service's limit on a submission's request body: "10 MB", read as 10,000,000 bytes (the
+ * smaller of 10 MB and 10 MiB). A file can be no larger than the body that carries it, so the same
+ * number refuses a too-large file early; the exact body is checked with checkBodySize.
+ */
+export const MAX_BODY_BYTES = 10_000_000;
+export const MAX_DOCUMENT_BYTES = MAX_BODY_BYTES;
 
 const KIND_INFO: Record<
 	DocumentKind,
@@ -149,10 +155,11 @@ function kindOfExtension(ext: string | undefined): DocumentKind | undefined {
 	);
 }
 
-function formatBytes(bytes: number): string {
-	return bytes >= 1024 * 1024
-		? `${(bytes / 1024 / 1024).toFixed(2)} MB`
-		: `${Math.ceil(bytes / 1024)} kB`;
+/** Bytes in decimal units, as the service states its limit (10 MB = 10,000,000 bytes). */
+export function formatBytes(bytes: number): string {
+	return bytes >= 1_000_000
+		? `${(bytes / 1_000_000).toFixed(2)} MB`
+		: `${Math.ceil(bytes / 1000)} kB`;
 }
 
 const BASE64_BODY = /^[A-Za-z0-9+/]*={0,2}$/;

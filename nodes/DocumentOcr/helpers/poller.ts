@@ -16,8 +16,11 @@ import { classifyStatus } from './task';
  *  - If nothing has finished for a long while (a large document at the head, or a service that
  *    does not work in order), the next-oldest record is asked too, so nobody waits on the head.
  *
- * Every waiter keeps its own deadline (a last look, then timeout). Cancelling the execution ends
- * every wait at once; no request is sent after it.
+ * Every waiter keeps its own deadline (a last look, then timeout) — also while a request of its
+ * own is still under way (a Retry-After, a back-off): it ends at its deadline all the same. Looks
+ * do not wait for each other: a slow status request holds only its own record, and a head whose
+ * request has been under way for a while (`slowMs`) stops setting the pace for the others.
+ * Cancelling the execution ends every wait at once; no request is sent after it.
  */
 
 export type PollFetch = (
@@ -35,6 +38,8 @@ export type PollOutcome =
 	| { state: 'done' | 'failed'; record: IDataObject }
 	| { state: 'timeout'; record?: IDataObject }
 	| { state: 'cancelled' }
+	/** Another item failed the node: every wait ends. */
+	| { state: 'halted' }
 	| { state: 'error'; error: Error };
 
 export interface PollerSettings {
@@ -44,9 +49,12 @@ export interface PollerSettings {
 	window: number;
 	/** Ask the next-oldest too when nothing finished for this long (and for 4× the pace). */
 	stallMs: number;
-	/** Resolves after `ms`, or rejects when the execution is cancelled. */
-	sleep: (ms: number) => Promise<void>;
+	/** A head whose status request has been under way this long no longer gates the others. */
+	slowMs?: number;
+	/** Resolves after `ms`; rejects at once when `signal` aborts or the execution is cancelled. */
+	sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 	cancelled: () => boolean;
+	halted?: () => boolean;
 }
 
 interface Waiter {
@@ -58,6 +66,10 @@ interface Waiter {
 	/** Not before this, whatever else is learnt (Retry-After). */
 	retryUntil: number;
 	busy: boolean;
+	/** When the request under way started (while busy). */
+	busySince: number;
+	/** The last record seen (for a timeout while a request is under way). */
+	last?: IDataObject;
 	settle: (outcome: PollOutcome) => void;
 }
 
@@ -69,6 +81,9 @@ export class Poller {
 	private loop?: Promise<void>;
 
 	private wake?: () => void;
+
+	/** An answer came in while the loop was not pausing: the next pause returns at once. */
+	private dirty = false;
 
 	private finishedAt: number[] = [];
 
@@ -88,12 +103,19 @@ export class Poller {
 				pendingAnswers: 0,
 				retryUntil: 0,
 				busy: false,
+				busySince: 0,
 				settle,
 			});
 			if (this.waiters.length === 1) this.lastProgress = Date.now();
 			this.wake?.();
 			this.loop ??= this.run().finally(() => (this.loop = undefined));
 		});
+	}
+
+	/** Ends the current pause at once (the settings' `cancelled()` may have turned true). */
+	interrupt() {
+		this.dirty = true;
+		this.wake?.();
 	}
 
 	/** Mean pause between two finishes seen recently, once there are a few. */
@@ -110,8 +132,12 @@ export class Poller {
 
 	private async ask(waiter: Waiter): Promise<boolean> {
 		waiter.busy = true;
+		waiter.busySince = Date.now();
 		try {
 			const { record, retryAfterMs } = await waiter.fetch(waiter.deadline);
+			// Ended meanwhile (its deadline passed while this request was under way): nothing to do.
+			if (!this.waiters.includes(waiter)) return false;
+			waiter.last = record;
 			const now = Date.now();
 			const state = classifyStatus(record.status);
 			if (state !== 'pending') {
@@ -134,7 +160,8 @@ export class Poller {
 			waiter.notBefore = now + Math.max(this.settings.minIntervalMs, backoff, retryAfterMs ?? 0);
 			return false;
 		} catch (error) {
-			this.settle(waiter, { state: 'error', error: error as Error });
+			if (this.waiters.includes(waiter))
+				this.settle(waiter, { state: 'error', error: error as Error });
 			return false;
 		} finally {
 			waiter.busy = false;
@@ -142,11 +169,20 @@ export class Poller {
 	}
 
 	/** Which waiters to ask now. */
+	/** The record that sets the pace: the oldest one, unless its request is slow to come back. */
+	private head(now: number): Waiter | undefined {
+		const slowMs = this.settings.slowMs ?? 1_000;
+		return [...this.waiters]
+			.sort((a, b) => a.seq - b.seq)
+			.find((w) => !w.busy || now - w.busySince < slowMs);
+	}
+
 	private due(now: number): Waiter[] {
 		const idle = this.waiters.filter((w) => !w.busy).sort((a, b) => a.seq - b.seq);
 		const picked = new Set<Waiter>();
-		const head = idle[0];
-		if (head && now >= head.notBefore) {
+		const head = this.head(now);
+		// A head with a request under way: wait for its answer before asking the ones behind it.
+		if (head && !head.busy && now >= head.notBefore) {
 			for (const waiter of idle) {
 				if (picked.size >= this.window) break;
 				if (now >= waiter.notBefore) picked.add(waiter);
@@ -168,8 +204,15 @@ export class Poller {
 	private nextWake(now: number): number {
 		const idle = this.waiters.filter((w) => !w.busy);
 		let next = Infinity;
-		const head = idle.sort((a, b) => a.seq - b.seq)[0];
-		if (head) next = Math.min(next, head.notBefore);
+		const head = this.head(now);
+		if (head && !head.busy) next = Math.min(next, head.notBefore);
+		// A busy head turns slow at busySince + slowMs: then the next one takes over.
+		const slowMs = this.settings.slowMs ?? 1_000;
+		for (const waiter of this.waiters) {
+			if (!waiter.busy) continue;
+			next = Math.min(next, waiter.deadline);
+			if (waiter.busySince + slowMs > now) next = Math.min(next, waiter.busySince + slowMs);
+		}
 		for (const waiter of idle) next = Math.min(next, waiter.deadline);
 		if (idle.length > 1)
 			next = Math.min(
@@ -180,12 +223,18 @@ export class Poller {
 	}
 
 	private async pause(ms: number) {
-		const woken = new Promise<void>((resolve) => (this.wake = resolve));
-		// A rejected sleep means the execution was cancelled; the loop checks that next.
-		await Promise.race([this.settings.sleep(ms), woken]).then(
-			() => undefined,
-			() => undefined,
-		);
+		if (this.dirty) {
+			this.dirty = false;
+			return;
+		}
+		// Woken early (an answer, a new waiter, a halt): the sleep is aborted, so no timer is left.
+		const stop = new AbortController();
+		this.wake = () => stop.abort();
+		try {
+			await this.settings.sleep(ms, stop.signal);
+		} catch {
+			// Woken, or the execution was cancelled: the loop checks which next.
+		}
 		this.wake = undefined;
 	}
 
@@ -195,28 +244,45 @@ export class Poller {
 				for (const waiter of [...this.waiters]) this.settle(waiter, { state: 'cancelled' });
 				return;
 			}
+			if (this.settings.halted?.()) {
+				for (const waiter of [...this.waiters]) this.settle(waiter, { state: 'halted' });
+				return;
+			}
 			const now = Date.now();
-			const due = this.due(now);
-			if (due.length === 0) {
-				await this.pause(this.nextWake(now) - now);
-				continue;
-			}
-			const ordered = due.sort((a, b) => a.seq - b.seq);
-			const finished = await Promise.all(ordered.map(async (waiter) => await this.ask(waiter)));
-			const leading = finished.findIndex((f) => !f);
-			if (leading === -1) {
-				// Every answer was "finished": the queue moved, so ask more of the next ones at once.
-				this.window = Math.min(this.settings.window, this.window * 2);
-			} else {
-				// Stop at the first record still running: the ones behind it are later in the queue.
-				this.window = Math.max(1, leading);
-			}
-			if (finished[0]) {
-				const soon = Date.now();
-				for (const waiter of this.waiters) {
-					if (waiter.pendingAnswers > 0) waiter.notBefore = Math.max(soon, waiter.retryUntil);
-				}
-			}
+			// A request still under way at its waiter's deadline does not hold the waiter.
+			for (const waiter of this.waiters.filter((w) => w.busy && now >= w.deadline))
+				this.settle(waiter, { state: 'timeout', record: waiter.last });
+			const due = this.due(now).sort((a, b) => a.seq - b.seq);
+			if (due.length > 0) this.launch(due);
+			if (this.waiters.length > 0) await this.pause(this.nextWake(Date.now()) - Date.now());
 		}
+	}
+
+	/**
+	 * Asks `round` (oldest first) without waiting for the answers; the loop goes on, and each
+	 * answer wakes it. What a round's answers say tunes the next ones: all finished — the queue
+	 * moved, ask more of the next ones at once; one still running — the ones behind it are later
+	 * in the queue, so stop there.
+	 */
+	private launch(round: Waiter[]) {
+		const answers: Array<boolean | undefined> = new Array(round.length);
+		let open = round.length;
+		round.forEach((waiter, i) => {
+			void this.ask(waiter).then((finished) => {
+				answers[i] = finished;
+				if (--open === 0) {
+					const leading = answers.findIndex((f) => !f);
+					this.window =
+						leading === -1 ? Math.min(this.settings.window, this.window * 2) : Math.max(1, leading);
+				}
+				if (finished && i === 0) {
+					const soon = Date.now();
+					for (const w of this.waiters)
+						if (!w.busy && w.pendingAnswers > 0) w.notBefore = Math.max(soon, w.retryUntil);
+				}
+				this.dirty = true;
+				this.wake?.();
+			});
+		});
 	}
 }

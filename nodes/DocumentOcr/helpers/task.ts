@@ -78,6 +78,10 @@ export interface ListPage {
 	records: IDataObject[];
 	total?: number;
 	totalPages?: number;
+	/** The page size the service says it used (it may cap the one asked). */
+	pageSize?: number;
+	/** Whether the service says more pages follow. */
+	hasMore?: boolean;
 }
 
 const LIST_KEYS = ['items', 'data', 'tasks', 'results', 'records', 'rows'];
@@ -101,10 +105,18 @@ export function unwrapList(body: unknown): ListPage | undefined {
 		}
 		return undefined;
 	};
+	const flag = (...keys: string[]) => {
+		for (const m of meta)
+			for (const key of keys) if (typeof m[key] === 'boolean') return m[key] as boolean;
+		return undefined;
+	};
 	return {
 		records: array.filter(isObject).map((r) => unwrapRecord(r) ?? r),
 		total: num('total') ?? num('totalCount') ?? num('total_count'),
 		totalPages: num('totalPages') ?? num('total_pages') ?? num('pages'),
+		pageSize:
+			num('pageSize') ?? num('page_size') ?? num('perPage') ?? num('per_page') ?? num('limit'),
+		hasMore: flag('hasMore', 'has_more', 'hasNextPage', 'has_next_page'),
 	};
 }
 

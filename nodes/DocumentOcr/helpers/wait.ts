@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { StoppedError } from '../transport';
 import type { PollFetch, Poller } from './poller';
 import { isKnownStatus } from './task';
 
@@ -30,8 +31,12 @@ export const DEFAULT_WAIT: Omit<WaitSettings, 'deadline'> = { firstPollAfterMs: 
 /** Longest Wait Timeout accepted: a week (n8n's own execution timeout usually ends a run sooner). */
 const MAX_WAIT_MINUTES = 7 * 24 * 60;
 
-/** The Wait Timeout option (minutes; 10 when unset) → deadline, checked before any request. */
-export function waitDeadline(ctx: IExecuteFunctions, itemIndex: number, value: unknown): number {
+/**
+ * The Wait Timeout option (minutes; 10 when unset) in ms, checked before any request. The
+ * deadline runs from the moment the service accepted the item's submission (`Date.now() +` this,
+ * taken then), not from the start of the node.
+ */
+export function waitTimeoutMs(ctx: IExecuteFunctions, itemIndex: number, value: unknown): number {
 	const minutes = value === undefined || value === null || value === '' ? 10 : Number(value);
 	if (!Number.isFinite(minutes) || minutes <= 0 || minutes > MAX_WAIT_MINUTES) {
 		throw new NodeOperationError(
@@ -40,7 +45,7 @@ export function waitDeadline(ctx: IExecuteFunctions, itemIndex: number, value: u
 			{ description: `Got "${String(value)}". Nothing was sent.`, itemIndex },
 		);
 	}
-	return Date.now() + minutes * 60_000;
+	return minutes * 60_000;
 }
 
 function describeDuration(ms: number): string {
@@ -98,6 +103,8 @@ export async function waitUntilFinished(
 		}
 		case 'cancelled':
 			throw new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
+		case 'halted':
+			throw new StoppedError(itemIndex);
 		default:
 			throw outcome.error;
 	}

@@ -194,6 +194,12 @@ function adviceFor(code: string | undefined, status: number, ctx: ErrorContext):
 				message: 'The OCR service is throttling requests (rate limited)',
 				description: `The node waited as the service asked and retried ${ctx.retries ?? 0} time(s). Lower the node's concurrency or spread the items over time.${notCharged}`,
 			};
+		case 'task_creation_failed':
+			return {
+				message: 'The OCR service could not create the task, and refunded its pages',
+				description:
+					'Nothing was charged for this document. The node sent it once more and the service failed again: try again later.',
+			};
 		case 'daily_quota_exceeded':
 			return {
 				message: "The account's daily quota of the OCR service is used up",
@@ -228,6 +234,19 @@ export function redact(text: string, secrets: string[] | undefined): string {
 	return out.replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]');
 }
 
+/**
+ * A submission the service answered with a failed task creation whose pages it refunded — the
+ * reference says a failed creation after the deduction is refunded, but names no code for it:
+ * the code `task_creation_failed`, or a 5xx whose message says the creation failed and the pages
+ * were refunded. Resending such a submission cannot charge twice.
+ */
+export function refundedCreationFailure(status: number, body: unknown): boolean {
+	const info = parseServiceError(body);
+	if (info.code === 'task_creation_failed') return true;
+	const text = info.serviceMessage ?? '';
+	return status >= 500 && /creat\w* fail/i.test(text) && /refund/i.test(text);
+}
+
 /** Builds the error for an HTTP error answer. */
 export function serviceError(
 	node: INode,
@@ -236,7 +255,10 @@ export function serviceError(
 	ctx: ErrorContext,
 ): NodeApiError {
 	const info = parseServiceError(body);
-	const code = info.code ?? codeForStatus(status);
+	const code =
+		ctx.submission && refundedCreationFailure(status, body)
+			? 'task_creation_failed'
+			: (info.code ?? codeForStatus(status));
 	const advice = adviceFor(code, status, ctx);
 	const detail = info.serviceMessage ? ` Service said: ${info.serviceMessage}` : '';
 	const message = redact(advice.message, ctx.secrets);

@@ -10,7 +10,13 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { StreamedBlob } from '../helpers/body';
 import { Poller } from '../helpers/poller';
-import { networkError, parseServiceError, redact, serviceError } from './errors';
+import {
+	networkError,
+	parseServiceError,
+	redact,
+	refundedCreationFailure,
+	serviceError,
+} from './errors';
 
 /**
  * The one place that talks HTTP to the OCR service. Every request goes through
@@ -28,6 +34,10 @@ import { networkError, parseServiceError, redact, serviceError } from './errors'
  *    jitter. Submissions are NEVER resent after the request may have reached the service: the
  *    task may already exist and be charged, so the item fails with an error that says so.
  *  - Connection refused / DNS failure: the request never left, so submissions retry as reads do.
+ *  - A submission whose task creation failed and whose pages were refunded (errors.ts,
+ *    refundedCreationFailure) is resent once: nothing was charged, so nothing can be charged twice.
+ *  - No wait — Retry-After of a 429 or a 5xx, or a back-off — goes past the request's deadline
+ *    or `maxRetryAfterMs`; then the request fails instead of stalling its item.
  */
 
 export const CREDENTIAL_TYPE = 'documentOcrApi';
@@ -60,7 +70,7 @@ export interface ApiRequest {
 	scope?: string;
 	/** What the request is about, e.g. `Task "tsk_1"`, for not-found errors. */
 	subject?: string;
-	/** Give up waiting for a rate limit past this time (epoch ms). */
+	/** No retry waits past this time (epoch ms): the item's own deadline. */
 	deadline?: number;
 	timeoutMs?: number;
 }
@@ -93,14 +103,53 @@ export const DEFAULT_RETRY: RetrySettings = {
 	backoffMaxMs: 8_000,
 };
 
+/** Something the service created — and billed — for an item of this execution. */
+export interface Created {
+	itemIndex: number;
+	kind: 'task' | 'job' | 'document';
+	id: string;
+	/** Pages the answer says were billed, when it says so. */
+	pagesBilled?: number;
+}
+
 /**
- * State shared by all items of one node execution: the resolved endpoints and the rate-limit
- * gate, so that a 429 slows down every concurrent item, not only the one that received it.
+ * An item stopped because another item had already failed the node: its billable request was
+ * not sent, or its wait was ended. Never the node's error; what it had billed is listed there.
+ */
+export class StoppedError extends Error {
+	constructor(readonly itemIndex: number) {
+		super(`Item ${itemIndex} was stopped: another item failed the node`);
+	}
+}
+
+/**
+ * State shared by all items of one node execution: the resolved endpoints, the rate-limit gate
+ * (a 429 slows down every concurrent item, not only the one that received it), and the money
+ * rules of a batch:
+ *  - `halt()`: once an item has failed the node (Continue on Fail off), no billable request
+ *    starts any more — checked right before sending — and every wait ends;
+ *  - submissions start in item order (`turn` / `passTurn`): item i's billable request starts no
+ *    later than item i+1's, so which items are billed never depends on timing;
+ *  - `created`: every task, job or document the service accepted in this execution, with its
+ *    item, so that no billed ID is lost when an item or the node fails.
  */
 export class TransportState {
 	private endpoints?: { base: string; api: string; secrets: string[] };
 
 	private pollerInstance?: Poller;
+
+	halted = false;
+
+	readonly created: Created[] = [];
+
+	/** Items (by index) that have passed their submission turn: started it, or will send none. */
+	private passed = new Set<number>();
+
+	private nextTurn = 0;
+
+	private turnWaiters = new Map<number, () => void>();
+
+	private onceResults = new Map<string, Promise<unknown>>();
 
 	/** No request of this execution starts before this time (epoch ms). */
 	gateUntil = 0;
@@ -173,10 +222,66 @@ export class TransportState {
 			maxIntervalMs: 10_000,
 			window: Math.max(1, this.concurrency),
 			stallMs: 5_000,
-			sleep: async (ms) => await sleep(ms, cancelSignal(ctx)),
+			sleep: async (ms, signal) => {
+				const cancel = cancelSignal(ctx);
+				await sleep(ms, cancel ? AbortSignal.any([cancel, signal]) : signal);
+			},
 			cancelled: () => cancelSignal(ctx)?.aborted === true,
+			halted: () => this.halted,
 		});
 		return this.pollerInstance;
+	}
+
+	/** Without Continue on Fail, the first failing item fails the node (set by the router). */
+	stopOnFailure = false;
+
+	/** A submission failed: without Continue on Fail, that item will fail the node. */
+	submissionFailed() {
+		if (this.stopOnFailure) this.halt();
+	}
+
+	/** An item failed the node: start no more billable requests, end every wait. */
+	halt() {
+		this.halted = true;
+		this.pollerInstance?.interrupt();
+		for (const wake of this.turnWaiters.values()) wake();
+		this.turnWaiters.clear();
+	}
+
+	/** Waits until every item before `itemIndex` has started its submission (or sends none). */
+	async turn(itemIndex: number): Promise<void> {
+		while (this.nextTurn < itemIndex && !this.halted) {
+			await new Promise<void>((resolve) => this.turnWaiters.set(itemIndex, resolve));
+		}
+	}
+
+	/** `itemIndex` started its submission, or will not send one: the next item may go. */
+	passTurn(itemIndex: number) {
+		if (itemIndex < this.nextTurn || this.passed.has(itemIndex)) return;
+		this.passed.add(itemIndex);
+		while (this.passed.has(this.nextTurn)) {
+			this.passed.delete(this.nextTurn);
+			this.nextTurn++;
+		}
+		const wake = this.turnWaiters.get(this.nextTurn);
+		if (wake) {
+			this.turnWaiters.delete(this.nextTurn);
+			wake();
+		}
+	}
+
+	recordCreated(created: Created) {
+		this.created.push(created);
+	}
+
+	createdBy(itemIndex: number): Created[] {
+		return this.created.filter((c) => c.itemIndex === itemIndex);
+	}
+
+	/** Runs `work` once per execution under `key`; every caller gets the same result (or error). */
+	async once<T>(key: string, work: () => Promise<T>): Promise<T> {
+		if (!this.onceResults.has(key)) this.onceResults.set(key, work());
+		return (await this.onceResults.get(key)) as T;
 	}
 
 	async resolve(ctx: TransportContext, itemIndex: number) {
@@ -340,7 +445,14 @@ export async function apiRequest<T = IDataObject>(
 	const submission = request.kind === 'submit';
 	let readRetries = 0;
 	let rateRetries = 0;
+	let creationRetried = false;
 
+	// A failed submission stops the batch's spending at once — before the request slot it frees is
+	// taken by the next submission — rather than once the error has reached the router.
+	const failed = <E extends Error>(error: E): E => {
+		if (submission) state.submissionFailed();
+		return error;
+	};
 	const errorContext = () => ({
 		itemIndex,
 		scope: request.scope,
@@ -370,6 +482,7 @@ export async function apiRequest<T = IDataObject>(
 			options.disableFollowRedirect = true;
 		}
 
+		if (submission) await state.turn(itemIndex);
 		await state.acquire();
 		let sent;
 		try {
@@ -378,6 +491,9 @@ export async function apiRequest<T = IDataObject>(
 			for (let wait = state.gateUntil - Date.now(); wait > 0; wait = state.gateUntil - Date.now()) {
 				await pause(this, wait, itemIndex);
 			}
+			// The last moment before money is spent: has another item failed the node meanwhile?
+			if (submission && state.halted) throw new StoppedError(itemIndex);
+			if (submission) state.passTurn(itemIndex);
 			sent = await send(this, options);
 		} finally {
 			state.release();
@@ -391,12 +507,15 @@ export async function apiRequest<T = IDataObject>(
 				// Not a network failure (e.g. a URL n8n refuses to call): keep the message, drop the
 				// underlying request object so no header (the API key) can travel with the error.
 				const message = redact(String(sent.error?.message ?? sent.error), secrets);
-				throw new NodeApiError(node, { message }, { message, itemIndex });
+				throw failed(new NodeApiError(node, { message }, { message, itemIndex }));
 			}
 			const mayHaveArrived = !NOT_SENT_CODES.has(code);
-			const retryable = !(submission && mayHaveArrived) && readRetries < settings.maxReadRetries;
-			if (!retryable) throw networkError(node, code, new URL(root).host, errorContext());
 			const wait = backoffMs(settings, readRetries);
+			const retryable =
+				!(submission && mayHaveArrived) &&
+				readRetries < settings.maxReadRetries &&
+				withinDeadline(request, wait);
+			if (!retryable) throw failed(networkError(node, code, new URL(root).host, errorContext()));
 			logRetry(this, request, itemIndex, code, wait);
 			await pause(this, wait, itemIndex);
 			readRetries++;
@@ -416,14 +535,13 @@ export async function apiRequest<T = IDataObject>(
 		if (statusCode === 429) {
 			const quota = parseServiceError(response.body).code === 'daily_quota_exceeded';
 			const wait = retryAfterMs ?? backoffMs(settings, rateRetries + 1);
-			const withinDeadline = request.deadline === undefined || Date.now() + wait < request.deadline;
 			if (
 				quota ||
 				rateRetries >= settings.maxRateLimitRetries ||
 				wait > settings.maxRetryAfterMs ||
-				!withinDeadline
+				!withinDeadline(request, wait)
 			) {
-				throw serviceError(node, statusCode, response.body, errorContext());
+				throw failed(serviceError(node, statusCode, response.body, errorContext()));
 			}
 			// Close the gate for every item of this execution until the service is ready again,
 			// and send fewer requests at once from then on.
@@ -434,12 +552,27 @@ export async function apiRequest<T = IDataObject>(
 			continue;
 		}
 
+		if (
+			statusCode >= 500 &&
+			submission &&
+			!creationRetried &&
+			refundedCreationFailure(statusCode, response.body)
+		) {
+			const wait = backoffMs(settings, 0);
+			logRetry(this, request, itemIndex, `HTTP ${statusCode} (creation failed, refunded)`, wait);
+			await pause(this, wait, itemIndex);
+			creationRetried = true;
+			continue;
+		}
+
 		if (statusCode >= 500 && !submission && readRetries < settings.maxReadRetries) {
 			const wait = Math.max(retryAfterMs ?? 0, backoffMs(settings, readRetries));
-			logRetry(this, request, itemIndex, `HTTP ${statusCode}`, wait);
-			await pause(this, wait, itemIndex);
-			readRetries++;
-			continue;
+			if (wait <= settings.maxRetryAfterMs && withinDeadline(request, wait)) {
+				logRetry(this, request, itemIndex, `HTTP ${statusCode}`, wait);
+				await pause(this, wait, itemIndex);
+				readRetries++;
+				continue;
+			}
 		}
 
 		if (statusCode === 404 && request.kind === 'delete' && readRetries > 0) {
@@ -447,8 +580,13 @@ export async function apiRequest<T = IDataObject>(
 			return { body: { alreadyDeleted: true } as T, statusCode, headers };
 		}
 
-		throw serviceError(node, statusCode, response.body, errorContext());
+		throw failed(serviceError(node, statusCode, response.body, errorContext()));
 	}
+}
+
+/** Whether waiting `ms` before the next attempt still ends before the request's deadline. */
+function withinDeadline(request: ApiRequest, ms: number): boolean {
+	return request.deadline === undefined || Date.now() + ms < request.deadline;
 }
 
 /** A 2xx answer whose body is not the JSON object the endpoint promises. */

@@ -1,14 +1,10 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { checkBodySize, multipartWithDocument } from '../../helpers/body';
 import { readDocument, V1_KINDS } from '../../helpers/document';
-import type { TransportState } from '../../transport';
 import { postDocumentV1 } from '../records';
+import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
 const EXAMPLE_SCHEMA = JSON.stringify(
@@ -87,23 +83,26 @@ function readSchema(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 }
 
 /** POST /v1/extract: the document plus a JSON Schema; outputs the validated JSON the service returns. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const schema = readSchema(this, itemIndex);
 	const document = await readDocument.call(this, itemIndex, {
 		accept: V1_KINDS,
 		target: 'the /v1 API',
 	});
-	const result = await postDocumentV1.call(this, itemIndex, state, 'extract', document, [
-		['schema', JSON.stringify(schema)],
-	]);
-	// The response shape is not published: the extracted object under data / result / extracted / output, or the body itself.
-	const data =
-		[result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
-	const json: IDataObject = { data, fileName: document.fileName };
-	for (const key of ['id', 'pages']) if (result[key] !== undefined) json[key] = result[key];
-	return [{ json }];
+	const body = checkBodySize(
+		this,
+		itemIndex,
+		multipartWithDocument(this, [['schema', JSON.stringify(schema)]], 'file', document),
+		document,
+		'/v1/extract',
+	);
+	return async (state) => {
+		const result = await postDocumentV1.call(this, itemIndex, state, 'extract', body);
+		// The response shape is not published: the extracted object under data / result / extracted / output, or the body itself.
+		const data =
+			[result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
+		const json: IDataObject = { data, fileName: document.fileName };
+		for (const key of ['id', 'pages']) if (result[key] !== undefined) json[key] = result[key];
+		return [{ json }];
+	};
 }

@@ -1,14 +1,10 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { checkBodySize, multipartWithDocument } from '../../helpers/body';
 import { readDocument, V1_KINDS } from '../../helpers/document';
-import type { TransportState } from '../../transport';
 import { postDocumentV1 } from '../records';
+import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
 const properties: INodeProperties[] = [
@@ -41,28 +37,34 @@ export const description = updateDisplayOptions(
 );
 
 /** POST /v1/markdown: the document as Markdown (id, pages, markdown), optionally also as a .md file. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const document = await readDocument.call(this, itemIndex, {
 		accept: V1_KINDS,
 		target: 'the /v1 API',
 	});
-	const result = await postDocumentV1.call(this, itemIndex, state, 'markdown', document);
-	const json: IDataObject = { ...result, fileName: document.fileName };
-	if (!(this.getNodeParameter('outputFile', itemIndex, false) as boolean)) return [{ json }];
-
+	const body = checkBodySize(
+		this,
+		itemIndex,
+		multipartWithDocument(this, [], 'file', document),
+		document,
+		'/v1/markdown',
+	);
+	const outputFile = this.getNodeParameter('outputFile', itemIndex, false) as boolean;
 	const property =
 		(this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() ||
 		'data';
-	const markdown = typeof result.markdown === 'string' ? result.markdown : '';
-	const name = `${document.fileName.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.md`;
-	const binary = await this.helpers.prepareBinaryData(
-		Buffer.from(markdown, 'utf8'),
-		name,
-		'text/markdown',
-	);
-	return [{ json, binary: { [property]: binary } }];
+
+	return async (state) => {
+		const result = await postDocumentV1.call(this, itemIndex, state, 'markdown', body);
+		const json: IDataObject = { ...result, fileName: document.fileName };
+		if (!outputFile) return [{ json }];
+		const markdown = typeof result.markdown === 'string' ? result.markdown : '';
+		const name = `${document.fileName.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.md`;
+		const binary = await this.helpers.prepareBinaryData(
+			Buffer.from(markdown, 'utf8'),
+			name,
+			'text/markdown',
+		);
+		return [{ json, binary: { [property]: binary } }];
+	};
 }

@@ -1,9 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { checkBodySize, multipartWithDocument } from '../../helpers/body';
 import { readDocument, V1_KINDS } from '../../helpers/document';
-import type { TransportState } from '../../transport';
 import { postDocumentV1 } from '../records';
+import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
 export const description = updateDisplayOptions(
@@ -12,15 +13,20 @@ export const description = updateDisplayOptions(
 );
 
 /** POST /v1/ocr: text and blocks, output as the service returns them. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const document = await readDocument.call(this, itemIndex, {
 		accept: V1_KINDS,
 		target: 'the /v1 API',
 	});
-	const result = await postDocumentV1.call(this, itemIndex, state, 'ocr', document);
-	return [{ json: { ...result, fileName: document.fileName } }];
+	const body = checkBodySize(
+		this,
+		itemIndex,
+		multipartWithDocument(this, [], 'file', document),
+		document,
+		'/v1/ocr',
+	);
+	return async (state) => {
+		const result = await postDocumentV1.call(this, itemIndex, state, 'ocr', body);
+		return [{ json: { ...result, fileName: document.fileName } }];
+	};
 }

@@ -1,17 +1,13 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { checkBodySize, multipartWithDocument } from '../../helpers/body';
 import { readDocument, V1_KINDS } from '../../helpers/document';
 import { unwrapRecord } from '../../helpers/task';
-import { DEFAULT_WAIT, waitDeadline } from '../../helpers/wait';
-import type { TransportState } from '../../transport';
+import { DEFAULT_WAIT, waitTimeoutMs } from '../../helpers/wait';
 import { unexpectedBody } from '../../transport';
 import { postDocumentV1, waitForRecord } from '../records';
+import type { Send } from '../types';
 import {
 	concurrencyOption,
 	documentFields,
@@ -54,11 +50,7 @@ export const description = updateDisplayOptions(
 );
 
 /** POST /v1/jobs (multipart: file + the given fields); optionally waits via GET /v1/jobs/{id}. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const node = this.getNode();
 	const pairs = ((this.getNodeParameter('jobFields', itemIndex, {}) as IDataObject).field ??
 		[]) as IDataObject[];
@@ -84,29 +76,38 @@ export async function execute(
 	}
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const deadline = waitDeadline(this, itemIndex, options.waitTimeout);
+	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
 	const document = await readDocument.call(this, itemIndex, {
 		accept: V1_KINDS,
 		target: 'the /v1 API',
 	});
-
-	const created = unwrapRecord(
-		await postDocumentV1.call(this, itemIndex, state, 'jobs', document, fields),
-		'id',
+	const body = checkBodySize(
+		this,
+		itemIndex,
+		multipartWithDocument(this, fields, 'file', document),
+		document,
+		'/v1/jobs',
 	);
-	const jobId = created?.id;
-	if (!created || (typeof jobId !== 'string' && typeof jobId !== 'number')) {
-		throw unexpectedBody(
-			this,
-			itemIndex,
-			'the job creation (a job may have been created)',
-			created,
+
+	return async (state) => {
+		const created = unwrapRecord(
+			await postDocumentV1.call(this, itemIndex, state, 'jobs', body),
+			'id',
 		);
-	}
-	if (!wait) return [{ json: { ...created, id: String(jobId) } }];
-	const job = await waitForRecord.call(this, itemIndex, state, 'job', String(jobId), {
-		...DEFAULT_WAIT,
-		deadline,
-	});
-	return [{ json: job }];
+		const jobId = created?.id;
+		if (!created || (typeof jobId !== 'string' && typeof jobId !== 'number')) {
+			throw unexpectedBody(
+				this,
+				itemIndex,
+				'the job creation (a job may have been created)',
+				created,
+			);
+		}
+		if (!wait) return [{ json: { ...created, id: String(jobId) } }];
+		const job = await waitForRecord.call(this, itemIndex, state, 'job', String(jobId), {
+			...DEFAULT_WAIT,
+			deadline: Date.now() + timeoutMs,
+		});
+		return [{ json: job }];
+	};
 }

@@ -1,9 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { requireId } from '../../helpers/validate';
-import type { TransportState } from '../../transport';
 import { getRecord } from '../records';
+import type { Send } from '../types';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['job'], operation: ['get'] } },
@@ -22,12 +22,10 @@ export const description = updateDisplayOptions(
 );
 
 /** GET /v1/jobs/{id}: the job as the service returns it (status, and its result once finished). */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
-	const jobId = requireId(this, itemIndex, this.getNodeParameter('jobId', itemIndex), 'job ID');
-	const { record } = await getRecord.call(this, itemIndex, state, 'job', jobId);
-	return [{ json: record }];
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
+	const id = requireId(this, itemIndex, this.getNodeParameter('jobId', itemIndex), 'job ID');
+	return async (state) => {
+		const { record } = await getRecord.call(this, itemIndex, state, 'job', id);
+		return [{ json: record }];
+	};
 }

@@ -1,10 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { requireId } from '../../helpers/validate';
-import type { TransportState } from '../../transport';
 import { apiRequest } from '../../transport';
 import { taskIdField } from '../shared.description';
+import type { Send } from '../types';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['task'], operation: ['delete'] } },
@@ -12,26 +12,26 @@ export const description = updateDisplayOptions(
 );
 
 /** DELETE /api/tasks/{taskId} (scope "export"): removes the task and its files. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const taskId = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
-	const response = await apiRequest.call(
-		this,
-		itemIndex,
-		{
-			method: 'DELETE',
-			path: ['api', 'tasks', taskId],
-			kind: 'delete',
-			scope: 'export',
-			subject: `Task "${taskId}"`,
-		},
-		state,
-	);
-	const body = response.body;
-	const extra =
-		typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as IDataObject) : {};
-	return [{ json: { ...extra, taskId, deleted: true } }];
+	return async (state) => {
+		const response = await apiRequest.call(
+			this,
+			itemIndex,
+			{
+				method: 'DELETE',
+				path: ['api', 'tasks', taskId],
+				kind: 'delete',
+				scope: 'export',
+				subject: `Task "${taskId}"`,
+			},
+			state,
+		);
+		const body = response.body;
+		const extra =
+			typeof body === 'object' && body !== null && !Array.isArray(body)
+				? (body as IDataObject)
+				: {};
+		return [{ json: { ...extra, taskId, deleted: true } }];
+	};
 }

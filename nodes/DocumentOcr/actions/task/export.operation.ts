@@ -8,6 +8,7 @@ import type { TransportState } from '../../transport';
 import { apiRequest } from '../../transport';
 import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
 import { getRecord } from '../records';
+import type { Send } from '../types';
 
 const FORMATS: Record<string, { mime: string; label: string }> = {
 	docx: {
@@ -65,11 +66,7 @@ function fileNameFromDisposition(value: unknown): string | undefined {
 }
 
 /** GET /api/export/{taskId}/{format}: the export as n8n binary data. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const node = this.getNode();
 	const taskId = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
 	const format = String(this.getNodeParameter('format', itemIndex)).trim().toLowerCase();
@@ -81,7 +78,18 @@ export async function execute(
 			itemIndex,
 		});
 	}
+	return async (state) => await exportTask.call(this, itemIndex, state, taskId, format, property);
+}
 
+async function exportTask(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+	taskId: string,
+	format: string,
+	property: string,
+): Promise<INodeExecutionData[]> {
+	const node = this.getNode();
 	/** Maps an export failure; a 4xx may mean "not done yet", which the task's status tells. */
 	const explain = async (original: NodeApiError | NodeOperationError) => {
 		const status = Number((original as NodeApiError).httpCode);

@@ -1,10 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { requireId } from '../../helpers/validate';
-import type { TransportState } from '../../transport';
 import { taskIdField } from '../shared.description';
 import { getRecord } from '../records';
+import type { Send } from '../types';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['task'], operation: ['get'] } },
@@ -12,12 +12,10 @@ export const description = updateDisplayOptions(
 );
 
 /** GET /api/tasks/{taskId}: status, and resultText / metadata once done. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
-	const taskId = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
-	const { record } = await getRecord.call(this, itemIndex, state, 'task', taskId);
-	return [{ json: record }];
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
+	const id = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
+	return async (state) => {
+		const { record } = await getRecord.call(this, itemIndex, state, 'task', id);
+		return [{ json: record }];
+	};
 }

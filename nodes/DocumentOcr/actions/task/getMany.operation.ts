@@ -10,6 +10,7 @@ import { unwrapList } from '../../helpers/task';
 import { requireInteger } from '../../helpers/validate';
 import type { TransportState } from '../../transport';
 import { apiRequest, unexpectedBody } from '../../transport';
+import type { Send } from '../types';
 import { optionsCollection } from '../shared.description';
 
 const MAX_PAGES = 10_000;
@@ -81,11 +82,7 @@ export const description = updateDisplayOptions(
 );
 
 /** GET /api/tasks, page by page: Return All walks pages until the last; Limit stops early. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll
 		? Infinity
@@ -107,7 +104,7 @@ export async function execute(
 		1,
 		MAX_PAGE_SIZE,
 	);
-	let page = requireInteger(
+	const page = requireInteger(
 		this,
 		itemIndex,
 		options.page ?? 1,
@@ -118,6 +115,30 @@ export async function execute(
 	const status =
 		typeof filters.status === 'string' && filters.status.trim() ? filters.status.trim() : undefined;
 
+	return async (state) =>
+		await listTasks.call(this, itemIndex, state, { limit, pageSize, page, status });
+}
+
+/**
+ * Walks the list by what each answer says — `hasMore`, `totalPages`, `total` with the page size
+ * the service used — and only without any of those by the page's length: a page shorter than the
+ * longest one seen ends the walk, and so does an empty page. A service that caps `pageSize` below
+ * the one asked (the reference shows no maximum) therefore never ends the walk early: its pages
+ * are all as long as its cap, and only the last one is shorter (or empty).
+ */
+async function listTasks(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+	{
+		limit,
+		pageSize,
+		page: startPage,
+		status,
+	}: { limit: number; pageSize: number; page: number; status?: string },
+): Promise<INodeExecutionData[]> {
+	let page = startPage;
+	let longest = 0;
 	const tasks: IDataObject[] = [];
 	let previousFirstId: unknown;
 	for (let walked = 0; walked < MAX_PAGES && tasks.length < limit; walked++, page++) {
@@ -144,10 +165,14 @@ export async function execute(
 			break;
 		previousFirstId = firstId;
 		tasks.push(...list.records);
-		const lastPage =
-			list.records.length < pageSize ||
-			(list.totalPages !== undefined && page >= list.totalPages) ||
-			(list.total !== undefined && page * pageSize >= list.total);
+		longest = Math.max(longest, list.records.length);
+		// The page size the service used: as it says, else its longest page so far.
+		const used = list.pageSize ?? longest;
+		let lastPage: boolean;
+		if (list.hasMore !== undefined) lastPage = !list.hasMore;
+		else if (list.totalPages !== undefined) lastPage = page >= list.totalPages;
+		else if (list.total !== undefined) lastPage = page * used >= list.total;
+		else lastPage = list.records.length < longest;
 		if (lastPage) break;
 	}
 	return tasks.slice(0, limit).map((json) => ({ json }));

@@ -1,15 +1,10 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { checkBodySize, jsonWithDocument } from '../../helpers/body';
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
 import { pagesBilled } from '../../helpers/task';
-import { DEFAULT_WAIT, waitDeadline } from '../../helpers/wait';
-import type { TransportState } from '../../transport';
+import { DEFAULT_WAIT, waitTimeoutMs } from '../../helpers/wait';
 import {
 	concurrencyOption,
 	documentFields,
@@ -17,7 +12,8 @@ import {
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
-import { submitDocumentTask, waitForRecord } from '../records';
+import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../records';
+import type { Send } from '../types';
 
 const properties: INodeProperties[] = [
 	...documentFields,
@@ -70,12 +66,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** POST /api/ocr, then (optionally) wait for the task. Billing: pages are deducted on submission. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
+/**
+ * POST /api/ocr, then (optionally) wait for the task. Billing: pages are deducted on submission.
+ * Check phase: the document, the parameters, the wait timeout and the exact request body.
+ */
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const document = await readDocument.call(this, itemIndex, {
 		accept: TASK_API_KINDS,
 		target: 'the task API',
@@ -84,26 +79,38 @@ export async function execute(
 	const documentType = this.getNodeParameter('documentType', itemIndex) as string;
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const deadline = waitDeadline(this, itemIndex, options.waitTimeout);
-
-	const { accepted: submitted, taskId } = await submitDocumentTask.call(
+	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
+	const body = checkBodySize(
 		this,
 		itemIndex,
-		state,
-		['api', 'ocr'],
-		{ filename: document.fileName, provider, documentType },
+		jsonWithDocument(
+			this,
+			{ filename: document.fileName, provider, documentType },
+			'imageBase64',
+			document,
+		),
 		document,
+		'/api/ocr',
 	);
-	const billed = pagesBilled(submitted);
-	const billing = billed === undefined ? {} : { pagesBilled: billed };
 
-	if (!wait) return [{ json: { ...submitted, ...billing } }];
+	return async (state) => {
+		if (wait) await ensureCanReadTasks.call(this, itemIndex, state);
+		const {
+			accepted,
+			taskId,
+			pagesBilled: billed,
+		} = await submitDocumentTask.call(this, itemIndex, state, ['api', 'ocr'], body);
+		if (!wait)
+			return [{ json: billed === undefined ? accepted : { ...accepted, pagesBilled: billed } }];
 
-	const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, {
-		...DEFAULT_WAIT,
-		// A sync task is usually finished when the submission returns: look at once.
-		firstPollAfterMs: provider === 'provider-sync' ? 0 : DEFAULT_WAIT.firstPollAfterMs,
-		deadline,
-	});
-	return [{ json: { ...task, ...billing } }];
+		const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, {
+			...DEFAULT_WAIT,
+			// A sync task is usually finished when the submission returns: look at once.
+			firstPollAfterMs: provider === 'provider-sync' ? 0 : DEFAULT_WAIT.firstPollAfterMs,
+			deadline: Date.now() + timeoutMs,
+		});
+		// The submission answer shows no billed count: the finished task's page count is the bill.
+		const pages = billed ?? pagesBilled(task);
+		return [{ json: pages === undefined ? task : { ...task, pagesBilled: pages } }];
+	};
 }

@@ -1,15 +1,11 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { checkBodySize, jsonWithDocument } from '../../helpers/body';
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
-import { DEFAULT_WAIT, waitDeadline } from '../../helpers/wait';
-import type { TransportState } from '../../transport';
-import { submitDocumentTask, waitForRecord } from '../records';
+import { DEFAULT_WAIT, waitTimeoutMs } from '../../helpers/wait';
+import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../records';
+import type { Send } from '../types';
 import {
 	concurrencyOption,
 	documentFields,
@@ -79,11 +75,7 @@ export const description = updateDisplayOptions(
 );
 
 /** POST /api/v2/ocr (filename required; options format / highFidelityTables / formulas), then optionally wait. */
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-): Promise<INodeExecutionData[]> {
+export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const node = this.getNode();
 	const document = await readDocument.call(this, itemIndex, {
 		accept: TASK_API_KINDS,
@@ -108,33 +100,41 @@ export async function execute(
 	if (options.highFidelityTables !== undefined)
 		ocrOptions.highFidelityTables = options.highFidelityTables === true;
 	if (options.formulas !== undefined) ocrOptions.formulas = options.formulas === true;
-	const deadline = waitDeadline(this, itemIndex, options.waitTimeout);
-
+	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
 	const fields: IDataObject = { filename: document.fileName };
 	if (Object.keys(ocrOptions).length) fields.options = ocrOptions;
-	const { accepted, taskId } = await submitDocumentTask.call(
+	const body = checkBodySize(
 		this,
 		itemIndex,
-		state,
-		['api', 'v2', 'ocr'],
-		fields,
+		jsonWithDocument(this, fields, 'imageBase64', document),
 		document,
+		'/api/v2/ocr',
 	);
-	const summary: IDataObject = accepted;
-	if (!wait) return [{ json: summary }];
 
-	const estimate = Number(accepted.estimatedSeconds);
-	const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, {
-		...DEFAULT_WAIT,
-		// The service's estimate times the first look (bounded: it is an estimate).
-		firstPollAfterMs:
-			Number.isFinite(estimate) && estimate >= 0
-				? Math.min(Math.max(estimate * 1000, 250), 60_000)
-				: DEFAULT_WAIT.firstPollAfterMs,
-		deadline,
-	});
-	const billing: IDataObject = {};
-	for (const key of ['estimatedSeconds', 'pages', 'creditsUsed'])
-		if (accepted[key] !== undefined) billing[key] = accepted[key];
-	return [{ json: { ...task, ...billing } }];
+	return async (state) => {
+		if (wait) await ensureCanReadTasks.call(this, itemIndex, state);
+		const { accepted, taskId } = await submitDocumentTask.call(
+			this,
+			itemIndex,
+			state,
+			['api', 'v2', 'ocr'],
+			body,
+		);
+		if (!wait) return [{ json: accepted }];
+
+		const estimate = Number(accepted.estimatedSeconds);
+		const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, {
+			...DEFAULT_WAIT,
+			// The service's estimate times the first look (bounded: it is an estimate).
+			firstPollAfterMs:
+				Number.isFinite(estimate) && estimate >= 0
+					? Math.min(Math.max(estimate * 1000, 250), 60_000)
+					: DEFAULT_WAIT.firstPollAfterMs,
+			deadline: Date.now() + timeoutMs,
+		});
+		const billing: IDataObject = {};
+		for (const key of ['estimatedSeconds', 'pages', 'creditsUsed'])
+			if (accepted[key] !== undefined) billing[key] = accepted[key];
+		return [{ json: { ...task, ...billing } }];
+	};
 }

@@ -1,0 +1,151 @@
+'use strict';
+/**
+ * Money-safe batches in real n8n 2.x (the packed package as a community package, `n8n execute`,
+ * the emulator's page ledger): a bad item among 20 costs nothing, a 402 at item 5 stops the
+ * spending and the node's error lists what was billed, and the 10 MB limit is the request body's.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { createInstance, nodeOutput } = require('./instance');
+const documents = require('../fixtures/documents');
+
+let n8n;
+
+/** Manual Trigger → Read Files (`/data/ocr-inbox/<dir>/*.pdf`) → Document OCR (`parameters`). */
+function batchWorkflow(id, dir, parameters) {
+	return {
+		id,
+		name: `e2e: ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: `${id}-1`,
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: `${id}-2`,
+				name: 'Read files',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: { fileSelector: `/data/ocr-inbox/${dir}/*.pdf`, options: {} },
+			},
+			{
+				id: `${id}-3`,
+				name: 'Document OCR',
+				type: 'n8n-nodes-document-ocr.documentOcr',
+				typeVersion: 1,
+				position: [400, 0],
+				credentials: {
+					documentOcrApi: { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' },
+				},
+				parameters,
+			},
+		],
+		connections: {
+			Start: { main: [[{ node: 'Read files', type: 'main', index: 0 }]] },
+			'Read files': { main: [[{ node: 'Document OCR', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+const submit = { resource: 'task', operation: 'submit', waitForCompletion: true, options: {} };
+
+function writeBatch(dir, count, first) {
+	const folder = path.join(n8n.inbox, dir);
+	fs.mkdirSync(folder, { recursive: true });
+	for (let i = 0; i < count; i++) {
+		const name = `doc-${String(i).padStart(2, '0')}.pdf`;
+		const bytes = i === 0 && first ? first : documents.makePdf([`Batch document ${i}`]);
+		fs.writeFileSync(path.join(folder, name), bytes);
+	}
+}
+
+beforeAll(async () => {
+	n8n = await createInstance({ label: 'money' });
+	await n8n.importCredential();
+	await n8n.importWorkflows([
+		batchWorkflow('ocrE2eBadFirst', 'bad-first', submit),
+		batchWorkflow('ocrE2eBalance', 'balance', submit),
+		batchWorkflow('ocrE2eEightMb', 'eight', { ...submit, waitForCompletion: false }),
+		batchWorkflow('ocrE2eSevenMd', 'seven', {
+			resource: 'document',
+			operation: 'markdown',
+			options: {},
+		}),
+	]);
+	await n8n.startServer();
+	await n8n.setupOwner();
+});
+
+afterAll(async () => {
+	await n8n?.close();
+});
+
+test('20 PDFs, the first one empty, Continue on Fail off: the run fails before anything is sent', async () => {
+	writeBatch('bad-first', 20, Buffer.alloc(0));
+	const mark = n8n.emu.ledger('acme').length;
+	const requests = n8n.emu.stats().requests;
+
+	const run = await n8n.executeExpectingFailure('ocrE2eBadFirst');
+
+	const error = run.data.resultData.error;
+	expect(error.message).toMatch(/^Item 0: the document is empty/);
+	expect(n8n.emu.stats().requests).toBe(requests);
+	expect(n8n.chargedSince(mark)).toBe(0);
+});
+
+test('a 402 at item 5 of 20: the run fails, and its error lists the task IDs of items 0–4', async () => {
+	writeBatch('balance', 20);
+	const balance = n8n.emu.balance('acme');
+	n8n.emu.setBalance('acme', 5);
+	const mark = n8n.emu.ledger('acme').length;
+	try {
+		const run = await n8n.executeExpectingFailure('ocrE2eBalance');
+
+		const error = run.data.resultData.error;
+		expect(error.message).toMatch(/page balance|pages/i);
+		const charged = n8n.emu
+			.ledger('acme')
+			.slice(mark)
+			.filter((e) => e.delta < 0)
+			.map((e) => e.taskId);
+		expect(charged).toHaveLength(5);
+		const listed = [...error.description.matchAll(/item (\d+): task ([\w-]+)/g)];
+		expect(listed.map((m) => Number(m[1]))).toEqual([0, 1, 2, 3, 4]);
+		expect(listed.map((m) => m[2]).sort()).toEqual([...charged].sort());
+		expect(error.description).toMatch(/bills them again/);
+		expect(n8n.chargedSince(mark)).toBe(5);
+	} finally {
+		n8n.emu.setBalance('acme', balance);
+	}
+});
+
+test('the 10 MB limit is the request body: an 8 MB PDF is refused on the task API, a 7 MB one converts to Markdown', async () => {
+	fs.mkdirSync(path.join(n8n.inbox, 'eight'), { recursive: true });
+	fs.writeFileSync(path.join(n8n.inbox, 'eight', 'eight.pdf'), documents.makePdfOfSize(8_000_000));
+	fs.mkdirSync(path.join(n8n.inbox, 'seven'), { recursive: true });
+	fs.writeFileSync(path.join(n8n.inbox, 'seven', 'seven.pdf'), documents.makePdfOfSize(7_000_000));
+	const requests = n8n.emu.stats().requests;
+	const mark = n8n.emu.ledger('acme').length;
+
+	const refused = await n8n.executeExpectingFailure('ocrE2eEightMb');
+
+	expect(refused.data.resultData.error.message).toMatch(
+		/would be 10\.67 MB, over the service's 10\.00 MB limit \(the file is 8\.00 MB, sent as Base64\)/,
+	);
+	expect(n8n.emu.stats().requests).toBe(requests);
+	expect(n8n.chargedSince(mark)).toBe(0);
+
+	const converted = await n8n.execute('ocrE2eSevenMd');
+
+	expect(converted.data.resultData.error).toBeUndefined();
+	const [item] = nodeOutput(converted, 'Document OCR');
+	expect(typeof item.json.markdown).toBe('string');
+	expect(item.json.fileName).toBe('seven.pdf');
+});

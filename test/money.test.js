@@ -1,0 +1,227 @@
+'use strict';
+/**
+ * Money-safe batches and waits, in n8n's engine against the emulator: a bad item bills nothing,
+ * the first failure stops the spending, no billed ID is lost, every wait ends by its own
+ * deadline, and lists are walked to their end whatever page size the service keeps to.
+ */
+const h = require('./helpers');
+const { KEYS } = require('./emulator');
+
+const emu = h.useEmulator({ perTest: true, workers: 4, msPerPage: 40 });
+
+const submissions = () => h.hits(emu, 'POST /api/ocr');
+const docs = (n) => Array.from({ length: n }, (_, i) => h.pdfItem(`Document ${i}`, `doc-${i}.pdf`));
+
+describe('a failing item stops the spending (Continue on Fail off)', () => {
+	test('20 items with item 0 an empty file: the run fails with 0 submissions and 0 pages', async () => {
+		const items = [h.binaryItem(Buffer.alloc(0), 'empty.pdf'), ...docs(19)];
+		const { error, output } = await h.run(emu, h.submit(), items);
+		expect(error.message).toMatch(/^Item 0: the document is empty/);
+		expect(error.context.itemIndex).toBe(0);
+		expect(output).toEqual([]);
+		expect(submissions()).toBe(0);
+		expect(h.netCharged(emu)).toBe(0);
+	});
+
+	test('a bad item late in the batch is found before anything is sent', async () => {
+		const items = [...docs(12), h.binaryItem(Buffer.from('not a document'), 'x.pdf')];
+		const { error } = await h.run(emu, h.submit({ options: { concurrency: 5 } }), items);
+		expect(error.context.itemIndex).toBe(12);
+		expect(submissions()).toBe(0);
+		expect(h.netCharged(emu)).toBe(0);
+	});
+
+	test.each([1, 5])(
+		'a 402 at item 5 of 20 (Concurrency %i): the run fails, and its error lists the task IDs of items 0–4',
+		async (concurrency) => {
+			emu.setBalance('acme', 5);
+			const { error, output } = await h.run(emu, h.submit({ options: { concurrency } }), docs(20));
+			expect(output).toEqual([]);
+			expect(error.context.itemIndex).toBe(5);
+			expect(error.message).toMatch(/page balance|pages/i);
+			const created = error.context.created;
+			expect(created.map((c) => c.itemIndex)).toEqual([0, 1, 2, 3, 4]);
+			const charged = emu
+				.ledger('acme')
+				.filter((e) => e.delta < 0)
+				.map((e) => e.taskId);
+			expect(created.map((c) => c.id).sort()).toEqual([...charged].sort());
+			for (const c of created)
+				expect(error.description).toContain(`item ${c.itemIndex}: task ${c.id}`);
+			expect(error.description).toMatch(
+				/Re-running the node submits them again and bills them again/,
+			);
+			expect(error.description).toMatch(/Task → Get/);
+			expect(h.netCharged(emu)).toBe(5);
+			// Items after the failure: no submission started once it was known (in flight at most
+			// Concurrency − 1 more, each refused for the balance, so none billed).
+			expect(submissions()).toBeLessThanOrEqual(6 + (concurrency - 1));
+		},
+	);
+
+	test('which items are billed when the balance runs out is item order, not timing (Concurrency 1)', async () => {
+		emu.setBalance('acme', 3);
+		const items = [
+			h.binaryItem(h.documents.makePdf(['a', 'b']), 'two-pages.pdf'),
+			h.pdfItem('one page', 'one.pdf'),
+			h.pdfItem('another page', 'another.pdf'),
+		];
+		const { error } = await h.run(emu, h.submit({ options: { concurrency: 1 } }), items);
+		expect(error.context.itemIndex).toBe(2);
+		expect(error.context.created.map((c) => c.itemIndex)).toEqual([0, 1]);
+	});
+});
+
+describe('no billed ID is lost', () => {
+	test('a key with only the submit scope and Wait for Completion on: nothing is sent, the error names the read scope', async () => {
+		const { error } = await h.run(emu, h.submit(), docs(3), { apiKey: KEYS.submitOnly });
+		expect(error.message).toMatch(/read/);
+		expect(error.description).toMatch(
+			/checks before submitting anything that the key can read tasks/,
+		);
+		expect(submissions()).toBe(0);
+		expect(h.netCharged(emu)).toBe(0);
+	});
+
+	test('Continue on Fail: an item that fails after its submission carries its task ID and billed pages', async () => {
+		const { output, error } = await h.run(
+			emu,
+			h.submit(),
+			[h.pdfItem('fine', 'fine.pdf'), h.pdfItem('this one will FAIL', 'bad.pdf')],
+			{ continueOnFail: true },
+		);
+		expect(error).toBeUndefined();
+		expect(output[0].json.status).toBe('done');
+		expect(output[1].json.error).toMatch(/failed/);
+		expect(output[1].json.taskId).toMatch(/\S/);
+		const charged = emu
+			.ledger('acme')
+			.filter((e) => e.delta < 0)
+			.map((e) => e.taskId);
+		expect(charged).toContain(output[1].json.taskId);
+	});
+
+	test('without a billed count in the submission answer, the finished task reports its pages', async () => {
+		const { output } = await h.run(emu, h.submit(), [
+			h.binaryItem(h.documents.makePdf(['one', 'two']), 'two.pdf'),
+		]);
+		expect(output[0].json.pagesBilled).toBe(2);
+	});
+});
+
+describe('deadlines: each item its own, from the moment the service accepted it', () => {
+	test('Concurrency 1, a 3 s Wait Timeout, 4 items taking 1 s each: all finish (the timeout does not start before the upload)', async () => {
+		emu.options.msPerPage = 1000;
+		const started = Date.now();
+		const { output, error } = await h.run(
+			emu,
+			h.submit({ options: { concurrency: 1, waitTimeout: 0.05 } }),
+			docs(4),
+		);
+		expect(error).toBeUndefined();
+		expect(output.map((o) => o.json.status)).toEqual(['done', 'done', 'done', 'done']);
+		expect(Date.now() - started).toBeGreaterThan(3000); // longer than one timeout, in all
+	});
+
+	test('a 503 with Retry-After: 3600 on a status check: the item ends at its deadline, not an hour later', async () => {
+		emu.pauseQueue();
+		emu.fault({
+			kind: 'status',
+			status: 503,
+			retryAfter: 3600,
+			method: 'GET',
+			path: '/api/tasks/',
+			times: 100,
+		});
+		const started = Date.now();
+		const { output, error } = await h.run(
+			emu,
+			h.submit({ options: { waitTimeout: 0.05 } }),
+			docs(3),
+			{ continueOnFail: true },
+		);
+		expect(error).toBeUndefined();
+		expect(Date.now() - started).toBeLessThan(3000 + 5000);
+		for (const item of output) {
+			expect(item.json.error).toBeDefined();
+			expect(item.json.taskId).toMatch(/\S/);
+		}
+	});
+});
+
+test('a status check held 4 s by a Retry-After holds only its own task: the others are seen done soon after they finish', async () => {
+	// The first status read (the oldest task's) answers 503 with Retry-After: 4.
+	emu.fault({ kind: 'status', status: 503, retryAfter: 4, method: 'GET', path: '/api/tasks/' });
+	const { output, error } = await h.run(emu, h.submit({ options: { concurrency: 5 } }), docs(8));
+	expect(error).toBeUndefined();
+	expect(output.map((o) => o.json.status)).toEqual(Array(8).fill('done'));
+	const { pollLog } = emu.stats();
+	const held = emu.faults.log[0].path.split('/').pop();
+	const seenDone = (id) => pollLog.find((p) => p.taskId === id && p.status === 'done').at;
+	const others = output.map((o) => o.json.taskId).filter((id) => id !== held);
+	expect(others).toHaveLength(7);
+	// The held one is seen done only after its 4 s; each of the 7 others at least 2 s before that.
+	for (const id of others) expect(seenDone(id)).toBeLessThan(seenDone(held) - 2000);
+});
+
+describe('answers the reference describes', () => {
+	test('a refunded task creation failure is sent once more: the document is charged exactly once', async () => {
+		emu.fault({ kind: 'failCreation', path: '/api/ocr' });
+		const { output, error } = await h.run(emu, h.submit(), [h.pdfItem('refunded then fine')]);
+		expect(error).toBeUndefined();
+		expect(output[0].json.status).toBe('done');
+		expect(submissions()).toBe(2);
+		expect(h.netCharged(emu)).toBe(1);
+	});
+
+	test("success: false on a 200 is an item error with the service's message and the refund note", async () => {
+		emu.fault({
+			kind: 'body',
+			method: 'POST',
+			path: '/api/ocr',
+			status: 200,
+			body: { success: false, message: 'document could not be queued' },
+		});
+		const { output } = await h.run(emu, h.submit(), [h.pdfItem('x')], { continueOnFail: true });
+		expect(output[0].json.error).toBe(
+			'The OCR service did not accept the document (success: false): document could not be queued',
+		);
+		expect(output[0].json.description).toMatch(/refunds/);
+	});
+});
+
+describe('Get Many walks the list to its end, whatever page size the service keeps to', () => {
+	const seed = async (n) => {
+		emu.options.msPerPage = 0;
+		const { error } = await h.run(
+			emu,
+			h.submit({ waitForCompletion: false, options: { concurrency: 10 } }),
+			docs(n),
+		);
+		expect(error).toBeUndefined();
+	};
+
+	test.each([
+		['items (with total and the page size used)', 'items'],
+		['a bare array (no paging fields at all)', 'array'],
+		['data + pagination', 'data'],
+	])(
+		'120 tasks, a cap of 10 per page, %s: Return All gives 120, Limit 30 gives 30',
+		async (_label, shape) => {
+			await seed(120);
+			emu.options.maxPageSize = 10;
+			emu.options.shapes.list = shape;
+			const all = await h.run(
+				emu,
+				h.task('getMany', { returnAll: true, filters: {}, options: {} }),
+			);
+			expect(all.error).toBeUndefined();
+			expect(new Set(all.output.map((o) => o.json.taskId)).size).toBe(120);
+			const some = await h.run(
+				emu,
+				h.task('getMany', { returnAll: false, limit: 30, filters: {}, options: {} }),
+			);
+			expect(some.output).toHaveLength(30);
+		},
+	);
+});
