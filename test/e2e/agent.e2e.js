@@ -15,7 +15,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { request } = require('undici');
-const { createInstance, nodeOutput, KEYS, CREDENTIAL_ID } = require('./instance');
+const { createInstance, startNode, nodeOutput, KEYS, CREDENTIAL_ID } = require('./instance');
 const documents = require('../fixtures/documents');
 const { DocumentOcr } = require('../../dist/nodes/DocumentOcr/DocumentOcr.node.js');
 const {
@@ -161,14 +161,7 @@ async function startFakeOpenAi() {
 /** Manual Trigger → AI Agent (prompt `prompt`) with the OpenAI Chat Model and `tools`. */
 function agentWorkflow(id, name, prompt, tools) {
 	const nodes = [
-		{
-			id: `${id}-1`,
-			name: 'Start',
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		},
+		startNode(`${id}-1`),
 		{
 			id: `${id}-2`,
 			name: 'AI Agent',

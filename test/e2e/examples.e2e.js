@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { request } = require('undici');
-const { createInstance, example, nodeOutput, KEYS } = require('./instance');
+const { createInstance, startNode, example, nodeOutput, KEYS } = require('./instance');
 const documents = require('../fixtures/documents');
 const { ingestionExample, invoiceExample } = require('./scenarios');
 
@@ -18,14 +18,7 @@ const continueOnFail = {
 	active: false,
 	settings: { executionOrder: 'v1' },
 	nodes: [
-		{
-			id: 'k1',
-			name: 'Start',
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		},
+		startNode('k1'),
 		{
 			id: 'k2',
 			name: 'Read mixed files',

@@ -421,6 +421,18 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 }
 
 /** A workflow file of examples/ as an object. */
+/** The Manual Trigger node ("Start") that the suites' own workflows begin with. */
+function startNode(id) {
+	return {
+		id,
+		name: 'Start',
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
+}
+
 function example(file) {
 	return JSON.parse(fs.readFileSync(path.join(rt.ROOT, 'examples', file), 'utf8'));
 }
@@ -438,6 +450,7 @@ function nodeError(run, nodeName) {
 
 module.exports = {
 	createInstance,
+	startNode,
 	example,
 	nodeOutput,
 	nodeError,

@@ -6,7 +6,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { createInstance, nodeOutput } = require('./instance');
+const { createInstance, startNode, nodeOutput } = require('./instance');
 const documents = require('../fixtures/documents');
 
 let n8n;
@@ -19,14 +19,7 @@ function batchWorkflow(id, dir, parameters) {
 		active: false,
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			{
-				id: `${id}-1`,
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
+			startNode(`${id}-1`),
 			{
 				id: `${id}-2`,
 				name: 'Read files',
