@@ -11,7 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { getRecord } from '../DocumentOcr/actions/records';
+import { getRecord } from '../DocumentOcr/transport/client';
 import { TransportState } from '../DocumentOcr/transport';
 import { forgetScope, recordDelivery } from './replay';
 import type { Headers } from './signature';

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkBodySize, multipartWithDocument } from '../../helpers/body';
 import { readDocument, V1_KINDS } from '../../helpers/document';
-import { postDocumentV1 } from '../records';
+import { postDocumentV1 } from '../../transport/client';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 

@@ -6,7 +6,7 @@ import { readDocument, V1_KINDS } from '../../helpers/document';
 import { unwrapRecord } from '../../helpers/task';
 import { DEFAULT_WAIT, waitTimeoutMs } from '../../helpers/wait';
 import { unexpectedBody } from '../../transport';
-import { postDocumentV1, waitForRecord } from '../records';
+import { postDocumentV1, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
 import {
 	concurrencyOption,

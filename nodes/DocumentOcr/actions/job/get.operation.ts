@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { requireId } from '../../helpers/validate';
-import { getRecord } from '../records';
+import { getRecord } from '../../transport/client';
 import type { Send } from '../types';
 
 export const description = updateDisplayOptions(

@@ -7,7 +7,7 @@ import { requireId } from '../../helpers/validate';
 import type { TransportState } from '../../transport';
 import { apiRequest } from '../../transport';
 import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
-import { getRecord } from '../records';
+import { getRecord } from '../../transport/client';
 import type { Send } from '../types';
 
 const FORMATS: Record<string, { mime: string; label: string }> = {

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { requireId } from '../../helpers/validate';
 import { taskIdField } from '../shared.description';
-import { getRecord } from '../records';
+import { getRecord } from '../../transport/client';
 import type { Send } from '../types';
 
 export const description = updateDisplayOptions(

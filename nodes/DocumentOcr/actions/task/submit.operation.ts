@@ -12,7 +12,7 @@ import {
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
-import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../records';
+import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
 
 const properties: INodeProperties[] = [

@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { checkBodySize, jsonWithDocument } from '../../helpers/body';
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
 import { DEFAULT_WAIT, waitTimeoutMs } from '../../helpers/wait';
-import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../records';
+import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
 import {
 	concurrencyOption,

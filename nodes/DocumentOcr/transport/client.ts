@@ -1,3 +1,9 @@
+/**
+ * The service client: the calls the action node and the trigger make — read a task or job (any
+ * wrapper), wait for one, submit a document (JSON or multipart), the free read-scope check — on
+ * top of the one sender (`./index.ts`). Operations stay thin; the trigger reads tasks from here,
+ * not from the action node's `actions/`.
+ */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -5,8 +11,8 @@ import type { StreamedBlob } from '../helpers/body';
 import { pagesBilled, unwrapRecord } from '../helpers/task';
 import type { WaitSettings } from '../helpers/wait';
 import { waitUntilFinished } from '../helpers/wait';
-import type { Surface, TransportContext, TransportState } from '../transport';
-import { apiRequest, unexpectedBody } from '../transport';
+import type { Surface, TransportContext, TransportState } from './index';
+import { apiRequest, unexpectedBody } from './index';
 
 /** The two kinds of long-running record the service has, and where each is read. */
 const RECORDS = {
