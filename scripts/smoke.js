@@ -13,7 +13,6 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const TRIGGER_WORKFLOW = 'ocrExampleOnDone';
 const PUBLIC_API_SCOPES = ['workflow:list', 'execution:list', 'execution:read'];
 
 function check(condition, message) {
@@ -25,7 +24,18 @@ function nodeOutput(run, name) {
 	return run.data.resultData.runData[name]?.[0]?.data?.main?.[0] ?? [];
 }
 
-async function smokeCheck({ rt, server, admin, n8n, emu, inbox, say, readySeconds }) {
+/** `triggerWorkflow`: the ID of example 07, which the emulator's deliveries start. */
+async function smokeCheck({
+	rt,
+	server,
+	admin,
+	n8n,
+	emu,
+	inbox,
+	say,
+	readySeconds,
+	triggerWorkflow,
+}) {
 	const started = Date.now();
 	check(admin.cookie, 'could not sign in as the demo owner');
 	const apiKey = await rt.createApiKey(server.url, admin.cookie, PUBLIC_API_SCOPES, 'smoke');
@@ -39,7 +49,7 @@ async function smokeCheck({ rt, server, admin, n8n, emu, inbox, say, readySecond
 	const missing = examples.filter((id) => !ids.has(id));
 	check(missing.length === 0, `examples not imported: ${missing.join(', ')}`);
 	check(
-		workflows.find((w) => w.id === TRIGGER_WORKFLOW)?.active,
+		workflows.find((w) => w.id === triggerWorkflow)?.active,
 		'the trigger example (07) is not active',
 	);
 	say(
@@ -75,7 +85,7 @@ async function smokeCheck({ rt, server, admin, n8n, emu, inbox, say, readySecond
 		const list = await rt.publicApiList(
 			server.url,
 			apiKey,
-			`/executions?workflowId=${TRIGGER_WORKFLOW}&includeData=true&limit=250`,
+			`/executions?workflowId=${triggerWorkflow}&includeData=true&limit=250`,
 		);
 		done = list.filter((e) => e.finished || ['success', 'error', 'crashed'].includes(e.status));
 		if (done.length >= tasks.length) break;

@@ -290,7 +290,17 @@ async function main() {
 		const { smokeCheck } = require('./smoke');
 		let code = 0;
 		try {
-			await smokeCheck({ rt, server, admin, n8n, emu, inbox, state, say, readySeconds: seconds });
+			await smokeCheck({
+				rt,
+				server,
+				admin,
+				n8n,
+				emu,
+				inbox,
+				say,
+				readySeconds: seconds,
+				triggerWorkflow: TRIGGER_WORKFLOW,
+			});
 		} catch (error) {
 			say(`✖ smoke check failed: ${error.message}`);
 			code = 1;

@@ -118,7 +118,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				if (!send) return undefined;
 				return { items: await send(state) };
 			} catch (error) {
-				if (!continueOnFail) state.halt();
+				state.failed();
 				return { error: error as Error };
 			} finally {
 				state.passTurn(itemIndex);

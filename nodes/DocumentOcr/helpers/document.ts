@@ -24,7 +24,6 @@ export const V1_KINDS: DocumentKind[] = ['pdf', 'png', 'jpeg', 'webp'];
  * number refuses a too-large file early; the exact body is checked with checkBodySize.
  */
 export const MAX_BODY_BYTES = 10_000_000;
-export const MAX_DOCUMENT_BYTES = MAX_BODY_BYTES;
 
 const KIND_INFO: Record<
 	DocumentKind,
@@ -174,7 +173,7 @@ export function decodeBase64Input(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	raw: string,
-	maxBytes = MAX_DOCUMENT_BYTES,
+	maxBytes = MAX_BODY_BYTES,
 ): DecodedBase64 {
 	const node = ctx.getNode();
 	let data = raw.trim();
@@ -292,8 +291,7 @@ export async function readDocument(
 			// Stored by n8n (disk or database): check size and type without loading the file.
 			binaryId = binary.id;
 			size = (await this.helpers.getBinaryMetadata(binary.id)).fileSize;
-			head =
-				size > 0 && size <= MAX_DOCUMENT_BYTES ? await readHead(this, binary.id) : Buffer.alloc(0);
+			head = size > 0 && size <= MAX_BODY_BYTES ? await readHead(this, binary.id) : Buffer.alloc(0);
 		} else {
 			bytes = await this.helpers.getBinaryDataBuffer(itemIndex, property);
 			size = bytes.length;
@@ -309,7 +307,7 @@ export async function readDocument(
 			itemIndex,
 		});
 	}
-	if (size > MAX_DOCUMENT_BYTES) throw tooLarge(this, itemIndex, size, MAX_DOCUMENT_BYTES);
+	if (size > MAX_BODY_BYTES) throw tooLarge(this, itemIndex, size, MAX_BODY_BYTES);
 
 	const kind = detectKind(head);
 	if (!kind || !options.accept.includes(kind)) {

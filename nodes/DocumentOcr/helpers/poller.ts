@@ -50,7 +50,7 @@ export interface PollerSettings {
 	/** Ask the next-oldest too when nothing finished for this long (and for 4× the pace). */
 	stallMs: number;
 	/** A head whose status request has been under way this long no longer gates the others. */
-	slowMs?: number;
+	slowMs: number;
 	/** Resolves after `ms`; rejects at once when `signal` aborts or the execution is cancelled. */
 	sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 	cancelled: () => boolean;
@@ -171,7 +171,7 @@ export class Poller {
 	/** Which waiters to ask now. */
 	/** The record that sets the pace: the oldest one, unless its request is slow to come back. */
 	private head(now: number): Waiter | undefined {
-		const slowMs = this.settings.slowMs ?? 1_000;
+		const { slowMs } = this.settings;
 		return [...this.waiters]
 			.sort((a, b) => a.seq - b.seq)
 			.find((w) => !w.busy || now - w.busySince < slowMs);
@@ -207,7 +207,7 @@ export class Poller {
 		const head = this.head(now);
 		if (head && !head.busy) next = Math.min(next, head.notBefore);
 		// A busy head turns slow at busySince + slowMs: then the next one takes over.
-		const slowMs = this.settings.slowMs ?? 1_000;
+		const { slowMs } = this.settings;
 		for (const waiter of this.waiters) {
 			if (!waiter.busy) continue;
 			next = Math.min(next, waiter.deadline);

@@ -179,10 +179,8 @@ export async function submitDocumentTask(
 	);
 	const accepted = unwrapRecord(response.body);
 	const taskId = accepted?.taskId;
-	const acceptedOk =
-		accepted?.success !== false && (typeof taskId === 'string' || typeof taskId === 'number');
-	if (!acceptedOk) state.submissionFailed();
 	if (accepted?.success === false) {
+		state.failed();
 		const said = [accepted.message, accepted.error].find((v) => typeof v === 'string');
 		const message = `The OCR service did not accept the document (success: false)${said ? `: ${String(said)}` : ''}`;
 		throw new NodeApiError(
@@ -197,6 +195,7 @@ export async function submitDocumentTask(
 		);
 	}
 	if (!accepted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
+		state.failed();
 		throw unexpectedBody(
 			this,
 			itemIndex,

@@ -126,7 +126,7 @@ export class StoppedError extends Error {
  * State shared by all items of one node execution: the resolved endpoints, the rate-limit gate
  * (a 429 slows down every concurrent item, not only the one that received it), and the money
  * rules of a batch:
- *  - `halt()`: once an item has failed the node (Continue on Fail off), no billable request
+ *  - `failed()`: once an item has failed the node (Continue on Fail off), no billable request
  *    starts any more — checked right before sending — and every wait ends;
  *  - submissions start in item order (`turn` / `passTurn`): item i's billable request starts no
  *    later than item i+1's, so which items are billed never depends on timing;
@@ -228,6 +228,7 @@ export class TransportState {
 			},
 			cancelled: () => cancelSignal(ctx)?.aborted === true,
 			halted: () => this.halted,
+			slowMs: 1_000,
 		});
 		return this.pollerInstance;
 	}
@@ -235,13 +236,15 @@ export class TransportState {
 	/** Without Continue on Fail, the first failing item fails the node (set by the router). */
 	stopOnFailure = false;
 
-	/** A submission failed: without Continue on Fail, that item will fail the node. */
-	submissionFailed() {
+	/**
+	 * An item failed (or a submission did, which will fail its item): without Continue on Fail
+	 * that fails the node, so start no more billable requests and end every wait.
+	 */
+	failed() {
 		if (this.stopOnFailure) this.halt();
 	}
 
-	/** An item failed the node: start no more billable requests, end every wait. */
-	halt() {
+	private halt() {
 		this.halted = true;
 		this.pollerInstance?.interrupt();
 		for (const wake of this.turnWaiters.values()) wake();
@@ -450,7 +453,7 @@ export async function apiRequest<T = IDataObject>(
 	// A failed submission stops the batch's spending at once — before the request slot it frees is
 	// taken by the next submission — rather than once the error has reached the router.
 	const failed = <E extends Error>(error: E): E => {
-		if (submission) state.submissionFailed();
+		if (submission) state.failed();
 		return error;
 	};
 	const errorContext = () => ({
