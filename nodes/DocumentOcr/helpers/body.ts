@@ -4,7 +4,7 @@ import { randomBytes } from 'crypto';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { DocumentInput } from './document';
-import { formatBytes, MAX_BODY_BYTES, openDocument } from './document';
+import { formatBytes, MAX_BODY_BYTES, openDocument, readDocument, V1_KINDS } from './document';
 
 /**
  * Request bodies that carry a document, produced as a stream so a 10 MB file is never held as a
@@ -162,4 +162,22 @@ export function checkBodySize(
 			itemIndex,
 		},
 	);
+}
+
+/**
+ * A `/v1` upload of the item's document (PDF, PNG, JPEG or WEBP) as the multipart part `file`
+ * beside `fields`, checked — type, size of the body as sent — before anything is sent.
+ */
+export async function v1Upload(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	endpoint: string,
+	fields: Array<[string, string]> = [],
+): Promise<{ document: DocumentInput; body: StreamedBlob }> {
+	const document = await readDocument.call(ctx, itemIndex, {
+		accept: V1_KINDS,
+		target: 'the /v1 API',
+	});
+	const body = multipartWithDocument(ctx, fields, 'file', document);
+	return { document, body: checkBodySize(ctx, itemIndex, body, document, `/v1/${endpoint}`) };
 }

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { checkBodySize, multipartWithDocument } from '../../helpers/body';
-import { readDocument, V1_KINDS } from '../../helpers/document';
+import { v1Upload } from '../../helpers/body';
 import { postDocumentV1 } from '../../transport/client';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
@@ -85,17 +84,9 @@ function readSchema(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 /** POST /v1/extract: the document plus a JSON Schema; outputs the validated JSON the service returns. */
 export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const schema = readSchema(this, itemIndex);
-	const document = await readDocument.call(this, itemIndex, {
-		accept: V1_KINDS,
-		target: 'the /v1 API',
-	});
-	const body = checkBodySize(
-		this,
-		itemIndex,
-		multipartWithDocument(this, [['schema', JSON.stringify(schema)]], 'file', document),
-		document,
-		'/v1/extract',
-	);
+	const { document, body } = await v1Upload(this, itemIndex, 'extract', [
+		['schema', JSON.stringify(schema)],
+	]);
 	return async (state) => {
 		const result = await postDocumentV1.call(this, itemIndex, state, 'extract', body);
 		// The response shape is not published: the extracted object under data / result / extracted / output, or the body itself.

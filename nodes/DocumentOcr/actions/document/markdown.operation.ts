@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkBodySize, multipartWithDocument } from '../../helpers/body';
-import { readDocument, V1_KINDS } from '../../helpers/document';
+import { v1Upload } from '../../helpers/body';
 import { postDocumentV1 } from '../../transport/client';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
@@ -38,17 +37,7 @@ export const description = updateDisplayOptions(
 
 /** POST /v1/markdown: the document as Markdown (id, pages, markdown), optionally also as a .md file. */
 export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
-	const document = await readDocument.call(this, itemIndex, {
-		accept: V1_KINDS,
-		target: 'the /v1 API',
-	});
-	const body = checkBodySize(
-		this,
-		itemIndex,
-		multipartWithDocument(this, [], 'file', document),
-		document,
-		'/v1/markdown',
-	);
+	const { document, body } = await v1Upload(this, itemIndex, 'markdown');
 	const outputFile = this.getNodeParameter('outputFile', itemIndex, false) as boolean;
 	const property =
 		(this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() ||

@@ -1,8 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkBodySize, multipartWithDocument } from '../../helpers/body';
-import { readDocument, V1_KINDS } from '../../helpers/document';
+import { v1Upload } from '../../helpers/body';
 import { postDocumentV1 } from '../../transport/client';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
@@ -14,17 +13,7 @@ export const description = updateDisplayOptions(
 
 /** POST /v1/ocr: text and blocks, output as the service returns them. */
 export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
-	const document = await readDocument.call(this, itemIndex, {
-		accept: V1_KINDS,
-		target: 'the /v1 API',
-	});
-	const body = checkBodySize(
-		this,
-		itemIndex,
-		multipartWithDocument(this, [], 'file', document),
-		document,
-		'/v1/ocr',
-	);
+	const { document, body } = await v1Upload(this, itemIndex, 'ocr');
 	return async (state) => {
 		const result = await postDocumentV1.call(this, itemIndex, state, 'ocr', body);
 		return [{ json: { ...result, fileName: document.fileName } }];

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { checkBodySize, multipartWithDocument } from '../../helpers/body';
-import { readDocument, V1_KINDS } from '../../helpers/document';
+import { v1Upload } from '../../helpers/body';
 import { unwrapRecord } from '../../helpers/task';
 import { DEFAULT_WAIT, waitTimeoutMs } from '../../helpers/wait';
 import { unexpectedBody } from '../../transport';
@@ -77,17 +76,7 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
-	const document = await readDocument.call(this, itemIndex, {
-		accept: V1_KINDS,
-		target: 'the /v1 API',
-	});
-	const body = checkBodySize(
-		this,
-		itemIndex,
-		multipartWithDocument(this, fields, 'file', document),
-		document,
-		'/v1/jobs',
-	);
+	const { body } = await v1Upload(this, itemIndex, 'jobs', fields);
 
 	return async (state) => {
 		const created = unwrapRecord(
