@@ -9,8 +9,8 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { StreamedBlob } from '../helpers/body';
 import { pagesBilled, unwrapRecord } from '../helpers/task';
-import type { WaitSettings } from '../helpers/wait';
-import { waitUntilFinished } from '../helpers/wait';
+import type { WaitSettings } from '../waiting';
+import { waitUntilFinished } from '../waiting';
 import type { Surface, TransportContext, TransportState } from './index';
 import { apiRequest, unexpectedBody } from './index';
 
@@ -80,7 +80,7 @@ export async function waitForRecord(
 			fetch: async (deadline) => await getRecord.call(this, itemIndex, state, kind, id, deadline),
 		},
 		settings,
-		state.poller(this),
+		state,
 	);
 }
 

@@ -9,7 +9,6 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { StreamedBlob } from '../helpers/body';
-import { Poller } from '../helpers/poller';
 import {
 	networkError,
 	parseServiceError,
@@ -136,7 +135,7 @@ export class StoppedError extends Error {
 export class TransportState {
 	private endpoints?: { base: string; api: string; secrets: string[] };
 
-	private pollerInstance?: Poller;
+	private haltListeners: Array<() => void> = [];
 
 	halted = false;
 
@@ -215,22 +214,9 @@ export class TransportState {
 		}
 	}
 
-	/** The execution's one poller: every waiting task or job of this execution shares it. */
-	poller(ctx: TransportContext): Poller {
-		this.pollerInstance ??= new Poller({
-			minIntervalMs: 250,
-			maxIntervalMs: 10_000,
-			window: Math.max(1, this.concurrency),
-			stallMs: 5_000,
-			sleep: async (ms, signal) => {
-				const cancel = cancelSignal(ctx);
-				await sleep(ms, cancel ? AbortSignal.any([cancel, signal]) : signal);
-			},
-			cancelled: () => cancelSignal(ctx)?.aborted === true,
-			halted: () => this.halted,
-			slowMs: 1_000,
-		});
-		return this.pollerInstance;
+	/** `listener` runs when the batch halts (the waiting module ends every wait then). */
+	onHalt(listener: () => void) {
+		this.haltListeners.push(listener);
 	}
 
 	/** Without Continue on Fail, the first failing item fails the node (set by the router). */
@@ -246,7 +232,7 @@ export class TransportState {
 
 	private halt() {
 		this.halted = true;
-		this.pollerInstance?.interrupt();
+		for (const listener of this.haltListeners) listener();
 		for (const wake of this.turnWaiters.values()) wake();
 		this.turnWaiters.clear();
 	}

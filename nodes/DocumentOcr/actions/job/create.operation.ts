@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { v1Upload } from '../../helpers/body';
 import { unwrapRecord } from '../../helpers/task';
-import { DEFAULT_WAIT, waitTimeoutMs } from '../../helpers/wait';
+import { waitTimeoutMs } from '../../waiting';
 import { unexpectedBody } from '../../transport';
 import { postDocumentV1, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
@@ -94,7 +94,6 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 		}
 		if (!wait) return [{ json: { ...created, id: String(jobId) } }];
 		const job = await waitForRecord.call(this, itemIndex, state, 'job', String(jobId), {
-			...DEFAULT_WAIT,
 			deadline: Date.now() + timeoutMs,
 		});
 		return [{ json: job }];

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { checkBodySize, jsonWithDocument } from '../../helpers/body';
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
 import { pagesBilled } from '../../helpers/task';
-import { DEFAULT_WAIT, waitTimeoutMs } from '../../helpers/wait';
+import { waitTimeoutMs } from '../../waiting';
 import {
 	concurrencyOption,
 	documentFields,
@@ -104,9 +104,8 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 			return [{ json: billed === undefined ? accepted : { ...accepted, pagesBilled: billed } }];
 
 		const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, {
-			...DEFAULT_WAIT,
 			// A sync task is usually finished when the submission returns: look at once.
-			firstPollAfterMs: provider === 'provider-sync' ? 0 : DEFAULT_WAIT.firstPollAfterMs,
+			expectedAfterMs: provider === 'provider-sync' ? 0 : undefined,
 			deadline: Date.now() + timeoutMs,
 		});
 		// The submission answer shows no billed count: the finished task's page count is the bill.

@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { checkBodySize, jsonWithDocument } from '../../helpers/body';
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
-import { DEFAULT_WAIT, waitTimeoutMs } from '../../helpers/wait';
+import { waitTimeoutMs } from '../../waiting';
 import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
 import {
@@ -124,12 +124,11 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 
 		const estimate = Number(accepted.estimatedSeconds);
 		const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, {
-			...DEFAULT_WAIT,
 			// The service's estimate times the first look (bounded: it is an estimate).
-			firstPollAfterMs:
+			expectedAfterMs:
 				Number.isFinite(estimate) && estimate >= 0
 					? Math.min(Math.max(estimate * 1000, 250), 60_000)
-					: DEFAULT_WAIT.firstPollAfterMs,
+					: undefined,
 			deadline: Date.now() + timeoutMs,
 		});
 		const billing: IDataObject = {};

@@ -1,15 +1,18 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { StoppedError } from '../transport';
-import type { PollFetch, Poller } from './poller';
-import { isKnownStatus } from './task';
+import { isKnownStatus } from '../helpers/task';
+import type { TransportState } from '../transport';
+import { cancelSignal, StoppedError } from '../transport';
+import type { PollFetch } from './poller';
+import { DEFAULT_POLLER, Poller } from './poller';
 
 /**
- * The one place that waits for a task or job to finish: it hands the record to the execution's
- * Poller (which decides when to ask; see poller.ts) and turns the outcome into the record or a
- * per-item error — failed (naming the record and its status), past the user's deadline (naming
- * the last status), or cancelled.
+ * The one place that waits for tasks and jobs to finish. Each execution has one Poller (which
+ * decides when to ask; see poller.ts), shared by all its waiting items; this module turns a
+ * wait's outcome into the record or a per-item error — failed (naming the record and its status),
+ * past the item's deadline (naming the last status), cancelled, or stopped because another item
+ * failed the node. Deadlines run from the moment the service accepted the item.
  */
 
 export interface WaitTarget {
@@ -22,11 +25,34 @@ export interface WaitTarget {
 export interface WaitSettings {
 	/** Give up at this time (epoch ms). */
 	deadline: number;
-	/** Delay before the first look (ms): the service's estimate, 0 for synchronous providers. */
-	firstPollAfterMs: number;
+	/**
+	 * When the service said how long the record needs (ms from now; 0 for a synchronous
+	 * provider). Without it, the record is looked at with the others of the batch.
+	 */
+	expectedAfterMs?: number;
 }
 
-export const DEFAULT_WAIT: Omit<WaitSettings, 'deadline'> = { firstPollAfterMs: 1_000 };
+const pollers = new WeakMap<TransportState, Poller>();
+
+/** The execution's one poller (executions are told apart by their TransportState). */
+function pollerFor(ctx: IExecuteFunctions, state: TransportState): Poller {
+	let poller = pollers.get(state);
+	if (!poller) {
+		const created = new Poller({
+			...DEFAULT_POLLER,
+			sleep: async (ms, signal) => {
+				const cancel = cancelSignal(ctx);
+				await sleep(ms, cancel ? AbortSignal.any([cancel, signal]) : signal);
+			},
+			cancelled: () => cancelSignal(ctx)?.aborted === true,
+			halted: () => state.halted,
+		});
+		state.onHalt(() => created.interrupt());
+		pollers.set(state, created);
+		poller = created;
+	}
+	return poller;
+}
 
 /** Longest Wait Timeout accepted: a week (n8n's own execution timeout usually ends a run sooner). */
 const MAX_WAIT_MINUTES = 7 * 24 * 60;
@@ -66,11 +92,11 @@ export async function waitUntilFinished(
 	itemIndex: number,
 	target: WaitTarget,
 	settings: WaitSettings,
-	poller: Poller,
+	state: TransportState,
 ): Promise<IDataObject> {
 	const node = this.getNode();
 	const started = Date.now();
-	const outcome = await poller.wait(target.fetch, settings);
+	const outcome = await pollerFor(this, state).wait(target.fetch, settings);
 	switch (outcome.state) {
 		case 'done':
 			return outcome.record;

@@ -1,0 +1,374 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { classifyStatus } from '../helpers/task';
+
+/**
+ * Waits for all the tasks (or jobs) of one execution together, asking the service as little as
+ * possible, and assuming nothing about the order in which it finishes them (the spec does not
+ * say; a service may run small documents first, or several workers at once).
+ *
+ * The node hands its output on only when every item has ended, so what a batch needs is that the
+ * LAST record is noticed promptly, and that the others cost few status requests. Hence:
+ *
+ *  - Records are looked at together, in "looks". A look first asks a small sample of the
+ *    waiting records (about √n of them, spread over the batch, never the oldest first). Its hit
+ *    rate estimates, whatever the service's order, how many of all the waiting records are
+ *    finished. Only when that is most of them (`sweepAt`, 80 %) are all the others asked too (a
+ *    sweep). So a record costs about one request to be found finished, plus a share of the
+ *    misses of samples and sweeps.
+ *  - The next look is timed by the rate at which records finish (learnt from the looks so far):
+ *    when that rate says `sweepAt` of the waiting records should be finished. Without a rate yet,
+ *    the pause doubles. Near the end few records are left, so looks come quickly: the last one is
+ *    noticed within about one pause of `minIntervalMs`–a few hundred ms.
+ *  - A record with the service's own estimate (a v2 `estimatedSeconds`, a synchronous provider)
+ *    is first asked at that time, on its own; after that it joins the looks.
+ *
+ * Every waiter keeps its own deadline: it is asked one last time then, and a request of its own
+ * still under way (a Retry-After, a back-off) does not hold it past that. No request waits for
+ * another one: answers come back in any order and each only wakes the loop. A Retry-After on a
+ * status answer delays that record's next request only. Cancelling the execution, or another item
+ * failing the node, ends every wait at once; no request is sent after it.
+ */
+
+export type PollFetch = (
+	deadline: number,
+) => Promise<{ record: IDataObject; retryAfterMs?: number }>;
+
+export interface PollOptions {
+	/** Epoch ms after which the waiter gives up (after one last look). */
+	deadline: number;
+	/**
+	 * When the service said how long the record needs (ms from now; 0 for a synchronous provider),
+	 * it is first asked then. Without it, the record joins the shared looks.
+	 */
+	expectedAfterMs?: number;
+}
+
+export type PollOutcome =
+	| { state: 'done' | 'failed'; record: IDataObject }
+	| { state: 'timeout'; record?: IDataObject }
+	| { state: 'cancelled' }
+	/** Another item failed the node: every wait ends. */
+	| { state: 'halted' }
+	| { state: 'error'; error: Error };
+
+export interface PollerSettings {
+	/** Shortest pause between two looks. */
+	minIntervalMs: number;
+	/** A look whose answers take longer than this no longer holds the next one. */
+	slowMs: number;
+	/** Longest pause between two looks. */
+	maxIntervalMs: number;
+	/** Share of the waiting records that a sample must find finished before all are asked. */
+	sweepAt: number;
+	/** Resolves after `ms`; rejects at once when `signal` aborts or the execution is cancelled. */
+	sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+	cancelled: () => boolean;
+	halted?: () => boolean;
+	now?: () => number;
+}
+
+export const DEFAULT_POLLER: Pick<
+	PollerSettings,
+	'minIntervalMs' | 'maxIntervalMs' | 'sweepAt' | 'slowMs'
+> = { minIntervalMs: 250, maxIntervalMs: 10_000, sweepAt: 0.8, slowMs: 1_000 };
+
+interface Waiter {
+	seq: number;
+	fetch: PollFetch;
+	deadline: number;
+	/** Not asked before this (a Retry-After). */
+	notBefore: number;
+	/** Asked on its own at this time (its estimate, a deadline, a sweep deferred by Retry-After). */
+	askAt: number;
+	/** Part of the shared looks (false until a record with an estimate was first asked). */
+	inLooks: boolean;
+	busy: boolean;
+	asks: number;
+	/** The last record seen (for a timeout while a request is under way). */
+	last?: IDataObject;
+	settle: (outcome: PollOutcome) => void;
+}
+
+interface Look {
+	members: Set<Waiter>;
+	startedAt: number;
+	answered: number;
+	hits: number;
+	/** Records in the looks when it started, those found finished since the last sweep then,
+	 * and the time since that sweep. */
+	waiting: number;
+	found: number;
+	exposureMs: number;
+	/** All records were asked: no sweep follows it. */
+	everyone: boolean;
+	/** It follows a sample (whose hits already gave the rate). */
+	sweep: boolean;
+	closed: boolean;
+}
+
+/**
+ * Spreads a sample over the batch whatever its order (never the oldest first): the golden-ratio
+ * scramble of a waiter's number, turned a little further for each look so that consecutive
+ * samples take different records.
+ */
+const scramble = (seq: number, look: number) => (seq * 0.6180339887 + look * 0.4142135624) % 1;
+
+export class Poller {
+	private waiters: Waiter[] = [];
+
+	private seq = 0;
+
+	private loop?: Promise<void>;
+
+	private wake?: () => void;
+
+	/** An answer came in while the loop was not pausing: the next pause returns at once. */
+	private dirty = false;
+
+	/** The look under way, if any. */
+	private look?: Look;
+
+	/** When all the records in the looks were last asked (or the batch began). */
+	private sweptAt = 0;
+
+	private nextLookAt = 0;
+
+	/** Records finishing per ms, as the last look measured it (0: not known yet). */
+	private rate = 0;
+
+	/** Records found finished since the last sweep (by samples and their own asks). */
+	private found = 0;
+
+	/** When the current batch began (the first record joined an empty poller). */
+	private batchStart = 0;
+
+	private looks = 0;
+
+	constructor(private readonly settings: PollerSettings) {}
+
+	private now(): number {
+		return this.settings.now ? this.settings.now() : Date.now();
+	}
+
+	async wait(fetch: PollFetch, options: PollOptions): Promise<PollOutcome> {
+		return await new Promise<PollOutcome>((settle) => {
+			const now = this.now();
+			if (this.waiters.length === 0) {
+				// A new batch: its first look after the shortest pause, then doubling.
+				this.batchStart = now;
+				this.sweptAt = now;
+				this.nextLookAt = now + this.settings.minIntervalMs;
+			}
+			const expected = options.expectedAfterMs;
+			this.waiters.push({
+				seq: this.seq++,
+				fetch,
+				deadline: options.deadline,
+				notBefore: 0,
+				askAt:
+					expected === undefined
+						? options.deadline
+						: Math.min(options.deadline, now + Math.max(0, expected)),
+				inLooks: expected === undefined,
+				busy: false,
+				asks: 0,
+				settle,
+			});
+			this.wake?.();
+			this.loop ??= this.run().finally(() => (this.loop = undefined));
+		});
+	}
+
+	/** Ends the current pause at once (the settings' `cancelled()` may have turned true). */
+	interrupt() {
+		this.dirty = true;
+		this.wake?.();
+	}
+
+	private settle(waiter: Waiter, outcome: PollOutcome) {
+		this.waiters = this.waiters.filter((w) => w !== waiter);
+		waiter.settle(outcome);
+	}
+
+	private inLooks(): Waiter[] {
+		return this.waiters.filter((w) => w.inLooks);
+	}
+
+	/** When the next look is due: when `sweepAt` of the records should be finished. */
+	private scheduleLook(now: number) {
+		const { minIntervalMs, maxIntervalMs, sweepAt } = this.settings;
+		const { rate } = this;
+		const waiting = this.inLooks().length;
+		// Finished since the last sweep = rate × time; `found` of them are known already.
+		const gap =
+			rate > 0
+				? this.sweptAt + (sweepAt * waiting + this.found) / rate - now
+				: // Nothing learnt yet: half the time the batch has waited (the pause grows by 1.5×).
+					(now - this.batchStart) / 2;
+		this.nextLookAt = now + Math.min(maxIntervalMs, Math.max(minIntervalMs, gap));
+	}
+
+	/** Starts a look: a sample of the records in the looks, or all of them (a sweep). */
+	private startLook(now: number, sweep: boolean) {
+		const all = this.inLooks();
+		const everyone = sweep || all.length <= 4;
+		const candidates = all
+			.filter((w) => !w.busy && now >= w.notBefore)
+			.sort((a, b) => scramble(a.seq, this.looks) - scramble(b.seq, this.looks));
+		this.looks++;
+		const size = everyone ? all.length : Math.max(4, Math.ceil(Math.sqrt(all.length)));
+		const members = new Set(candidates.slice(0, size));
+		const look: Look = {
+			members,
+			startedAt: now,
+			answered: 0,
+			hits: 0,
+			waiting: all.length,
+			found: this.found,
+			exposureMs: now - this.sweptAt,
+			everyone,
+			sweep,
+			closed: false,
+		};
+		if (everyone) {
+			// Those held back by a Retry-After are asked as soon as it allows.
+			for (const w of all) if (!members.has(w) && !w.busy) w.askAt = Math.min(w.askAt, w.notBefore);
+			this.sweptAt = now;
+			this.found = 0;
+		}
+		if (members.size === 0) return this.scheduleLook(now);
+		this.look = look;
+		this.launch([...members], look);
+	}
+
+	/**
+	 * A look ended (every member answered, or it has taken longer than `slowMs`: slow answers
+	 * carry on for their own records but no longer hold the batch). What it found gives the rate
+	 * at which records finish, and decides whether all the others are asked now.
+	 */
+	private closeLook(look: Look, now: number) {
+		if (look.closed) return;
+		look.closed = true;
+		if (this.look === look) this.look = undefined;
+		if (look.answered === 0) return this.scheduleLook(now);
+		// The share of the waiting records a sample says are finished, leaning towards "more" when
+		// the sample is small (a late look costs the batch's end; an early one a few requests).
+		const share = (look.hits + 1) / (look.answered + 2);
+		if (look.sweep) {
+			// The sample before it measured the rate; the sweep only collects.
+		} else if (look.hits === 0) {
+			// Nothing finished: the rate was too high; the next pauses grow (by 1.25×) until one does.
+			this.rate *= 0.8;
+		} else if (look.exposureMs > 0) {
+			// Finished since the last sweep: those found before this look, and what it says of the rest.
+			const finished = look.everyone ? look.found + look.hits : look.found + share * look.waiting;
+			this.rate = finished / look.exposureMs;
+		}
+		if (!look.everyone && share >= this.settings.sweepAt && this.inLooks().length > 0)
+			return this.startLook(now, true);
+		this.scheduleLook(now);
+	}
+
+	private async ask(waiter: Waiter): Promise<boolean> {
+		waiter.busy = true;
+		waiter.asks++;
+		try {
+			const { record, retryAfterMs } = await waiter.fetch(waiter.deadline);
+			// Ended meanwhile (its deadline passed while this request was under way): nothing to do.
+			if (!this.waiters.includes(waiter)) return false;
+			waiter.last = record;
+			const now = this.now();
+			const state = classifyStatus(record.status);
+			if (state !== 'pending') {
+				this.settle(waiter, { state, record });
+				return true;
+			}
+			if (now >= waiter.deadline) {
+				this.settle(waiter, { state: 'timeout', record });
+				return false;
+			}
+			waiter.notBefore = now + (retryAfterMs ?? 0);
+			// From now on it is asked in the looks (and one last time at its deadline).
+			waiter.inLooks = true;
+			waiter.askAt = waiter.deadline;
+			return false;
+		} catch (error) {
+			if (this.waiters.includes(waiter))
+				this.settle(waiter, { state: 'error', error: error as Error });
+			return false;
+		} finally {
+			waiter.busy = false;
+		}
+	}
+
+	/** Asks `waiters` without waiting for the answers; each answer wakes the loop. */
+	private launch(waiters: Waiter[], look?: Look) {
+		for (const waiter of waiters) {
+			void this.ask(waiter).then((finished) => {
+				// Found by a sweep: it finished before the sweep began, so not counted since then.
+				if (finished && !look?.everyone) this.found++;
+				if (look && !look.closed) {
+					look.answered++;
+					if (finished) look.hits++;
+					if (look.answered === look.members.size) this.closeLook(look, this.now());
+				}
+				this.dirty = true;
+				this.wake?.();
+			});
+		}
+	}
+
+	private nextWake(now: number): number {
+		let next = this.look ? this.look.startedAt + this.settings.slowMs : this.nextLookAt;
+		for (const waiter of this.waiters) {
+			next = Math.min(next, waiter.deadline);
+			if (!waiter.busy) next = Math.min(next, Math.max(waiter.askAt, waiter.notBefore));
+		}
+		return Math.max(next, now + 1);
+	}
+
+	private async pause(ms: number) {
+		if (this.dirty) {
+			this.dirty = false;
+			return;
+		}
+		// Woken early (an answer, a new waiter, a halt): the sleep is aborted, so no timer is left.
+		const stop = new AbortController();
+		this.wake = () => stop.abort();
+		try {
+			await this.settings.sleep(ms, stop.signal);
+		} catch {
+			// Woken, or the execution was cancelled: the loop checks which next.
+		}
+		this.wake = undefined;
+	}
+
+	private async run() {
+		while (this.waiters.length > 0) {
+			if (this.settings.cancelled()) {
+				for (const waiter of [...this.waiters]) this.settle(waiter, { state: 'cancelled' });
+				return;
+			}
+			if (this.settings.halted?.()) {
+				for (const waiter of [...this.waiters]) this.settle(waiter, { state: 'halted' });
+				return;
+			}
+			const now = this.now();
+			// A request still under way at its waiter's deadline does not hold the waiter.
+			for (const waiter of this.waiters.filter((w) => w.busy && now >= w.deadline))
+				this.settle(waiter, { state: 'timeout', record: waiter.last });
+			// A look whose answers are slow no longer holds the others.
+			if (this.look && now >= this.look.startedAt + this.settings.slowMs)
+				this.closeLook(this.look, now);
+			// Asked on their own: an estimate come due, a last look at the deadline, a deferred sweep.
+			const own = this.waiters.filter(
+				(w) => !w.busy && now >= w.askAt && now >= Math.min(w.notBefore, w.deadline),
+			);
+			if (own.length > 0) this.launch(own);
+			if (!this.look && now >= this.nextLookAt && this.inLooks().some((w) => !w.busy))
+				this.startLook(now, false);
+			if (this.waiters.length > 0) await this.pause(this.nextWake(this.now()) - this.now());
+		}
+	}
+}
