@@ -64,7 +64,9 @@ async function main() {
 		);
 		for (const item of submitted) {
 			const { taskId, status, pagesBilled, resultText, metadata } = item.json;
-			say(`   item ${item.pairedItem.item}: ${taskId} ${status}, ${pagesBilled} page(s) billed`);
+			say(
+				`   item ${item.pairedItem.item}: ${taskId} ${status}${pagesBilled === undefined ? '' : `, ${pagesBilled} page(s) billed`}`,
+			);
 			say(
 				`     text: ${JSON.stringify(String(resultText).slice(0, 70))}${String(resultText).length > 70 ? '…' : ''}`,
 			);

@@ -90,6 +90,10 @@ afterAll(async () => {
 
 beforeEach(() => {
 	emu.reset();
+	// Most tests here exercise everything the emulator can send; 'spec profile' below checks the
+	// default, which sends only what the reference shows.
+	emu.options.fields = 'rich';
+	emu.options.completionOrder = 'fifo';
 	emu.options.shapes = {
 		error: 'flat',
 		list: 'items',
@@ -937,18 +941,57 @@ describe('webhooks', () => {
 			await e2.waitForTask(bad.json.taskId);
 			await e2.webhooksIdle();
 			expect(received).toHaveLength(1);
+			// The default profile: exactly the event and the task's ID and status, no event id.
 			const body = JSON.parse(received[0].raw);
-			expect(body.event).toBe('ocr.failed');
-			expect(body.data).toMatchObject({
-				taskId: bad.json.taskId,
-				status: 'failed',
-				error: expect.any(String),
+			expect(body).toEqual({
+				event: 'ocr.failed',
+				data: { taskId: bad.json.taskId, status: 'failed' },
 			});
+			expect(received[0].headers['x-webhook-id']).toBeUndefined();
+			expect(received[0].headers['x-webhook-event']).toBeUndefined();
 			expect(Number.isNaN(Date.parse(received[0].headers['x-webhook-timestamp']))).toBe(false);
 			expect(verify('s2', received[0].headers, received[0].raw)).toBe(true);
 		} finally {
 			await e2.close();
 		}
+	});
+});
+
+// ---------------------------------------------------------------------------- the default profile
+describe('spec profile (the default): only what the reference shows', () => {
+	beforeEach(() => {
+		emu.options.fields = 'spec';
+		emu.options.completionOrder = 'random';
+		emu.options.shapes.submit = 'spec';
+	});
+
+	test('a task shows taskId, provider, status, metadata, and resultText once done; delete has no body', async () => {
+		const r = await submit(docs.makePdf(['one', 'two']), { filename: 'two.pdf' });
+		expect(r.json).toEqual({
+			success: true,
+			taskId: expect.stringMatching(/^tsk_/),
+			provider: 'provider-async',
+		});
+		await emu.waitForTask(r.json.taskId);
+		const t = await call('GET', `/api/tasks/${r.json.taskId}`);
+		expect(Object.keys(t.json).sort()).toEqual(
+			['metadata', 'provider', 'resultText', 'status', 'taskId'].sort(),
+		);
+		const d = await call('DELETE', `/api/tasks/${r.json.taskId}`);
+		expect([d.status, d.text]).toEqual([200, '']);
+	});
+
+	test('tasks of mixed page counts finish out of order', async () => {
+		const order = [];
+		const ids = [];
+		emu.pauseQueue();
+		for (const pages of [6, 1, 5, 1, 4, 1, 3, 1]) {
+			const r = await submit(docs.makePdf(Array.from({ length: pages }, (_, i) => `p${i}`)));
+			ids.push(r.json.taskId);
+		}
+		emu.resumeQueue();
+		await Promise.all(ids.map((id) => emu.waitForTask(id).then(() => order.push(id))));
+		expect(order).not.toEqual(ids);
 	});
 });
 

@@ -102,10 +102,15 @@ describe('no billed ID is lost', () => {
 	});
 
 	test('without a billed count in the submission answer, the finished task reports its pages', async () => {
-		const { output } = await h.run(emu, h.submit(), [
-			h.binaryItem(h.documents.makePdf(['one', 'two']), 'two.pdf'),
-		]);
+		const items = [h.binaryItem(h.documents.makePdf(['one', 'two']), 'two.pdf')];
+		// A service whose task carries `pages` (not shown by the spec: the rich profile).
+		const rich = await h.withEmulator({ fields: 'rich' });
+		const { output } = await h.run(rich, h.submit(), items).finally(() => rich.close());
 		expect(output[0].json.pagesBilled).toBe(2);
+		// The spec's service shows no page count anywhere: none is made up.
+		const strict = await h.run(emu, h.submit(), items);
+		expect(strict.output[0].json.pagesBilled).toBeUndefined();
+		expect(strict.output[0].json.resultText).toContain('two');
 	});
 });
 

@@ -16,7 +16,9 @@ describe('Task → Submit in the real engine', () => {
 		expect(item.json.taskId).toMatch(/\S/);
 		expect(item.json.resultText).toContain('First page text');
 		expect(item.json.resultText).toContain('Second page text');
-		expect(item.json.pagesBilled).toBe(2);
+		// The spec shows no billed count on /api/ocr (neither in the answer nor on the task): the
+		// node reports none rather than a guess; the ledger shows what was charged.
+		expect(item.json.pagesBilled).toBeUndefined();
 		expect(h.netCharged(emu) - before).toBe(2);
 		// The emulator received the file name from the binary property.
 		expect(emu.getTask(item.json.taskId).filename).toBe('two-pages.pdf');
@@ -35,10 +37,13 @@ describe('Task → Submit in the real engine', () => {
 		});
 	});
 
-	test('provider-sync returns word positions', async () => {
-		const { output, error } = await h.run(emu, h.submit({ provider: 'provider-sync' }), [
-			h.binaryItem(h.documents.makePng('Sync words here'), 'scan.png', 'image/png'),
-		]);
+	test('provider-sync returns word positions (a service that sends them: the rich profile)', async () => {
+		const rich = await h.withEmulator({ fields: 'rich' });
+		const { output, error } = await h
+			.run(rich, h.submit({ provider: 'provider-sync' }), [
+				h.binaryItem(h.documents.makePng('Sync words here'), 'scan.png', 'image/png'),
+			])
+			.finally(() => rich.close());
 		expect(error).toBeUndefined();
 		expect(output[0].json.provider).toBe('provider-sync');
 		expect(output[0].json.words.map((w) => w.text)).toEqual(['Sync', 'words', 'here']);
@@ -123,8 +128,18 @@ describe('Task → Submit in the real engine', () => {
 		expect(output[0].json.resultText).toContain('good one');
 		expect(output[2].json.resultText).toContain('good two');
 		expect(output[1].pairedItem).toEqual({ item: 1 });
-		expect(output[1].json.error).toMatch(/^Task "tsk_[^"]+" failed \(status "failed"\)/);
-		expect(output[1].json.error).toMatch(/unreadable/);
+		// The spec shows no error text on a task: the message names the task and its status.
+		expect(output[1].json.error).toMatch(/^Task "tsk_[^"]+" failed \(status "failed"\)$/);
+	});
+
+	test('a failed task whose record carries an error text: the message quotes it', async () => {
+		const rich = await h.withEmulator({ fields: 'rich' });
+		const { output } = await h
+			.run(rich, h.submit(), [h.pdfItem('this will FAIL')], { continueOnFail: true })
+			.finally(() => rich.close());
+		expect(output[0].json.error).toMatch(
+			/^Task "tsk_[^"]+" failed \(status "failed"\): .*unreadable/,
+		);
 	});
 
 	test('without Continue on Fail a failed task fails the node with the item index', async () => {

@@ -195,12 +195,10 @@ describe('Job (/v1/jobs)', () => {
 		);
 		expect(error).toBeUndefined();
 		const [item] = output;
-		expect(item.json).toMatchObject({
-			id: expect.stringMatching(/^job_/),
-			status: 'done',
-			fields: { language: 'de', priority: 'high' },
-		});
+		expect(item.json).toMatchObject({ id: expect.stringMatching(/^job_/), status: 'done' });
 		expect(item.json.result.text).toBe('A job to do');
+		// The fields reached the service (the spec's job record does not echo them).
+		expect(emu.jobMap.get(item.json.id).fields).toEqual({ language: 'de', priority: 'high' });
 	});
 
 	test('Get returns the job; a job that fails is an error naming it and its status', async () => {
@@ -214,9 +212,7 @@ describe('Job (/v1/jobs)', () => {
 		const waited = await h.run(emu, job('create'), [h.pdfItem('Another FAIL')], {
 			continueOnFail: true,
 		});
-		expect(waited.output[0].json.error).toMatch(
-			/^Job "job_[^"]+" failed \(status "failed"\): Could not recognise/,
-		);
+		expect(waited.output[0].json.error).toMatch(/^Job "job_[^"]+" failed \(status "failed"\)$/);
 	});
 
 	test('an unknown job is a not-found error', async () => {

@@ -58,7 +58,6 @@ async function invoiceExample(n8n) {
 		'Due Date': '2026-12-01',
 		Total: 1234.56,
 		Currency: 'EUR',
-		'Pages Billed': 1,
 	});
 	const [exported] = nodeOutput(run, 'Export task as XLSX');
 	expect(exported.json).toMatchObject({ format: 'xlsx', fileName: 'acme-0042.xlsx' });

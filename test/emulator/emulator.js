@@ -35,7 +35,17 @@ const DEFAULT_OPTIONS = {
 	queueDelayMs: 0,
 	// submit 'spec': { success, taskId, provider } exactly as the reference shows it; 'withPages'
 	// (opt-in) adds pages / pagesBilled, which the reference does not show.
-	shapes: { error: 'flat', list: 'items', task: 'flat', submit: 'spec', v1Error: null },
+	// list 'array': a bare array, no totals (the reference shows no list body; the least convenient).
+	shapes: { error: 'flat', list: 'array', task: 'flat', submit: 'spec', v1Error: null },
+	// 'spec': records and webhook payloads carry exactly the fields the reference shows — a task
+	// { taskId, provider, status, resultText (done), metadata }, a job { id, status, result },
+	// an event { event, data: { taskId, status } } without an id. 'rich' (opt-in) adds what a
+	// service might also send: timestamps, page count, filename, error text, word positions,
+	// event ids and X-Webhook-Event / X-Webhook-Id headers.
+	fields: 'spec',
+	// The reference does not say in which order tasks finish. 'random' (default): a worker takes
+	// any queued task (seeded), so with mixed page counts tasks finish out of order; 'fifo' opt-in.
+	completionOrder: 'random',
 	// Largest pageSize GET /api/tasks honours (the reference shows none): the least convenient
 	// plausible one, its own default of 20; a larger pageSize asked for gets 20 per page.
 	maxPageSize: 20,
@@ -203,12 +213,15 @@ class Emulator extends EventEmitter {
 		this.servers = [];
 		this.queue = new WorkQueue({
 			workers: this.options.workers,
+			order: () => this.options.completionOrder,
+			seed: this.options.seed,
 			timers: this.timers,
 			queueDelayMs: this.options.queueDelayMs,
 			run: (t) => this.runAsync(t),
 		});
 		this.webhooks = new WebhookSender({
 			timers: this.timers,
+			rich: () => this.options.fields === 'rich',
 			timestampFormat: this.options.timestampFormat,
 			retries: this.options.webhookRetries,
 			retryDelayMs: this.options.webhookRetryDelayMs,
@@ -508,50 +521,49 @@ class Emulator extends EventEmitter {
 	}
 
 	publicTask(t, { list = false } = {}) {
-		const v = {
-			taskId: t.taskId,
-			provider: t.provider,
-			status: this.statusName(t.status),
+		const v = { taskId: t.taskId, provider: t.provider, status: this.statusName(t.status) };
+		if (t.status === 'done' && !list) v.resultText = t.resultText;
+		v.metadata = JSON.parse(JSON.stringify(t.metadata || {}));
+		if (this.options.fields !== 'rich') return v;
+		Object.assign(v, {
 			documentType: t.documentType,
 			filename: t.filename,
 			pages: t.pages,
 			createdAt: t.createdAt,
 			updatedAt: t.updatedAt,
-		};
+		});
 		if (t.completedAt) v.completedAt = t.completedAt;
 		if (t.kind === 'v2') v.options = { ...t.options };
-		if (t.status === 'done' && !list) v.resultText = t.resultText;
-		v.metadata = JSON.parse(JSON.stringify(t.metadata || {}));
 		if (t.status === 'done' && t.words && !list) v.words = t.words;
 		if (t.status === 'failed') v.error = t.error;
 		return v;
 	}
 
 	jobView(j) {
-		const v = {
-			id: j.taskId,
-			status: this.statusName(j.status),
+		const v = { id: j.taskId, status: this.statusName(j.status) };
+		if (j.status === 'done') v.result = { ...j.result };
+		if (this.options.fields !== 'rich') return v;
+		Object.assign(v, {
 			createdAt: j.createdAt,
 			updatedAt: j.updatedAt,
 			filename: j.filename,
 			pages: j.pages,
 			fields: { ...j.fields },
-		};
+		});
 		if (j.completedAt) v.completedAt = j.completedAt;
-		if (j.status === 'done') v.result = { ...j.result };
 		if (j.status === 'failed') v.error = j.error;
 		return v;
 	}
 
 	webhookData(t) {
-		const d = {
-			taskId: t.taskId,
-			status: this.statusName(t.status),
+		const d = { taskId: t.taskId, status: this.statusName(t.status) };
+		if (this.options.fields !== 'rich') return d;
+		Object.assign(d, {
 			provider: t.provider,
 			documentType: t.documentType,
 			filename: t.filename,
 			pages: t.pages,
-		};
+		});
 		if (t.kind === 'job') d.jobId = t.taskId;
 		if (t.status === 'failed') d.error = t.error;
 		return d;
@@ -1197,7 +1209,10 @@ class Emulator extends EventEmitter {
 		this.taskMap.delete(t.taskId);
 		this.queue.remove(t);
 		this.emit('task', t);
-		this.sendJson(ctx, 200, { success: true, taskId: t.taskId });
+		// The reference shows no body for a delete: 'spec' answers 200 with none.
+		if (this.options.fields === 'rich')
+			this.sendJson(ctx, 200, { success: true, taskId: t.taskId });
+		else this.send(ctx, 200, {}, '');
 	}
 
 	exportTask(ctx, { id, format }) {

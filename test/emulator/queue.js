@@ -1,6 +1,7 @@
 'use strict';
 /**
- * FIFO work queue with `workers` concurrent async workers.
+ * Work queue with `workers` concurrent async workers. `order`: 'fifo', or 'random' (a free
+ * worker takes any queued item, seeded), so that tasks finish out of order.
  *   push(item)      item needs .pages (used for wait estimates)
  *   remove(item)    drop a queued item (e.g. deleted task)
  *   pause()/resume()
@@ -9,7 +10,16 @@
  * An item is picked no earlier than `queueDelayMs` after it was pushed.
  */
 class WorkQueue {
-	constructor({ workers = 2, timers, queueDelayMs = 0, run }) {
+	constructor({ workers = 2, timers, queueDelayMs = 0, run, order = 'fifo', seed = 42 }) {
+		// A function is read at each pick (a test may switch the order on a running emulator).
+		this.order = typeof order === 'function' ? order : () => order;
+		let state = seed >>> 0 || 1;
+		this.random = () => {
+			state ^= state << 13;
+			state ^= state >>> 17;
+			state ^= state << 5;
+			return (state >>> 0) / 4294967296;
+		};
 		this.workers = Math.max(1, Number(workers) || 1);
 		this.timers = timers;
 		this.queueDelayMs = Math.max(0, Number(queueDelayMs) || 0);
@@ -66,13 +76,15 @@ class WorkQueue {
 	pump() {
 		if (this.closed || this.paused) return;
 		while (this.busy < this.workers && this.items.length) {
-			const head = this.items[0];
-			const wait = head._enqueuedAt + this.queueDelayMs - Date.now();
-			if (wait > 0) {
-				this.schedule(wait);
+			// Items become ready `queueDelayMs` after they were pushed (so in push order).
+			const ready = this.items.filter((i) => i._enqueuedAt + this.queueDelayMs <= Date.now());
+			if (!ready.length) {
+				this.schedule(this.items[0]._enqueuedAt + this.queueDelayMs - Date.now());
 				return;
 			}
-			this.items.shift();
+			const head =
+				this.order() === 'random' ? ready[Math.floor(this.random() * ready.length)] : ready[0];
+			this.items.splice(this.items.indexOf(head), 1);
 			this.busy++;
 			const pages = head.pages || 1;
 			this.busyPages += pages;

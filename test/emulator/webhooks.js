@@ -2,10 +2,11 @@
 /**
  * Signed webhook deliveries.
  *
- * Body: { id: 'evt_…', event: 'ocr.done'|'ocr.failed', createdAt: ISO, data: {…} }
+ * Body (the reference does not show it): { event: 'ocr.done'|'ocr.failed', data: {…} }; with
+ *   `rich` also an event id and createdAt: { id: 'evt_…', event, createdAt: ISO, data }.
  * Headers: Content-Type: application/json, X-Webhook-Timestamp, X-Webhook-Nonce (16 random bytes, hex),
  *          X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, `${ts}.${nonce}.${rawBody}`)>,
- *          X-Webhook-Event, X-Webhook-Id (event id), User-Agent.
+ *          User-Agent; with `rich` also X-Webhook-Event and X-Webhook-Id (the event id).
  * Each attempt gets a fresh timestamp + nonce (and thus signature); the body is identical.
  * Non-2xx or network error -> retried up to `retries` more times, `retryDelayMs` apart.
  * Every attempt is recorded: { index, url, event, eventId, taskId, status (0 = network error),
@@ -32,8 +33,11 @@ class WebhookSender {
 		retries = 3,
 		retryDelayMs = 200,
 		timeoutMs = 5000,
+		rich = false,
 		onRecord,
 	} = {}) {
+		// Read at each delivery (a function), so a test may switch profiles on a running emulator.
+		this.rich = typeof rich === 'function' ? rich : () => rich;
 		this.timers = timers;
 		this.timestampFormat = timestampFormat;
 		this.retries = retries;
@@ -65,7 +69,9 @@ class WebhookSender {
 
 	/** Fire-and-forget: deliver `event` with `data` to every subscribed endpoint. */
 	emit(event, data) {
-		const envelope = { id: randomId('evt_'), event, createdAt: new Date().toISOString(), data };
+		const envelope = this.rich()
+			? { id: randomId('evt_'), event, createdAt: new Date().toISOString(), data }
+			: { event, data };
 		const body = JSON.stringify(envelope);
 		for (const ep of this.endpoints) {
 			if (!ep.events.includes(event)) continue;
@@ -124,8 +130,7 @@ class WebhookSender {
 			const headers = {
 				'content-type': 'application/json',
 				'user-agent': 'ocr-emulator-webhooks/1.0',
-				'x-webhook-event': event,
-				'x-webhook-id': eventId,
+				...(this.rich() ? { 'x-webhook-event': event, 'x-webhook-id': eventId } : {}),
 				'x-webhook-timestamp': timestamp,
 				'x-webhook-nonce': nonce,
 				'x-webhook-signature': signatureHeader(ep.secret, timestamp, nonce, body),
