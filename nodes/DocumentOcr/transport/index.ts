@@ -9,6 +9,8 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { StreamedBlob } from '../helpers/body';
+import type { RequestKind, RetrySettings, Tried } from './retry';
+import { decide, DEFAULT_RETRY } from './retry';
 import {
 	networkError,
 	parseServiceError,
@@ -24,19 +26,8 @@ import {
  *  - path building (each segment percent-encoded, so an ID can never change the path);
  *  - the retry policy (below) and the mapping of every failure to a NodeApiError.
  *
- * Retry policy
- *  - 429 rate_limited: wait for Retry-After (bounded) and retry, for every kind of request: the
- *    service refused the request, so nothing was created or charged. The wait pauses the whole
- *    execution's requests (a shared gate), not just this item's.
- *  - 429 daily_quota_exceeded, 402 insufficient_pages and other 4xx: never retried.
- *  - 5xx, connection reset, timeout: reads (and deletes) retry with exponential backoff and
- *    jitter. Submissions are NEVER resent after the request may have reached the service: the
- *    task may already exist and be charged, so the item fails with an error that says so.
- *  - Connection refused / DNS failure: the request never left, so submissions retry as reads do.
- *  - A submission whose task creation failed and whose pages were refunded (errors.ts,
- *    refundedCreationFailure) is resent once: nothing was charged, so nothing can be charged twice.
- *  - No wait — Retry-After of a 429 or a 5xx, or a back-off — goes past the request's deadline
- *    or `maxRetryAfterMs`; then the request fails instead of stalling its item.
+ * Retry policy: transport/retry.ts decides (a pure table); this module carries the decision out
+ * (waits with n8n's sleep and the execution's cancel signal, closes the shared 429 gate).
  */
 
 export const CREDENTIAL_TYPE = 'documentOcrApi';
@@ -51,8 +42,8 @@ export function cancelSignal(ctx: TransportContext): AbortSignal | undefined {
 
 export type Surface = 'base' | 'api';
 
-/** How a request may be retried; see the policy above. */
-export type RequestKind = 'read' | 'delete' | 'submit';
+export type { RequestKind, RetrySettings } from './retry';
+export { DEFAULT_RETRY } from './retry';
 
 export interface ApiRequest {
 	method: IHttpRequestMethods;
@@ -81,26 +72,6 @@ export interface ApiResponse<T = unknown> {
 	/** Delay the service asked for (Retry-After on a successful answer), in ms. */
 	retryAfterMs?: number;
 }
-
-export interface RetrySettings {
-	/** Retries of reads after 5xx / network errors. */
-	maxReadRetries: number;
-	/** Retries after 429 rate_limited. */
-	maxRateLimitRetries: number;
-	/** Longest Retry-After honoured; a longer one fails the item instead of stalling it. */
-	maxRetryAfterMs: number;
-	/** First backoff step of reads; doubles per retry, with jitter. */
-	backoffBaseMs: number;
-	backoffMaxMs: number;
-}
-
-export const DEFAULT_RETRY: RetrySettings = {
-	maxReadRetries: 4,
-	maxRateLimitRetries: 8,
-	maxRetryAfterMs: 120_000,
-	backoffBaseMs: 500,
-	backoffMaxMs: 8_000,
-};
 
 /** Something the service created — and billed — for an item of this execution. */
 export interface Created {
@@ -338,13 +309,6 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 	return undefined;
 }
 
-function backoffMs(settings: RetrySettings, retry: number): number {
-	const exp = Math.min(settings.backoffMaxMs, settings.backoffBaseMs * 2 ** retry);
-	return Math.round(exp / 2 + Math.random() * (exp / 2));
-}
-
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-
 /** Finds the system error code (ECONNRESET, ...) in an error thrown by the HTTP helper. */
 function systemErrorCode(error: unknown): string | undefined {
 	let current: unknown = error;
@@ -430,11 +394,8 @@ export async function apiRequest<T = IDataObject>(
 	const { base, api, secrets } = await state.resolve(this, itemIndex);
 	const root = request.surface === 'api' ? api : base;
 	const url = `${root}/${request.path.map(encodeSegment).join('/')}`;
-	const settings = state.retry;
 	const submission = request.kind === 'submit';
-	let readRetries = 0;
-	let rateRetries = 0;
-	let creationRetried = false;
+	const tried: Tried = { read: 0, rate: 0, creation: 0 };
 
 	// A failed submission stops the batch's spending at once — before the request slot it frees is
 	// taken by the next submission — rather than once the error has reached the router.
@@ -447,7 +408,7 @@ export async function apiRequest<T = IDataObject>(
 		scope: request.scope,
 		subject: request.subject,
 		submission,
-		retries: readRetries + rateRetries,
+		retries: tried.read + tried.rate,
 		secrets,
 	});
 
@@ -487,6 +448,9 @@ export async function apiRequest<T = IDataObject>(
 		} finally {
 			state.release();
 		}
+
+		let failure: () => NodeApiError;
+		let outcome;
 		if ('error' in sent) {
 			if (cancelSignal(this)?.aborted) {
 				throw new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
@@ -498,84 +462,44 @@ export async function apiRequest<T = IDataObject>(
 				const message = redact(String(sent.error?.message ?? sent.error), secrets);
 				throw failed(new NodeApiError(node, { message }, { message, itemIndex }));
 			}
-			const mayHaveArrived = !NOT_SENT_CODES.has(code);
-			const wait = backoffMs(settings, readRetries);
-			const retryable =
-				!(submission && mayHaveArrived) &&
-				readRetries < settings.maxReadRetries &&
-				withinDeadline(request, wait);
-			if (!retryable) throw failed(networkError(node, code, new URL(root).host, errorContext()));
-			logRetry(this, request, itemIndex, code, wait);
-			await pause(this, wait, itemIndex);
-			readRetries++;
-			continue;
-		}
-		const { response } = sent;
-
-		const { statusCode } = response;
-		const headers = response.headers ?? {};
-		const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'));
-
-		if (statusCode >= 200 && statusCode < 300) {
-			state.succeeded();
-			return { body: response.body as T, statusCode, headers, retryAfterMs };
-		}
-
-		if (statusCode === 429) {
-			const quota = parseServiceError(response.body).code === 'daily_quota_exceeded';
-			const wait = retryAfterMs ?? backoffMs(settings, rateRetries + 1);
-			if (
-				quota ||
-				rateRetries >= settings.maxRateLimitRetries ||
-				wait > settings.maxRetryAfterMs ||
-				!withinDeadline(request, wait)
-			) {
-				throw failed(serviceError(node, statusCode, response.body, errorContext()));
+			outcome = { type: 'network' as const, code };
+			failure = () => networkError(node, code, new URL(root).host, errorContext());
+		} else {
+			const { response } = sent;
+			const { statusCode } = response;
+			const headers = response.headers ?? {};
+			const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'));
+			if (statusCode >= 200 && statusCode < 300) {
+				state.succeeded();
+				return { body: response.body as T, statusCode, headers, retryAfterMs };
 			}
+			outcome = {
+				type: 'status' as const,
+				statusCode,
+				errorCode: parseServiceError(response.body).code,
+				refundedCreation: refundedCreationFailure(statusCode, response.body),
+				retryAfterMs,
+			};
+			failure = () => serviceError(node, statusCode, response.body, errorContext());
+		}
+
+		const decision = decide(request, outcome, tried, state.retry, Date.now());
+		if (decision.action === 'deleted') {
+			// A retried delete whose first attempt went through: the task is gone, as asked.
+			return { body: { alreadyDeleted: true } as T, statusCode: 404, headers: {} };
+		}
+		if (decision.action === 'fail') throw failed(failure());
+		logRetry(this, request, itemIndex, decision.cause, decision.waitMs);
+		tried[decision.spends]++;
+		if (decision.gate) {
 			// Close the gate for every item of this execution until the service is ready again,
 			// and send fewer requests at once from then on.
-			state.gateUntil = Math.max(state.gateUntil, Date.now() + wait);
+			state.gateUntil = Math.max(state.gateUntil, Date.now() + decision.waitMs);
 			state.throttled();
-			logRetry(this, request, itemIndex, 'HTTP 429 (rate limited)', wait);
-			rateRetries++;
-			continue;
+		} else {
+			await pause(this, decision.waitMs, itemIndex);
 		}
-
-		if (
-			statusCode >= 500 &&
-			submission &&
-			!creationRetried &&
-			refundedCreationFailure(statusCode, response.body)
-		) {
-			const wait = backoffMs(settings, 0);
-			logRetry(this, request, itemIndex, `HTTP ${statusCode} (creation failed, refunded)`, wait);
-			await pause(this, wait, itemIndex);
-			creationRetried = true;
-			continue;
-		}
-
-		if (statusCode >= 500 && !submission && readRetries < settings.maxReadRetries) {
-			const wait = Math.max(retryAfterMs ?? 0, backoffMs(settings, readRetries));
-			if (wait <= settings.maxRetryAfterMs && withinDeadline(request, wait)) {
-				logRetry(this, request, itemIndex, `HTTP ${statusCode}`, wait);
-				await pause(this, wait, itemIndex);
-				readRetries++;
-				continue;
-			}
-		}
-
-		if (statusCode === 404 && request.kind === 'delete' && readRetries > 0) {
-			// A retried delete whose first attempt went through: the task is gone, as asked.
-			return { body: { alreadyDeleted: true } as T, statusCode, headers };
-		}
-
-		throw failed(serviceError(node, statusCode, response.body, errorContext()));
 	}
-}
-
-/** Whether waiting `ms` before the next attempt still ends before the request's deadline. */
-function withinDeadline(request: ApiRequest, ms: number): boolean {
-	return request.deadline === undefined || Date.now() + ms < request.deadline;
 }
 
 /** A 2xx answer whose body is not the JSON object the endpoint promises. */
