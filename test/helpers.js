@@ -59,13 +59,14 @@ async function run(
 	emu,
 	parameters,
 	items = [{ json: {} }],
-	{ apiKey = FULL_KEY, continueOnFail = false, creds } = {},
+	{ apiKey = FULL_KEY, continueOnFail = false, creds, staticData } = {},
 ) {
 	const handle = runNode({
 		parameters,
 		items,
 		credentials: creds ?? credentials(emu, apiKey),
 		nodeSettings: continueOnFail ? { onError: 'continueRegularOutput' } : {},
+		staticData,
 	});
 	return await handle.promise;
 }

@@ -230,3 +230,73 @@ describe('Get Many walks the list to its end, whatever page size the service kee
 		},
 	);
 });
+
+describe('re-run safety: Skip Already Submitted Documents', () => {
+	const remembering = (overrides = {}) =>
+		h.submit({ options: { skipSubmitted: true }, ...overrides });
+
+	test('a re-run after a failure bills only the documents not submitted before, and returns the earlier tasks', async () => {
+		// n8n saves a workflow's static data after each production execution, also a failed one,
+		// and loads it for the next: the same object passed from run to run does that here.
+		const staticData = {};
+		const items = docs(6);
+		emu.setBalance('acme', 4);
+		const first = await h.run(emu, remembering(), items, { staticData });
+		expect(first.error.message).toMatch(/Insufficient page balance|page balance/i);
+		expect(h.netCharged(emu)).toBe(4);
+
+		emu.setBalance('acme', 100);
+		const second = await h.run(emu, remembering(), items, { staticData });
+		expect(second.error).toBeUndefined();
+		expect(h.netCharged(emu)).toBe(6); // only items 4 and 5 billed now
+		expect(second.output.map((o) => o.json.resultText)).toEqual(
+			items.map((_, i) => `Document ${i}`),
+		);
+		expect(second.output.map((o) => o.json.previouslySubmitted === true)).toEqual([
+			true,
+			true,
+			true,
+			true,
+			false,
+			false,
+		]);
+		second.output.forEach((o, i) => expect(o.pairedItem).toEqual({ item: i }));
+
+		// A third run bills nothing at all.
+		const third = await h.run(emu, remembering(), items, { staticData });
+		expect(third.error).toBeUndefined();
+		expect(h.netCharged(emu)).toBe(6);
+	});
+
+	test('the same file twice in one run is sent once; other settings or other bytes are sent anew', async () => {
+		const staticData = {};
+		const same = h.pdfItem('Same bytes', 'a.pdf');
+		const { output, error } = await h.run(emu, remembering(), [same, same, h.pdfItem('Other')], {
+			staticData,
+		});
+		expect(error).toBeUndefined();
+		expect(submissions()).toBe(2);
+		expect(output[1].json.taskId).toBe(output[0].json.taskId);
+		expect(output[1].json.previouslySubmitted).toBe(true);
+		const invoice = await h.run(emu, remembering({ documentType: 'invoice' }), [same], {
+			staticData,
+		});
+		expect(invoice.output[0].json.previouslySubmitted).toBeUndefined();
+		expect(submissions()).toBe(3);
+	});
+
+	test('a remembered task deleted at the service is submitted again; without the option nothing is remembered', async () => {
+		const staticData = {};
+		const item = h.pdfItem('Deleted later');
+		const first = await h.run(emu, remembering(), [item], { staticData });
+		await h.run(emu, h.task('delete', { taskId: first.output[0].json.taskId }));
+		const again = await h.run(emu, remembering(), [item], { staticData });
+		expect(again.error).toBeUndefined();
+		expect(again.output[0].json.taskId).not.toBe(first.output[0].json.taskId);
+		expect(submissions()).toBe(2);
+
+		const plain = {};
+		await h.run(emu, h.submit(), [item], { staticData: plain });
+		expect(plain).toEqual({});
+	});
+});

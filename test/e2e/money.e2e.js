@@ -2,7 +2,8 @@
 /**
  * Money-safe batches in real n8n 2.x (the packed package as a community package, `n8n execute`,
  * the emulator's page ledger): a bad item among 20 costs nothing, a 402 at item 5 stops the
- * spending and the node's error lists what was billed, and the 10 MB limit is the request body's.
+ * spending and the node's error lists what was billed, the 10 MB limit is the request body's, and
+ * with Skip Already Submitted Documents a re-run after a failure bills only what was not billed.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -66,6 +67,7 @@ beforeAll(async () => {
 		batchWorkflow('ocrE2eBadFirst', 'bad-first', submit),
 		batchWorkflow('ocrE2eBalance', 'balance', submit),
 		batchWorkflow('ocrE2eEightMb', 'eight', { ...submit, waitForCompletion: false }),
+		batchWorkflow('ocrE2eRerun', 'rerun', { ...submit, options: { skipSubmitted: true } }),
 		batchWorkflow('ocrE2eSevenMd', 'seven', {
 			resource: 'document',
 			operation: 'markdown',
@@ -141,4 +143,41 @@ test('the 10 MB limit is the request body: an 8 MB PDF is refused on the task AP
 	const [item] = nodeOutput(converted, 'Document OCR');
 	expect(typeof item.json.markdown).toBe('string');
 	expect(item.json.fileName).toBe('seven.pdf');
+});
+
+test('Skip Already Submitted Documents: after a 402 at item 3 of 6, the re-run bills items 3–5 only and returns the earlier tasks', async () => {
+	writeBatch('rerun', 6);
+	const balance = n8n.emu.balance('acme');
+	n8n.emu.setBalance('acme', 3);
+	const mark = n8n.emu.ledger('acme').length;
+	try {
+		// `n8n execute` is not a manual run: n8n saves the node's memory (static data) after it,
+		// also after a failure, as it does for schedule, trigger and webhook executions.
+		const failed = await n8n.executeExpectingFailure('ocrE2eRerun');
+		expect(failed.data.resultData.error.message).toMatch(/page balance|pages/i);
+		expect(n8n.chargedSince(mark)).toBe(3);
+
+		n8n.emu.setBalance('acme', balance);
+		const rerun = await n8n.execute('ocrE2eRerun');
+		expect(rerun.data.resultData.error).toBeUndefined();
+		expect(n8n.chargedSince(mark)).toBe(6);
+		const output = nodeOutput(rerun, 'Document OCR');
+		expect(output.map((o) => o.json.resultText)).toEqual(
+			[0, 1, 2, 3, 4, 5].map((i) => `Batch document ${i}`),
+		);
+		expect(output.map((o) => o.json.previouslySubmitted === true)).toEqual([
+			true,
+			true,
+			true,
+			false,
+			false,
+			false,
+		]);
+
+		const third = await n8n.execute('ocrE2eRerun');
+		expect(third.data.resultData.error).toBeUndefined();
+		expect(n8n.chargedSince(mark)).toBe(6);
+	} finally {
+		n8n.emu.setBalance('acme', balance);
+	}
 });

@@ -232,6 +232,7 @@ function runNode({
 	credentials,
 	settings = {},
 	nodeSettings = {},
+	staticData,
 }) {
 	const nodes = [
 		{
@@ -254,11 +255,22 @@ function runNode({
 		},
 	];
 	const connections = { Input: { main: [[{ node: 'Document OCR', type: 'main', index: 0 }]] } };
-	return runWorkflow({ nodes, connections, credentials, settings, resultNode: 'Document OCR' });
+	return runWorkflow({
+		nodes,
+		connections,
+		credentials,
+		settings,
+		staticData,
+		resultNode: 'Document OCR',
+	});
 }
 
-/** Runs any workflow of known node types; starts at the first node without inputs. */
-function runWorkflow({ nodes, connections, credentials, settings = {}, resultNode }) {
+/**
+ * Runs any workflow of known node types; starts at the first node without inputs. `staticData`:
+ * the workflow's static data, changed in place by the run — pass the same object to the next run
+ * to do what n8n does for production executions (save it after a run, load it for the next).
+ */
+function runWorkflow({ nodes, connections, credentials, settings = {}, resultNode, staticData }) {
 	const { nodeTypes, credentialsHelper } = engine;
 	secrets.register(credentials?.apiKey);
 	if (credentials)
@@ -276,6 +288,7 @@ function runWorkflow({ nodes, connections, credentials, settings = {}, resultNod
 		nodeTypes,
 		active: false,
 		settings,
+		staticData,
 	});
 	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
 	let resolveRun;

@@ -84,6 +84,19 @@ export async function waitForRecord(
 	);
 }
 
+/** A task or job as it is now (`wait` unset), or once finished (`wait`: see waitForRecord). */
+export async function readRecord(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+	kind: RecordKind,
+	id: string,
+	wait?: WaitSettings,
+): Promise<IDataObject> {
+	if (wait) return await waitForRecord.call(this, itemIndex, state, kind, id, wait);
+	return (await getRecord.call(this, itemIndex, state, kind, id)).record;
+}
+
 /**
  * With Wait for Completion on, the key must be able to read tasks, or every document would be
  * charged and then never read. Checked once per execution, before the first submission, with a

@@ -5,7 +5,8 @@ import { v1Upload } from '../../helpers/body';
 import { unwrapRecord } from '../../helpers/task';
 import { waitTimeoutMs } from '../../waiting';
 import { unexpectedBody } from '../../transport';
-import { postDocumentV1, waitForRecord } from '../../transport/client';
+import { skipSubmittedOption, submissionKey, submitRemembered } from '../../helpers/memory';
+import { postDocumentV1, readRecord, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
 import {
 	concurrencyOption,
@@ -40,7 +41,7 @@ const properties: INodeProperties[] = [
 	waitForCompletionField(
 		'Whether to wait until the job is finished and output it, or output the job ID right away',
 	),
-	optionsCollection(concurrencyOption, waitTimeoutOption),
+	optionsCollection(concurrencyOption, skipSubmittedOption, waitTimeoutOption),
 ];
 
 export const description = updateDisplayOptions(
@@ -76,24 +77,44 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
-	const { body } = await v1Upload(this, itemIndex, 'jobs', fields);
+	const { document, body } = await v1Upload(this, itemIndex, 'jobs', fields);
 
 	return async (state) => {
-		const created = unwrapRecord(
-			await postDocumentV1.call(this, itemIndex, state, 'jobs', body),
-			'id',
-		);
-		const jobId = created?.id;
-		if (!created || (typeof jobId !== 'string' && typeof jobId !== 'number')) {
-			throw unexpectedBody(
-				this,
-				itemIndex,
-				'the job creation (a job may have been created)',
-				created,
-			);
-		}
-		if (!wait) return [{ json: { ...created, id: String(jobId) } }];
-		const job = await waitForRecord.call(this, itemIndex, state, 'job', String(jobId), {
+		const outcome = await submitRemembered(this, itemIndex, state, {
+			key: options.skipSubmitted
+				? async () => await submissionKey(this, 'job', { fields }, document)
+				: undefined,
+			submit: async () => {
+				const created = unwrapRecord(
+					await postDocumentV1.call(this, itemIndex, state, 'jobs', body),
+					'id',
+				);
+				const jobId = created?.id;
+				if (!created || (typeof jobId !== 'string' && typeof jobId !== 'number')) {
+					throw unexpectedBody(
+						this,
+						itemIndex,
+						'the job creation (a job may have been created)',
+						created,
+					);
+				}
+				return { created: { kind: 'job', id: String(jobId) }, answer: created };
+			},
+			read: async ({ id }) =>
+				await readRecord.call(
+					this,
+					itemIndex,
+					state,
+					'job',
+					id,
+					wait ? { deadline: Date.now() + timeoutMs } : undefined,
+				),
+		});
+		if ('reused' in outcome) return [{ json: { ...outcome.reused, previouslySubmitted: true } }];
+		const created = outcome.submitted;
+		const jobId = String(created.id);
+		if (!wait) return [{ json: { ...created, id: jobId } }];
+		const job = await waitForRecord.call(this, itemIndex, state, 'job', jobId, {
 			deadline: Date.now() + timeoutMs,
 		});
 		return [{ json: job }];

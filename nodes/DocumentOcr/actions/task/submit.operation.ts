@@ -12,7 +12,13 @@ import {
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
-import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../../transport/client';
+import { skipSubmittedOption, submissionKey, submitRemembered } from '../../helpers/memory';
+import {
+	ensureCanReadTasks,
+	readRecord,
+	submitDocumentTask,
+	waitForRecord,
+} from '../../transport/client';
 import type { Send } from '../types';
 
 const properties: INodeProperties[] = [
@@ -58,7 +64,7 @@ const properties: INodeProperties[] = [
 	waitForCompletionField(
 		'Whether to wait until the text is recognised and output it. Turn off to output only the task ID right away (then use Get, or the Document OCR Trigger).',
 	),
-	optionsCollection(concurrencyOption, waitTimeoutOption),
+	optionsCollection(concurrencyOption, skipSubmittedOption, waitTimeoutOption),
 ];
 
 export const description = updateDisplayOptions(
@@ -93,21 +99,38 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 		'/api/ocr',
 	);
 
+	const waitSettings = () => ({
+		// A sync task is usually finished when the submission returns: look at once.
+		expectedAfterMs: provider === 'provider-sync' ? 0 : undefined,
+		deadline: Date.now() + timeoutMs,
+	});
+
 	return async (state) => {
 		if (wait) await ensureCanReadTasks.call(this, itemIndex, state);
-		const {
-			accepted,
-			taskId,
-			pagesBilled: billed,
-		} = await submitDocumentTask.call(this, itemIndex, state, ['api', 'ocr'], body);
+		const outcome = await submitRemembered(this, itemIndex, state, {
+			key: options.skipSubmitted
+				? async () => await submissionKey(this, 'task', { provider, documentType }, document)
+				: undefined,
+			submit: async () => {
+				const answer = await submitDocumentTask.call(this, itemIndex, state, ['api', 'ocr'], body);
+				return { created: { kind: 'task', id: answer.taskId }, answer };
+			},
+			read: async ({ id }) =>
+				await readRecord.call(
+					this,
+					itemIndex,
+					state,
+					'task',
+					id,
+					wait ? waitSettings() : undefined,
+				),
+		});
+		if ('reused' in outcome) return [{ json: { ...outcome.reused, previouslySubmitted: true } }];
+		const { accepted, taskId, pagesBilled: billed } = outcome.submitted;
 		if (!wait)
 			return [{ json: billed === undefined ? accepted : { ...accepted, pagesBilled: billed } }];
 
-		const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, {
-			// A sync task is usually finished when the submission returns: look at once.
-			expectedAfterMs: provider === 'provider-sync' ? 0 : undefined,
-			deadline: Date.now() + timeoutMs,
-		});
+		const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, waitSettings());
 		// The submission answer shows no billed count: the finished task's page count is the bill.
 		const pages = billed ?? pagesBilled(task);
 		return [{ json: pages === undefined ? task : { ...task, pagesBilled: pages } }];

@@ -4,7 +4,13 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { checkBodySize, jsonWithDocument } from '../../helpers/body';
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
 import { waitTimeoutMs } from '../../waiting';
-import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../../transport/client';
+import { skipSubmittedOption, submissionKey, submitRemembered } from '../../helpers/memory';
+import {
+	ensureCanReadTasks,
+	readRecord,
+	submitDocumentTask,
+	waitForRecord,
+} from '../../transport/client';
 import type { Send } from '../types';
 import {
 	concurrencyOption,
@@ -51,6 +57,7 @@ const properties: INodeProperties[] = [
 	),
 	optionsCollection(
 		concurrencyOption,
+		skipSubmittedOption,
 		{
 			displayName: 'Formulas',
 			name: 'formulas',
@@ -113,13 +120,32 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 
 	return async (state) => {
 		if (wait) await ensureCanReadTasks.call(this, itemIndex, state);
-		const { accepted, taskId } = await submitDocumentTask.call(
-			this,
-			itemIndex,
-			state,
-			['api', 'v2', 'ocr'],
-			body,
-		);
+		const outcome = await submitRemembered(this, itemIndex, state, {
+			key: options.skipSubmitted
+				? async () => await submissionKey(this, 'v2', fields, document)
+				: undefined,
+			submit: async () => {
+				const answer = await submitDocumentTask.call(
+					this,
+					itemIndex,
+					state,
+					['api', 'v2', 'ocr'],
+					body,
+				);
+				return { created: { kind: 'task', id: answer.taskId }, answer };
+			},
+			read: async ({ id }) =>
+				await readRecord.call(
+					this,
+					itemIndex,
+					state,
+					'task',
+					id,
+					wait ? { deadline: Date.now() + timeoutMs } : undefined,
+				),
+		});
+		if ('reused' in outcome) return [{ json: { ...outcome.reused, previouslySubmitted: true } }];
+		const { accepted, taskId } = outcome.submitted;
 		if (!wait) return [{ json: accepted }];
 
 		const estimate = Number(accepted.estimatedSeconds);
