@@ -4,6 +4,7 @@
  * node test/emulator/cli.js [--port 5680] [--host 127.0.0.1] [--workers 2] [--ms-per-page 300]
  *   [--sync-ms-per-page 10] [--api-port N --separate-api-server] [--log]
  *   [--webhook URL --webhook-secret S] [--error-shape flat|nested|code|text] [--list-shape ...]
+ *   [--fields spec|rich] [--completion-order random|fifo]
  * Prints one JSON line {"url","apiUrl","adminUrl","keys","keyNames"} and runs until SIGINT/SIGTERM.
  */
 const { startEmulator, KEYS } = require('./index.js');
@@ -43,6 +44,8 @@ async function main() {
 	if (a.errorShape) options.shapes.error = a.errorShape;
 	if (a.listShape) options.shapes.list = a.listShape;
 	if (a.taskShape) options.shapes.task = a.taskShape;
+	if (a.fields) options.fields = a.fields;
+	if (a.completionOrder) options.completionOrder = a.completionOrder;
 	if (a.timestampFormat) options.timestampFormat = a.timestampFormat;
 	if (a.webhook) options.webhooks = [{ url: a.webhook, secret: a.webhookSecret || '' }];
 	const emu = await startEmulator(options);

@@ -137,6 +137,9 @@ export class Poller {
 	/** Records finishing per ms, as the last look measured it (0: not known yet). */
 	private rate = 0;
 
+	/** The rate the last complete sweep counted (0: none yet). */
+	private sweptRate = 0;
+
 	/** Records found finished since the last sweep (by samples and their own asks). */
 	private found = 0;
 
@@ -255,15 +258,22 @@ export class Poller {
 		// The share of the waiting records a sample says are finished, leaning towards "more" when
 		// the sample is small (a late look costs the batch's end; an early one a few requests).
 		const share = (look.hits + 1) / (look.answered + 2);
-		if (look.sweep) {
-			// The sample before it measured the rate; the sweep only collects.
+		if (
+			look.everyone &&
+			look.answered === look.members.size &&
+			look.exposureMs > 0 &&
+			look.hits > 0
+		) {
+			// Everyone was asked: exactly how many finished since the last sweep.
+			this.rate = this.sweptRate = (look.found + look.hits) / look.exposureMs;
 		} else if (look.hits === 0) {
 			// Nothing finished: the rate was too high; the next pauses grow (by 1.25×) until one does.
 			this.rate *= 0.8;
-		} else if (look.exposureMs > 0) {
-			// Finished since the last sweep: those found before this look, and what it says of the rest.
-			const finished = look.everyone ? look.found + look.hits : look.found + share * look.waiting;
-			this.rate = finished / look.exposureMs;
+		} else if (!look.everyone && look.exposureMs > 0) {
+			// A sample: those found since the last sweep, and what it says of the rest. A small
+			// sample is noisy, so it is averaged with what the last sweep counted.
+			const measured = (look.found + share * look.waiting) / look.exposureMs;
+			this.rate = this.sweptRate > 0 ? (this.sweptRate + measured) / 2 : measured;
 		}
 		if (!look.everyone && share >= this.settings.sweepAt && this.inLooks().length > 0)
 			return this.startLook(now, true);
