@@ -7,13 +7,16 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { createInstance, startNode, nodeOutput } = require('./instance');
+const { createInstance, startNode, nodeOutput, KEYS } = require('./instance');
 const documents = require('../fixtures/documents');
 
 let n8n;
 
+const CREDENTIAL = { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' };
+const SUBMIT_ONLY = { id: 'ocrSubmitOnlyKey', name: 'Document OCR (submit-only key)' };
+
 /** Manual Trigger → Read Files (`/data/ocr-inbox/<dir>/*.pdf`) → Document OCR (`parameters`). */
-function batchWorkflow(id, dir, parameters) {
+function batchWorkflow(id, dir, parameters, credential = CREDENTIAL) {
 	return {
 		id,
 		name: `e2e: ${id}`,
@@ -35,9 +38,7 @@ function batchWorkflow(id, dir, parameters) {
 				type: 'n8n-nodes-document-ocr.documentOcr',
 				typeVersion: 1,
 				position: [400, 0],
-				credentials: {
-					documentOcrApi: { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' },
-				},
+				credentials: { documentOcrApi: credential },
 				parameters,
 			},
 		],
@@ -63,7 +64,9 @@ function writeBatch(dir, count, first) {
 beforeAll(async () => {
 	n8n = await createInstance({ label: 'money' });
 	await n8n.importCredential();
+	await n8n.importCredential({ apiKey: KEYS.submitOnly, ...SUBMIT_ONLY });
 	await n8n.importWorkflows([
+		batchWorkflow('ocrE2eSubmitOnly', 'submit-only', submit, SUBMIT_ONLY),
 		batchWorkflow('ocrE2eBadFirst', 'bad-first', submit),
 		batchWorkflow('ocrE2eBalance', 'balance', submit),
 		batchWorkflow('ocrE2eEightMb', 'eight', { ...submit, waitForCompletion: false }),
@@ -119,6 +122,20 @@ test('a 402 at item 5 of 20: the run fails, and its error lists the task IDs of 
 	} finally {
 		n8n.emu.setBalance('acme', balance);
 	}
+});
+
+test('a key with only the submit scope and Wait for Completion on: nothing is charged, the error names the read scope', async () => {
+	writeBatch('submit-only', 3);
+	const mark = n8n.emu.ledger('acme').length;
+	const posts = () => n8n.emu.stats().byRoute['POST /api/ocr'] ?? 0;
+	const before = posts();
+
+	const run = await n8n.executeExpectingFailure('ocrE2eSubmitOnly');
+
+	const error = run.data.resultData.error;
+	expect(`${error.message} ${error.description}`).toMatch(/read/);
+	expect(n8n.chargedSince(mark)).toBe(0);
+	expect(posts()).toBe(before);
 });
 
 test('the 10 MB limit is the request body: an 8 MB PDF is refused on the task API, a 7 MB one converts to Markdown', async () => {
