@@ -1,6 +1,7 @@
 'use strict';
 /**
- * Memory: peak RSS growth of ONE 10 MB submission, the node (streamed) beside the naive
+ * Memory: peak RSS growth of ONE submission at the service's 10 MB request-body limit — a 7.4 MB
+ * PDF, sent as Base64 in a 9.9 MB JSON body — by the node (streamed) beside the naive
  * read-then-Base64-then-JSON path. Each is measured in a fresh process; the emulator runs in
  * its own process so its copy of the upload is not counted.
  */
@@ -10,7 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const documents = require('../test/fixtures/documents');
 
-const MB = 1024 * 1024;
+const FILE_BYTES = 7_400_000;
 
 async function startEmulatorProcess() {
 	const child = spawn(
@@ -41,11 +42,11 @@ function measure(mode, file, url) {
 async function main() {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-bench-mem-'));
 	const file = path.join(dir, 'big.pdf');
-	// A valid PDF padded to 10 MB (one page).
+	// A valid PDF padded to 7.4 MB (one page): its Base64 JSON body is just under 10,000,000 bytes.
 	const pdf = documents.makePdf(['Ten megabytes']);
 	// Padded inside (a comment line after the header), so the file still ends with %%EOF.
 	const header = pdf.indexOf('\n') + 1;
-	const padding = Buffer.alloc(10 * MB - pdf.length, 0x20);
+	const padding = Buffer.alloc(FILE_BYTES - pdf.length, 0x20);
 	padding[0] = 0x25; // '%': a PDF comment
 	padding[padding.length - 1] = 0x0a;
 	fs.writeFileSync(file, Buffer.concat([pdf.subarray(0, header), padding, pdf.subarray(header)]));
@@ -67,7 +68,7 @@ if (require.main === module) {
 		(rows) => {
 			for (const r of rows)
 				console.log(
-					`${r.mode.padEnd(6)} file ${(r.size / MB).toFixed(1)} MB  peak RSS growth ${(r.growth / MB).toFixed(1)} MB  = ${r.ratio}x the file`,
+					`${r.mode.padEnd(6)} file ${(r.size / 1e6).toFixed(1)} MB  peak RSS growth ${(r.growth / 1e6).toFixed(1)} MB  = ${r.ratio}x the file`,
 				);
 		},
 		(error) => {
