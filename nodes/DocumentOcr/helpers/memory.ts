@@ -80,6 +80,8 @@ async function submitOnce(
 	key: string,
 	submit: () => Promise<Remembered>,
 ): Promise<{ record: Remembered; reused: boolean }> {
+	// In item order: of two items with the same document, the first one submits it.
+	await state.turn(itemIndex);
 	const earlier = store(ctx)[key];
 	let pending = inFlight.get(state);
 	if (!pending) inFlight.set(state, (pending = new Map()));
