@@ -9,7 +9,7 @@ const SECRET = 'whsec_test_0123456789abcdef';
 const emu = h.useEmulator();
 
 let trigger;
-async function startTrigger(parameters = {}) {
+async function startTrigger(parameters = {}, { secret = SECRET, staticData } = {}) {
 	await trigger?.close();
 	trigger = await startTriggerServer({
 		parameters: {
@@ -18,7 +18,8 @@ async function startTrigger(parameters = {}) {
 			options: {},
 			...parameters,
 		},
-		credentials: { documentOcrWebhookApi: { secret: SECRET }, documentOcrApi: h.credentials(emu) },
+		credentials: { documentOcrWebhookApi: { secret }, documentOcrApi: h.credentials(emu) },
+		staticData,
 	});
 	return trigger;
 }
@@ -28,7 +29,7 @@ afterAll(async () => {
 
 const nowSeconds = () => String(Math.floor(Date.now() / 1000));
 const nonce = () => crypto.randomBytes(16).toString('hex');
-const payload = (event = 'ocr.done', taskId = 'tsk_abc') =>
+const payload = (event = 'ocr.done', taskId = `tsk_${nonce().slice(0, 12)}`) =>
 	JSON.stringify({
 		id: `evt_${nonce()}`,
 		event,
@@ -110,6 +111,7 @@ describe('Document OCR Trigger in the real engine (WebhookContext, real HTTP req
 			event: 'ocr.done',
 			taskId: 'tsk_valid',
 			status: 'done',
+			dedupeKey: `event:${JSON.parse(delivery.body).id}`,
 			verified: true,
 			nonce: delivery.headers['x-webhook-nonce'],
 			payload: JSON.parse(delivery.body),
@@ -220,10 +222,53 @@ describe('Document OCR Trigger in the real engine (WebhookContext, real HTTP req
 		expect(trigger.executions.length).toBe(before);
 	});
 
+	test('a retry of the same task event with a fresh nonce and no event id starts nothing (task key)', async () => {
+		// The spec does not show the payload: the emulator's default sends no event id.
+		const body = () =>
+			JSON.stringify({ event: 'ocr.done', data: { taskId: 'tsk_retried', status: 'done' } });
+		const before = trigger.executions.length;
+		expect((await deliver(signed(body()))).status).toBe(200);
+		expect(trigger.executions.length).toBe(before + 1);
+		expect(trigger.executions.at(-1)[0][0].json.dedupeKey).toBe('task:ocr.done:tsk_retried');
+		const retry = await deliver(signed(body()));
+		expect(JSON.parse(retry.text)).toEqual({ received: true, duplicate: true });
+		expect(trigger.executions.length).toBe(before + 1);
+		// The other event of the same task is another event.
+		const failed = JSON.stringify({ event: 'ocr.failed', data: { taskId: 'tsk_retried' } });
+		expect((await deliver(signed(failed))).status).toBe(200);
+		expect(trigger.executions.length).toBe(before + 2);
+	});
+
 	test('a signed body that is not a JSON object is refused with 400', async () => {
 		const before = trigger.executions.length;
 		expect((await deliver(signed('not json'))).status).toBe(400);
 		expect(trigger.executions.length).toBe(before);
+	});
+});
+
+describe('fail closed: a weak secret starts nothing', () => {
+	test.each([
+		['empty', ''],
+		['short', 'abc1234'],
+		['padded with spaces', ' whsec_test_0123456789 '],
+	])('%s secret: a delivery signed with it gets 401 and starts nothing', async (_label, secret) => {
+		await startTrigger({}, { secret });
+		const response = await deliver(signed(payload(), { secret }));
+		expect(response.status).toBe(401);
+		expect(trigger.executions).toHaveLength(0);
+	});
+
+	test('the replay memory outlives a restart of the trigger on the same static data', async () => {
+		// Deactivate + activate keeps the workflow's static data: the same object, a new trigger.
+		const staticData = {};
+		await startTrigger({}, { staticData });
+		const delivery = signed(payload('ocr.done', 'tsk_reactivated'));
+		expect((await deliver(delivery)).status).toBe(200);
+		expect(trigger.executions).toHaveLength(1);
+		await startTrigger({}, { staticData });
+		const replay = await deliver(delivery);
+		expect(JSON.parse(replay.text)).toEqual({ received: true, duplicate: true });
+		expect(trigger.executions).toHaveLength(0);
 	});
 });
 
@@ -249,6 +294,8 @@ describe('event selection, tolerance and task details', () => {
 		const { taskId } = output[0].json;
 		const first = await deliver(signed(payload('ocr.done', taskId)));
 		expect(JSON.parse(first.text)).toEqual({ received: true });
+		// The sender is answered first; the run starts once the task was fetched.
+		await emu.waitFor(() => trigger.executions.length === 1, { timeoutMs: 10_000 });
 		expect(trigger.executions[0][0][0].json.task).toMatchObject({
 			taskId,
 			status: 'done',
@@ -256,7 +303,31 @@ describe('event selection, tolerance and task details', () => {
 		});
 
 		expect((await deliver(signed(payload('ocr.done', 'tsk_gone')))).status).toBe(200);
+		await emu.waitFor(() => trigger.executions.length === 2, { timeoutMs: 10_000 });
 		expect(trigger.executions[1][0][0].json.taskDetailsError).toBe('Task "tsk_gone" was not found');
+	});
+
+	test('Include Task Details answers the sender first, and makes one attempt only', async () => {
+		await startTrigger({ includeTaskDetails: true });
+		const { output } = await h.run(emu, h.submit(), [h.pdfItem('Slow details')]);
+		const { taskId } = output[0].json;
+		// The status request is answered 1.5 s late, then with a 429 and a Retry-After of 20 s.
+		emu.fault({ method: 'GET', path: '/api/tasks/', kind: 'latency', ms: 1500, times: 1 });
+		emu.fault({ method: 'GET', path: '/api/tasks/', kind: 'rateLimit', retryAfter: 20, times: 1 });
+		const before = h.hits(emu, 'GET /api/tasks/:id');
+		let answeredAt;
+		const delivered = deliver(signed(payload('ocr.done', taskId))).then((r) => {
+			answeredAt = trigger.executions.length;
+			return r;
+		});
+		const response = await delivered;
+		expect(JSON.parse(response.text)).toEqual({ received: true });
+		// The answer came before the run was handed over (which waits for the task request).
+		expect(answeredAt).toBe(0);
+		await emu.waitFor(() => trigger.executions.length === 1, { timeoutMs: 10_000 });
+		const [[item]] = trigger.executions[0];
+		expect(item.json.taskDetailsError).toMatch(/rate|429|throttl/i);
+		expect(h.hits(emu, 'GET /api/tasks/:id') - before).toBe(1);
 	});
 });
 

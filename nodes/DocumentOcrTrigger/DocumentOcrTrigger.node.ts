@@ -9,17 +9,30 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { getRecord } from '../DocumentOcr/transport/client';
-import { TransportState } from '../DocumentOcr/transport';
-import { forgetScope, recordDelivery } from './replay';
+import { DEFAULT_RETRY, TransportState } from '../DocumentOcr/transport';
+import { recordDelivery } from './replay';
 import type { Headers } from './signature';
 import { verify } from './signature';
 
 const EVENTS = ['ocr.done', 'ocr.failed'];
 const MIN_SECRET_LENGTH = 8;
+/** How long an event or task key is remembered in the process (a nonce: twice the tolerance). */
+const EVENT_MEMORY_MS = 24 * 3600_000;
+/** Include Task Details: one attempt, answered within this, after the delivery was acknowledged. */
+const DETAILS_TIMEOUT_MS = 5_000;
 
+/** Why a signing secret cannot protect the endpoint, or undefined when it can. */
+function weakSecret(secret: unknown): string | undefined {
+	const value = typeof secret === 'string' ? secret : '';
+	if (value === '') return 'The signing secret is empty';
+	if (value.trim() !== value) return 'The signing secret starts or ends with a space';
+	if (value.length < MIN_SECRET_LENGTH)
+		return `The signing secret is shorter than ${MIN_SECRET_LENGTH} characters`;
+	return undefined;
+}
 function isObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -127,17 +140,11 @@ export class DocumentOcrTrigger implements INodeType {
 				this: ICredentialTestFunctions,
 				credential: ICredentialsDecrypted,
 			): Promise<INodeCredentialTestResult> {
-				const secret = String(credential.data?.secret ?? '');
-				if (secret.trim() !== secret) {
+				const weak = weakSecret(credential.data?.secret);
+				if (weak) {
 					return {
 						status: 'Error',
-						message: 'The secret starts or ends with a space: copy it again without it.',
-					};
-				}
-				if (secret.length < MIN_SECRET_LENGTH) {
-					return {
-						status: 'Error',
-						message: `The secret is shorter than ${MIN_SECRET_LENGTH} characters: copy the whole signing secret of the endpoint.`,
+						message: `${weak}: copy the whole signing secret of the endpoint, without spaces around it.`,
 					};
 				}
 				return {
@@ -150,24 +157,25 @@ export class DocumentOcrTrigger implements INodeType {
 
 	/**
 	 * The service has no API for webhook endpoints (they are configured in the account settings),
-	 * so there is nothing to register remotely: activation starts a fresh replay memory for this
-	 * workflow, deactivation forgets it.
+	 * so there is nothing to register remotely. Activation fails closed: a workflow whose signing
+	 * secret is empty or too short is not activated (the editor shows why). The replay memory is
+	 * kept across deactivation and activation.
 	 */
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
+				await refuseWeakSecret(this);
 				const data = this.getWorkflowStaticData('node');
 				return data.webhookUrl === this.getNodeWebhookUrl('default');
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
+				await refuseWeakSecret(this);
 				const data = this.getWorkflowStaticData('node');
-				forgetScope(`${this.getWorkflow().id}:${this.getNode().id}`, data);
 				data.webhookUrl = this.getNodeWebhookUrl('default');
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
 				const data = this.getWorkflowStaticData('node');
-				forgetScope(`${this.getWorkflow().id}:${this.getNode().id}`, data);
 				delete data.webhookUrl;
 				return true;
 			},
@@ -183,6 +191,12 @@ export class DocumentOcrTrigger implements INodeType {
 		};
 
 		const { secret } = await this.getCredentials('documentOcrWebhookApi');
+		// Fail closed: with an empty or short secret anyone could sign a delivery.
+		const weak = weakSecret(secret);
+		if (weak) {
+			this.logger.warn(`Document OCR Trigger: delivery refused — ${weak}`);
+			return answer(401, { error: 'unauthorized' });
+		}
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 		const toleranceSeconds = Number(options.toleranceSeconds ?? 300);
 		const toleranceMs =
@@ -213,28 +227,41 @@ export class DocumentOcrTrigger implements INodeType {
 		const eventId = [payload.id, payload.eventId].find((v) => typeof v === 'string' && v !== '') as
 			| string
 			| undefined;
-		const scope = `${this.getWorkflow().id}:${this.getNode().id}`;
-		const fresh = recordDelivery(
-			scope,
-			eventId ? [`nonce:${nonce}`, `event:${eventId}`] : [`nonce:${nonce}`],
-			Date.now() + 2 * toleranceMs,
-			this.getWorkflowStaticData('node'),
-		);
-		// A delivery seen before is acknowledged so the sender stops retrying, and starts nothing.
-		if (!fresh) return answer(200, { received: true, duplicate: true });
-
 		const data = isObject(payload.data) ? payload.data : {};
 		const event = [payload.event, payload.type].find((v) => typeof v === 'string') as
 			| string
 			| undefined;
+		const rawTaskId = data.taskId ?? payload.taskId;
+		const taskId =
+			typeof rawTaskId === 'string' || typeof rawTaskId === 'number' ? String(rawTaskId) : '';
+		// One event, one run: the same bytes again (nonce), the same event id, or the same task
+		// finishing again (a service retry may carry a fresh nonce and no event id).
+		const dedupeKey = eventId
+			? `event:${eventId}`
+			: event && taskId
+				? `task:${event}:${taskId}`
+				: `nonce:${nonce}`;
+		const now = Date.now();
+		const keys: Array<[string, number]> = [[`nonce:${nonce}`, now + 2 * toleranceMs]];
+		if (eventId) keys.push([`event:${eventId}`, now + EVENT_MEMORY_MS]);
+		if (event && taskId) keys.push([`task:${event}:${taskId}`, now + EVENT_MEMORY_MS]);
+		const fresh = recordDelivery(
+			`${this.getWorkflow().id}:${this.getNode().id}`,
+			keys,
+			this.getWorkflowStaticData('node'),
+			now,
+		);
+		// A delivery seen before is acknowledged so the sender stops retrying, and starts nothing.
+		if (!fresh) return answer(200, { received: true, duplicate: true });
+
 		const selected = this.getNodeParameter('events', EVENTS) as string[];
 		if (!event || !selected.includes(event)) return answer(200, { received: true, ignored: true });
 
-		const taskId = data.taskId ?? payload.taskId;
 		const output: IDataObject = {
 			event,
-			taskId,
+			taskId: rawTaskId,
 			status: data.status ?? payload.status,
+			dedupeKey,
 			payload,
 			verified: true,
 			timestamp: new Date(timestampMs).toISOString(),
@@ -242,22 +269,51 @@ export class DocumentOcrTrigger implements INodeType {
 		};
 		if (eventId) output.eventId = eventId;
 
-		if (this.getNodeParameter('includeTaskDetails', false) as boolean) {
-			if (typeof taskId !== 'string' || taskId === '') {
-				output.taskDetailsError = 'The delivery names no task ID, so no task was fetched.';
-			} else {
-				try {
-					const { record } = await getRecord.call(this, 0, new TransportState(), 'task', taskId);
-					output.task = record;
-				} catch (error) {
-					// Reported, not swallowed: the workflow runs and can branch on it.
-					output.taskDetailsError = (error as Error).message;
-				}
-			}
+		if (!(this.getNodeParameter('includeTaskDetails', false) as boolean)) {
+			return {
+				webhookResponse: { received: true },
+				workflowData: [this.helpers.returnJsonArray([output])],
+			};
+		}
+		// Answer first: the sender is not held while the task is fetched (it might time out and
+		// deliver again). Then one bounded attempt; a failure is reported on the item.
+		response.status(200).json({ received: true });
+		if (taskId === '') {
+			output.taskDetailsError = 'The delivery names no task ID, so no task was fetched.';
+		} else {
+			const once = new TransportState(1, {
+				...DEFAULT_RETRY,
+				maxReadRetries: 0,
+				maxRateLimitRetries: 0,
+			});
+			const details = await getRecord
+				.call(this, 0, once, 'task', taskId, Date.now() + DETAILS_TIMEOUT_MS, DETAILS_TIMEOUT_MS)
+				.then(
+					({ record }) => ({ record }),
+					(error: Error) => ({ error }),
+				);
+			// Reported, not swallowed: the workflow runs and can branch on it.
+			if ('record' in details) output.task = details.record;
+			else output.taskDetailsError = details.error.message;
 		}
 		return {
-			webhookResponse: { received: true },
+			noWebhookResponse: true,
 			workflowData: [this.helpers.returnJsonArray([output])],
 		};
+	}
+}
+
+/** Activation fails closed: a trigger whose secret cannot protect it is not activated. */
+async function refuseWeakSecret(ctx: IHookFunctions) {
+	const { secret } = await ctx.getCredentials('documentOcrWebhookApi');
+	const weak = weakSecret(secret);
+	if (weak) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`${weak}: the trigger is not activated, as anyone could sign deliveries`,
+			{
+				description: `Copy the whole signing secret of the webhook endpoint (your OCR account's webhook settings) into the "Document OCR Webhook API" credential — at least ${MIN_SECRET_LENGTH} characters — then activate the workflow again.`,
+			},
+		);
 	}
 }

@@ -8,8 +8,13 @@ import type { IDataObject } from 'n8n-workflow';
  *    cannot both pass;
  *  - the workflow's static data, which n8n saves when the delivery starts no run (n8n 2.41 does
  *    not save a webhook's static-data changes when it starts a run: measured in the queue-mode
- *    suite), so in practice the memory is the process's own and ends with it. The README says so.
- * Entries expire with the timestamp tolerance: an older delivery is refused by its timestamp anyway.
+ *    suite), so in practice the memory is the process's own and ends with it. Across restarts
+ *    and processes, n8n's database-backed deduplication does it (the Remove Duplicates node on
+ *    `dedupeKey` after the trigger; webhook contexts have no deduplication helpers). The README
+ *    says so.
+ * It is kept when the workflow is deactivated and activated again. Each key expires on its own:
+ * a nonce with the timestamp tolerance (an older delivery is refused by its timestamp anyway), an
+ * event or task key later (a service may retry an event with a fresh nonce and timestamp).
  */
 
 const MAX_ENTRIES = 5_000;
@@ -21,13 +26,12 @@ function prune(entries: Map<string, number>, now: number) {
 }
 
 /**
- * Records `keys` (the nonce, and the event ID when the payload has one) for `scope` (workflow +
- * node). Returns false, recording nothing, when any of them was seen before.
+ * Records `keys` (each with the time it expires) for `scope` (workflow + node). Returns false,
+ * recording nothing, when any of them was seen before.
  */
 export function recordDelivery(
 	scope: string,
-	keys: string[],
-	expiresAt: number,
+	keys: Array<[key: string, expiresAt: number]>,
 	persisted: IDataObject,
 	now = Date.now(),
 ): boolean {
@@ -40,14 +44,8 @@ export function recordDelivery(
 	for (const key of Object.keys(stored))
 		if (stored[key] > now && !entries.has(key)) entries.set(key, stored[key]);
 	prune(entries, now);
-	if (keys.some((key) => entries!.has(key))) return false;
-	for (const key of keys) entries.set(key, expiresAt);
+	if (keys.some(([key]) => entries!.has(key))) return false;
+	for (const [key, expiresAt] of keys) entries.set(key, expiresAt);
 	persisted.seen = Object.fromEntries(entries);
 	return true;
-}
-
-/** Forgets a scope (the workflow was deactivated). */
-export function forgetScope(scope: string, persisted: IDataObject) {
-	memory.delete(scope);
-	delete persisted.seen;
 }

@@ -470,7 +470,7 @@ async function runCredentialTest(credentials) {
  * `executions` collects the workflow data of every delivery that started the workflow.
  * The workflow object lives as long as the server, so its static data does too.
  */
-async function startTriggerServer({ parameters, credentials }) {
+async function startTriggerServer({ parameters, credentials, staticData = {} }) {
 	const express = require('express');
 	const { credentialsHelper, nodeTypes } = engine;
 	credentialsHelper.credentials = { ...credentialsHelper.credentials, ...credentials };
@@ -496,7 +496,7 @@ async function startTriggerServer({ parameters, credentials }) {
 		connections: {},
 		nodeTypes,
 		active: true,
-		staticData: {},
+		staticData,
 	});
 	const executions = [];
 	const leakErrors = [];
@@ -541,12 +541,13 @@ async function startTriggerServer({ parameters, credentials }) {
 				const result = await engine.documentOcrTrigger.webhook.call(context);
 				secrets.scan('the trigger output', result);
 				secrets.assertLogsClean();
-				if (result.workflowData) {
-					executions.push(result.workflowData);
-					// As n8n answers an `onReceived` webhook: the node's own response, if it gives one.
-					res.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
-				} else if (!result.noWebhookResponse) {
-					res.status(200).end();
+				// As n8n does: `noWebhookResponse` means the node has answered itself; otherwise an
+				// `onReceived` webhook is answered with the node's own response, if it gives one.
+				if (result.workflowData) executions.push(result.workflowData);
+				if (!result.noWebhookResponse && !res.headersSent) {
+					if (result.workflowData)
+						res.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
+					else res.status(200).end();
 				}
 			} catch (error) {
 				try {

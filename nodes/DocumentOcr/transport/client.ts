@@ -42,6 +42,7 @@ export async function getRecord(
 	kind: RecordKind,
 	id: string,
 	deadline?: number,
+	timeoutMs?: number,
 ): Promise<{ record: IDataObject; retryAfterMs?: number }> {
 	const spec = RECORDS[kind];
 	const response = await apiRequest.call(
@@ -55,6 +56,7 @@ export async function getRecord(
 			scope: spec.scope,
 			subject: `${spec.label} "${id}"`,
 			deadline,
+			timeoutMs,
 		},
 		state,
 	);
