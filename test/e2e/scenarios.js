@@ -142,7 +142,69 @@ async function expectDocxExports(n8n, workflowId, inbox) {
 	return exported;
 }
 
+/** Trigger → [Remove Duplicates on dedupeKey] → "Side effect" (a No Op whose runs are counted). */
+function triggerWorkflow(id, webhookId, credential, { dedupe = false } = {}) {
+	const nodes = [
+		{
+			id: `${id}-1`,
+			name: 'On OCR event',
+			type: 'n8n-nodes-document-ocr.documentOcrTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId,
+			credentials: { documentOcrWebhookApi: credential },
+			parameters: { events: ['ocr.done', 'ocr.failed'], includeTaskDetails: false, options: {} },
+		},
+		{
+			id: `${id}-3`,
+			name: 'Side effect',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: [440, 0],
+			parameters: {},
+		},
+	];
+	const connections = {};
+	if (dedupe) {
+		nodes.push({
+			id: `${id}-2`,
+			name: 'Once per event',
+			type: 'n8n-nodes-base.removeDuplicates',
+			typeVersion: 2,
+			position: [220, 0],
+			parameters: {
+				operation: 'removeItemsSeenInPreviousExecutions',
+				logic: 'removeItemsWithAlreadySeenKeyValues',
+				dedupeValue: '={{ $json.dedupeKey }}',
+				options: {},
+			},
+		});
+		connections['On OCR event'] = { main: [[{ node: 'Once per event', type: 'main', index: 0 }]] };
+		connections['Once per event'] = { main: [[{ node: 'Side effect', type: 'main', index: 0 }]] };
+	} else {
+		connections['On OCR event'] = { main: [[{ node: 'Side effect', type: 'main', index: 0 }]] };
+	}
+	return {
+		id,
+		name: `e2e: ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes,
+		connections,
+	};
+}
+
+/** How many times a triggerWorkflow's side effect ran (executions whose "Side effect" got an item). */
+async function sideEffects(n8n, workflowId, minExecutions) {
+	const runs = await n8n.settledExecutions(workflowId, minExecutions, { quietMs: 2000 });
+	return runs.filter(
+		(e) => (e.data?.resultData?.runData?.['Side effect']?.[0]?.data?.main?.[0] ?? []).length > 0,
+	).length;
+}
+
 module.exports = {
+	triggerWorkflow,
+	sideEffects,
 	ingestionExample,
 	invoiceExample,
 	recordEveryDelivery,

@@ -5,7 +5,8 @@
  * and a replay after restarting n8n (same database) run the side effect once — the trigger's own
  * memory, then n8n's persistent Remove Duplicates step on `dedupeKey` (as in example 07).
  */
-const { createInstance, startNode } = require('./instance');
+const { createInstance } = require('./instance');
+const { triggerWorkflow, sideEffects: countSideEffects } = require('./scenarios');
 const { signatureHeader } = require('../emulator/sign.js');
 
 const SECRET = 'whsec_e2e_once_7d3b4e215f1c0c9a';
@@ -17,58 +18,6 @@ const HOOKS = {
 	swapped: '1b2c3d4e-0000-4000-8000-00000000e002',
 	once: '1b2c3d4e-0000-4000-8000-00000000e003',
 };
-
-/** Trigger → [Remove Duplicates on dedupeKey] → "Side effect" (a No Op whose runs are counted). */
-function triggerWorkflow(id, webhookId, credential, { dedupe = false } = {}) {
-	const nodes = [
-		{
-			id: `${id}-1`,
-			name: 'On OCR event',
-			type: 'n8n-nodes-document-ocr.documentOcrTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			webhookId,
-			credentials: { documentOcrWebhookApi: credential },
-			parameters: { events: ['ocr.done', 'ocr.failed'], includeTaskDetails: false, options: {} },
-		},
-		{
-			id: `${id}-3`,
-			name: 'Side effect',
-			type: 'n8n-nodes-base.noOp',
-			typeVersion: 1,
-			position: [440, 0],
-			parameters: {},
-		},
-	];
-	const connections = {};
-	if (dedupe) {
-		nodes.push({
-			id: `${id}-2`,
-			name: 'Once per event',
-			type: 'n8n-nodes-base.removeDuplicates',
-			typeVersion: 2,
-			position: [220, 0],
-			parameters: {
-				operation: 'removeItemsSeenInPreviousExecutions',
-				logic: 'removeItemsWithAlreadySeenKeyValues',
-				dedupeValue: '={{ $json.dedupeKey }}',
-				options: {},
-			},
-		});
-		connections['On OCR event'] = { main: [[{ node: 'Once per event', type: 'main', index: 0 }]] };
-		connections['Once per event'] = { main: [[{ node: 'Side effect', type: 'main', index: 0 }]] };
-	} else {
-		connections['On OCR event'] = { main: [[{ node: 'Side effect', type: 'main', index: 0 }]] };
-	}
-	return {
-		id,
-		name: `e2e: ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes,
-		connections,
-	};
-}
 
 let n8n;
 const hook = (name) => `${n8n.url}/webhook/${HOOKS[name]}/webhook`;
@@ -98,13 +47,7 @@ async function publicApi(method, route) {
 	return { status: response.status, body: await response.text() };
 }
 
-/** How many times the side effect ran (executions whose "Side effect" node got an item). */
-async function sideEffects(workflowId, minExecutions) {
-	const runs = await n8n.settledExecutions(workflowId, minExecutions, { quietMs: 2000 });
-	return runs.filter(
-		(e) => (e.data?.resultData?.runData?.['Side effect']?.[0]?.data?.main?.[0] ?? []).length > 0,
-	).length;
-}
+const sideEffects = async (workflowId, min) => await countSideEffects(n8n, workflowId, min);
 
 beforeAll(async () => {
 	n8n = await createInstance({ label: 'trigger-safety' });
