@@ -5,11 +5,10 @@
  * counted through n8n's public API: exactly one per distinct event.
  *   node bench/trigger.js   (env: BENCH_EVENTS=200, BENCH_CONCURRENCY=10)
  */
-const crypto = require('node:crypto');
 const { request } = require('undici');
 const { createInstance } = require('../test/e2e/instance');
 const { recordEveryDelivery } = require('../test/e2e/scenarios');
-const signature = require('../dist/nodes/DocumentOcrTrigger/signature.js');
+const { signedDelivery } = require('../test/emulator/sign.js');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
@@ -29,17 +28,7 @@ function delivery(i) {
 		event: i % 5 === 0 ? 'ocr.failed' : 'ocr.done',
 		data: { taskId: `tsk_${i}`, status: 'done' },
 	});
-	const timestamp = String(Math.floor(Date.now() / 1000));
-	const nonce = crypto.randomBytes(16).toString('hex');
-	return {
-		body,
-		headers: {
-			'content-type': 'application/json',
-			'x-webhook-timestamp': timestamp,
-			'x-webhook-nonce': nonce,
-			'x-webhook-signature': signature.sign(SECRET, timestamp, nonce, body),
-		},
-	};
+	return signedDelivery(SECRET, body);
 }
 
 async function main() {

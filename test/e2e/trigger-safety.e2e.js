@@ -7,7 +7,7 @@
  */
 const { createInstance } = require('./instance');
 const { triggerWorkflow, sideEffects: countSideEffects } = require('./scenarios');
-const { signatureHeader } = require('../emulator/sign.js');
+const { signedDelivery } = require('../emulator/sign.js');
 
 const SECRET = 'whsec_e2e_once_7d3b4e215f1c0c9a';
 const STRONG = { id: 'ocrLocalWebhook1', name: 'Document OCR webhook secret (local emulator)' };
@@ -23,18 +23,7 @@ let n8n;
 const hook = (name) => `${n8n.url}/webhook/${HOOKS[name]}/webhook`;
 
 /** A delivery signed with `secret`: the exact bytes can be sent again (a replay). */
-function signed(body, secret = SECRET, nonce = `n-${Math.random().toString(16).slice(2)}`) {
-	const timestamp = String(Math.floor(Date.now() / 1000));
-	return {
-		body,
-		headers: {
-			'content-type': 'application/json',
-			'x-webhook-timestamp': timestamp,
-			'x-webhook-nonce': nonce,
-			'x-webhook-signature': signatureHeader(secret, timestamp, nonce, body),
-		},
-	};
-}
+const signed = (body, secret = SECRET) => signedDelivery(secret, body);
 
 const deliver = async (name, delivery) =>
 	await n8n.emu.deliverRaw({ url: hook(name), ...delivery });

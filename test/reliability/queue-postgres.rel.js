@@ -10,11 +10,9 @@
  * same bytes again; another event's two copies reach both processes at the same moment: every
  * path ends in exactly one side effect per event. Figures are printed.
  */
-const crypto = require('node:crypto');
-
 const { createInstance } = require('../e2e/instance');
 const { triggerWorkflow, sideEffects } = require('../e2e/scenarios');
-const { signatureHeader } = require('../emulator/sign.js');
+const { signedDelivery } = require('../emulator/sign.js');
 const services = require('./services');
 const report = require('./report');
 
@@ -33,19 +31,7 @@ const figures = { processes: [], deliveries: [] };
 const hookUrl = (p) => `${p.url}/webhook/${HOOK}/webhook`;
 
 /** A delivery as the spec's service would send it: no event id, signed with a fresh nonce. */
-function signed(body) {
-	const timestamp = String(Math.floor(Date.now() / 1000));
-	const nonce = crypto.randomBytes(16).toString('hex');
-	return {
-		body,
-		headers: {
-			'content-type': 'application/json',
-			'x-webhook-timestamp': timestamp,
-			'x-webhook-nonce': nonce,
-			'x-webhook-signature': signatureHeader(SECRET, timestamp, nonce, body),
-		},
-	};
-}
+const signed = (body) => signedDelivery(SECRET, body);
 
 async function deliver(label, process, delivery) {
 	const result = await n8n.emu.deliverRaw({ url: hookUrl(process), ...delivery });

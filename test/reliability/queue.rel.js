@@ -31,7 +31,7 @@ const {
 	expectOneRunPerEvent,
 	expectDocxExports,
 } = require('../e2e/scenarios');
-const { signatureHeader } = require('../emulator/sign.js');
+const sign = require('../emulator/sign.js');
 const report = require('./report');
 
 const SECRET = 'whsec_queue_7c41d2e98b0a4f36';
@@ -101,17 +101,7 @@ function signedDelivery(secret, data, event = 'ocr.done') {
 		createdAt: new Date().toISOString(),
 		data,
 	});
-	const timestamp = String(Math.floor(Date.now() / 1000));
-	const nonce = crypto.randomBytes(16).toString('hex');
-	return {
-		body,
-		headers: {
-			'content-type': 'application/json',
-			'x-webhook-timestamp': timestamp,
-			'x-webhook-nonce': nonce,
-			'x-webhook-signature': signatureHeader(secret, timestamp, nonce, body),
-		},
-	};
+	return sign.signedDelivery(secret, body);
 }
 
 const seconds = (e) => (new Date(e.stoppedAt) - new Date(e.startedAt)) / 1000;

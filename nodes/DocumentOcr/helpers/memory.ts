@@ -2,6 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { createHash } from 'crypto';
 
 import type { TransportState } from '../transport';
+import type { StreamedBlob } from './body';
+import { readRecord, submitDocumentTask } from '../transport/client';
+import type { WaitSettings } from '../waiting';
 import type { DocumentInput } from './document';
 import { openDocument } from './document';
 
@@ -157,4 +160,27 @@ export async function submitRemembered<T>(
 		if (!gone) return { reused: await read };
 		forget(ctx, key);
 	}
+}
+
+/**
+ * Task → Submit and Submit (v2): the document to `path` (the task API), or — with `key` — the task
+ * created for it before; `wait` says how such a task is read (waited for, or read as it is).
+ */
+export async function submitTaskRemembered(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+	path: string[],
+	body: StreamedBlob,
+	options: { key?: () => Promise<string>; wait?: () => WaitSettings },
+) {
+	return await submitRemembered(ctx, itemIndex, state, {
+		key: options.key,
+		submit: async () => {
+			const answer = await submitDocumentTask.call(ctx, itemIndex, state, path, body);
+			return { created: { kind: 'task', id: answer.taskId }, answer };
+		},
+		read: async ({ id }) =>
+			await readRecord.call(ctx, itemIndex, state, 'task', id, options.wait?.()),
+	});
 }

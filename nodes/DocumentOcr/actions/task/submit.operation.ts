@@ -12,13 +12,8 @@ import {
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
-import { skipSubmittedOption, submissionKey, submitRemembered } from '../../helpers/memory';
-import {
-	ensureCanReadTasks,
-	readRecord,
-	submitDocumentTask,
-	waitForRecord,
-} from '../../transport/client';
+import { skipSubmittedOption, submissionKey, submitTaskRemembered } from '../../helpers/memory';
+import { ensureCanReadTasks, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
 
 const properties: INodeProperties[] = [
@@ -107,23 +102,11 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 
 	return async (state) => {
 		if (wait) await ensureCanReadTasks.call(this, itemIndex, state);
-		const outcome = await submitRemembered(this, itemIndex, state, {
+		const outcome = await submitTaskRemembered(this, itemIndex, state, ['api', 'ocr'], body, {
 			key: options.skipSubmitted
 				? async () => await submissionKey(this, 'task', { provider, documentType }, document)
 				: undefined,
-			submit: async () => {
-				const answer = await submitDocumentTask.call(this, itemIndex, state, ['api', 'ocr'], body);
-				return { created: { kind: 'task', id: answer.taskId }, answer };
-			},
-			read: async ({ id }) =>
-				await readRecord.call(
-					this,
-					itemIndex,
-					state,
-					'task',
-					id,
-					wait ? waitSettings() : undefined,
-				),
+			wait: wait ? waitSettings : undefined,
 		});
 		if ('reused' in outcome) return [{ json: { ...outcome.reused, previouslySubmitted: true } }];
 		const { accepted, taskId, pagesBilled: billed } = outcome.submitted;
