@@ -1,13 +1,33 @@
 'use strict';
-/** Tests run the built package (dist/) inside n8n-core's engine against the local emulator. */
+/**
+ * Two tiers, run by `npm test` in this order (scripts/test.js):
+ *  - fast: TypeScript unit tests of the pure modules (test/fast, mirroring nodes/), compiled on the
+ *    fly from the sources — no dist/, no network, a fake clock instead of real sleeps;
+ *  - engine: the built package (dist/) inside n8n-core's engine against the local emulator.
+ */
 module.exports = {
-	testEnvironment: 'node',
-	roots: ['<rootDir>/test'],
-	testMatch: ['**/*.test.js'],
+	projects: [
+		{
+			displayName: 'fast',
+			testEnvironment: 'node',
+			roots: ['<rootDir>/test/fast'],
+			testMatch: ['**/*.test.ts'],
+			transform: {
+				'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/fast/tsconfig.json' }],
+			},
+		},
+		{
+			displayName: 'engine',
+			testEnvironment: 'node',
+			roots: ['<rootDir>/test'],
+			testMatch: ['**/*.test.js'],
+			testPathIgnorePatterns: ['/node_modules/', '/test/fast/'],
+		},
+	],
 	testTimeout: 60_000,
-	// Each file starts its own emulator on port 0; two workers match the CI machine's cores.
+	// Each engine file starts its own emulator on port 0; two workers match the CI machine's cores.
 	maxWorkers: 2,
-	// Secret scan over every run (test/harness/secrets.js): totals printed at the end.
+	// Secret scan over every engine run (test/harness/secrets.js): totals printed at the end.
 	globalSetup: '<rootDir>/test/harness/summary.js',
 	globalTeardown: '<rootDir>/test/harness/summary.teardown.js',
 };

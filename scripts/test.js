@@ -1,11 +1,21 @@
 'use strict';
-// `npm test`: install if needed, build, then run jest (which runs the built nodes in n8n's engine).
+/**
+ * `npm test`: the fast tier first (TypeScript unit tests of the pure modules, compiled on the fly:
+ * no build, no network, seconds), then the build and the engine tier (the built nodes inside
+ * n8n-core's engine against the local emulator). Arguments go to one jest run over both tiers.
+ */
 const { ensureInstalled, build, run } = require('./bootstrap');
 
+const jest = (args, what) =>
+	run(process.execPath, [require.resolve('jest/bin/jest'), ...args], what);
+
 ensureInstalled();
-build();
-run(
-	process.execPath,
-	[require.resolve('jest/bin/jest'), ...process.argv.slice(2)],
-	'running the tests (jest)',
-);
+const args = process.argv.slice(2);
+if (args.length) {
+	build();
+	jest(args, 'running the tests (jest)');
+} else {
+	jest(['--selectProjects', 'fast'], 'fast tier: unit tests of the pure modules (TypeScript)');
+	build();
+	jest(['--selectProjects', 'engine'], 'engine tier: the built nodes in n8n-core + the emulator');
+}

@@ -55,46 +55,6 @@ async function deliver({ body, headers }) {
 	return { status: response.statusCode, text: await response.body.text() };
 }
 
-describe('signature module (pure)', () => {
-	test('signs <timestamp>.<nonce>.<raw body> with HMAC-SHA256 as sha256=<lower-case hex>', () => {
-		const expected = crypto.createHmac('sha256', 'k').update('1700000000.n1.{"a":1}').digest('hex');
-		expect(signature.sign('k', '1700000000', 'n1', '{"a":1}')).toBe(`sha256=${expected}`);
-	});
-
-	test.each([
-		['unix seconds', '1700000000', 1700000000000],
-		['unix milliseconds', '1700000000123', 1700000000123],
-		['ISO-8601', '2023-11-14T22:13:20Z', 1700000000000],
-		['ISO-8601 with offset', '2023-11-14T23:13:20+01:00', 1700000000000],
-	])('parses a timestamp in %s', (_n, value, ms) => {
-		expect(signature.parseTimestamp(value)).toBe(ms);
-	});
-
-	test.each(['yesterday', '', '17e8', '2023-11-14', '-5'])(
-		'refuses the timestamp "%s"',
-		(value) => {
-			expect(signature.parseTimestamp(value)).toBeUndefined();
-		},
-	);
-
-	test('verify tells apart each reason', () => {
-		const body = Buffer.from('{"x":1}');
-		const ts = nowSeconds();
-		const good = {
-			'x-webhook-timestamp': ts,
-			'x-webhook-nonce': 'n',
-			'x-webhook-signature': signature.sign(SECRET, ts, 'n', body),
-		};
-		const v = (headers, extra = {}) =>
-			signature.verify({ secret: SECRET, headers, rawBody: body, toleranceMs: 300_000, ...extra });
-		expect(v(good).ok).toBe(true);
-		expect(v({ ...good, 'x-webhook-signature': undefined }).reason).toBe('missing_signature');
-		expect(v({ ...good, 'x-webhook-signature': ['a', 'b'] }).reason).toBe('malformed_signature');
-		expect(v(good, { secret: 'other' }).reason).toBe('signature_mismatch');
-		expect(v(good, { now: Date.now() + 301_000 }).reason).toBe('timestamp_outside_tolerance');
-	});
-});
-
 describe('Document OCR Trigger in the real engine (WebhookContext, real HTTP requests)', () => {
 	beforeAll(async () => {
 		await startTrigger();

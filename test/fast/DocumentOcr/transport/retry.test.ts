@@ -1,18 +1,18 @@
-'use strict';
 /** The retry policy as a table (transport/retry.ts): no server, no clock. */
-const { decide, DEFAULT_RETRY } = require('../../dist/nodes/DocumentOcr/transport/retry');
+
+import type { Outcome, RequestKind, Tried } from '../../../../nodes/DocumentOcr/transport/retry';
+import { DEFAULT_RETRY, decide } from '../../../../nodes/DocumentOcr/transport/retry';
 
 const NOW = 1_000_000;
-const fresh = () => ({ read: 0, rate: 0, creation: 0 });
-const half = () => 0.5;
-const status = (statusCode, extra = {}) => ({ type: 'status', statusCode, ...extra });
-const network = (code) => ({ type: 'network', code });
-const run = (kind, outcome, tried = fresh(), deadline) =>
-	decide({ kind, deadline }, outcome, tried, DEFAULT_RETRY, NOW, half);
+const fresh = (): Tried => ({ read: 0, rate: 0, creation: 0 });
+const status = (statusCode: number, extra: Partial<Extract<Outcome, { type: 'status' }>> = {}) =>
+	({ type: 'status', statusCode, ...extra }) as Outcome;
+const network = (code: string) => ({ type: 'network', code }) as Outcome;
+const run = (kind: RequestKind, outcome: Outcome, tried = fresh(), deadline?: number) =>
+	decide({ kind, deadline }, outcome, tried, DEFAULT_RETRY, NOW, () => 0.5);
 
 describe('what is retried, by request kind', () => {
 	test.each([
-		// [kind, outcome, action]
 		['read', status(500), 'retry'],
 		['delete', status(503), 'retry'],
 		['submit', status(500), 'fail'], // the task may exist and be charged
@@ -32,7 +32,7 @@ describe('what is retried, by request kind', () => {
 		['submit', status(413, { errorCode: 'payload_too_large' }), 'fail'],
 		['submit', status(415, { errorCode: 'unsupported_media_type' }), 'fail'],
 		['submit', status(500, { refundedCreation: true }), 'retry'], // refunded: safe to resend
-	])('%s after %j: %s', (kind, outcome, action) => {
+	] as Array<[RequestKind, Outcome, string]>)('%s after %j: %s', (kind, outcome, action) => {
 		expect(run(kind, outcome).action).toBe(action);
 	});
 });
@@ -49,16 +49,16 @@ describe('how long, and how often', () => {
 	});
 
 	test('a 5xx on a read waits at least its Retry-After, and the back-off grows', () => {
-		expect(run('read', status(503, { retryAfterMs: 3_000 })).waitMs).toBe(3_000);
-		const first = run('read', status(503)).waitMs;
-		const third = run('read', status(503), { read: 2, rate: 0, creation: 0 }).waitMs;
+		const waitOf = (d: ReturnType<typeof run>) => (d.action === 'retry' ? d.waitMs : NaN);
+		expect(waitOf(run('read', status(503, { retryAfterMs: 3_000 })))).toBe(3_000);
+		const first = waitOf(run('read', status(503)));
+		const third = waitOf(run('read', status(503), { read: 2, rate: 0, creation: 0 }));
 		expect(third).toBeGreaterThan(first);
 		expect(third).toBeLessThanOrEqual(DEFAULT_RETRY.backoffMaxMs);
 	});
 
 	test('no wait goes past the deadline or the longest Retry-After honoured', () => {
-		const hour = status(503, { retryAfterMs: 3_600_000 });
-		expect(run('read', hour).action).toBe('fail');
+		expect(run('read', status(503, { retryAfterMs: 3_600_000 })).action).toBe('fail');
 		const rate = status(429, { errorCode: 'rate_limited', retryAfterMs: 3_600_000 });
 		expect(run('read', rate).action).toBe('fail');
 		const soon = status(503, { retryAfterMs: 5_000 });
