@@ -19,6 +19,9 @@ const resources: Record<string, Record<string, Operation>> = {
 /** Items under way at once (each mostly waiting); requests are bounded by `concurrency`. */
 const ITEMS_IN_FLIGHT = 500;
 
+/** Items checked at once in the check phase (no request; reads from n8n's binary store). */
+const CHECKS_IN_FLIGHT = 16;
+
 type Outcome = { items: INodeExecutionData[] } | { error: Error };
 
 const ID_FIELD: Record<Created['kind'], string> = { task: 'taskId', job: 'jobId', document: 'id' };
@@ -92,15 +95,23 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const continueOnFail = this.continueOnFail();
 	const outcomes: Array<Outcome | undefined> = new Array(items.length);
 
-	// 1. Check every item; nothing is sent.
+	// 1. Check every item; nothing is sent. Items are read CHECKS_IN_FLIGHT at a time (reading
+	// documents from n8n's binary store is most of it); without Continue on Fail the node fails
+	// with the first bad item in item order, and no item after a bad one is read any more.
 	const sends: Array<Send | undefined> = new Array(items.length);
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+	let firstBad = Infinity;
+	await runPool(items.length, CHECKS_IN_FLIGHT, async (itemIndex) => {
+		if (!continueOnFail && itemIndex > firstBad) return;
 		try {
 			sends[itemIndex] = await operation.prepare.call(this, itemIndex);
 		} catch (error) {
-			if (!continueOnFail) throw withItemIndex.call(this, error as Error, itemIndex);
 			outcomes[itemIndex] = { error: error as Error };
+			firstBad = Math.min(firstBad, itemIndex);
 		}
+	});
+	if (!continueOnFail && Number.isFinite(firstBad)) {
+		const { error } = outcomes[firstBad] as { error: Error };
+		throw withItemIndex.call(this, error, firstBad);
 	}
 
 	// 2. Send. `concurrency` bounds the requests in flight; items run further ahead, since most
