@@ -84,7 +84,6 @@ interface Waiter {
 	/** Part of the shared looks (false until a record with an estimate was first asked). */
 	inLooks: boolean;
 	busy: boolean;
-	asks: number;
 	/** The last record seen (for a timeout while a request is under way). */
 	last?: IDataObject;
 	settle: (outcome: PollOutcome) => void;
@@ -175,7 +174,6 @@ export class Poller {
 						: Math.min(options.deadline, now + Math.max(0, expected)),
 				inLooks: expected === undefined,
 				busy: false,
-				asks: 0,
 				settle,
 			});
 			this.wake?.();
@@ -282,7 +280,6 @@ export class Poller {
 
 	private async ask(waiter: Waiter): Promise<boolean> {
 		waiter.busy = true;
-		waiter.asks++;
 		try {
 			const { record, retryAfterMs } = await waiter.fetch(waiter.deadline);
 			// Ended meanwhile (its deadline passed while this request was under way): nothing to do.
