@@ -2,8 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { createHash } from 'crypto';
 
 import type { TransportState } from '../transport';
-import type { StreamedBlob } from './body';
-import { readRecord, submitDocumentTask } from '../transport/client';
+import type { RecordKind } from '../transport/client';
+import { readRecord } from '../transport/client';
+import { httpStatus } from '../transport/errors';
 import type { WaitSettings } from '../waiting';
 import type { DocumentInput } from './document';
 import { openDocument } from './document';
@@ -36,8 +37,8 @@ export const skipSubmittedOption: INodeProperties = {
 		'Whether to reuse the task of a document this node has already submitted (same file, same settings) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs.',
 };
 
-export interface Remembered {
-	kind: 'task' | 'job';
+interface Remembered {
+	kind: RecordKind;
 	id: string;
 }
 
@@ -69,20 +70,21 @@ function store(ctx: IExecuteFunctions): Record<string, Stored> {
 }
 
 /** Documents being submitted in this execution: a second item with the same key waits for the first. */
-const inFlight = new WeakMap<TransportState, Map<string, Promise<Remembered | undefined>>>();
+const inFlight = new WeakMap<TransportState, Map<string, Promise<string | undefined>>>();
 
 /**
  * Runs `submit` unless the document was submitted before, or is being submitted by another item
- * of this execution (then returns that record, `reused`). Remembers what `submit` created as soon
- * as the service accepted it.
+ * of this execution (then returns the ID of that task or job). Remembers what `submit` created as
+ * soon as the service accepted it.
  */
-async function submitOnce(
+async function submitOnce<T>(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	state: TransportState,
 	key: string,
-	submit: () => Promise<Remembered>,
-): Promise<{ record: Remembered; reused: boolean }> {
+	kind: RecordKind,
+	submit: () => Promise<{ id: string; answer: T }>,
+): Promise<{ answer: T } | { earlierId: string }> {
 	// In item order: of two items with the same document, the first one submits it.
 	await state.turn(itemIndex);
 	const earlier = store(ctx)[key];
@@ -92,21 +94,21 @@ async function submitOnce(
 	if (earlier || first) {
 		// This item sends nothing (for now): the items after it need not wait for it.
 		state.passTurn(itemIndex);
-		if (earlier) return { record: { kind: earlier.kind, id: earlier.id }, reused: true };
-		const record = await first;
-		if (record) return { record, reused: true };
+		const earlierId = earlier?.id ?? (await first);
+		if (earlierId) return { earlierId };
 	}
-	let settle!: (record: Remembered | undefined) => void;
+	let settle!: (id: string | undefined) => void;
 	pending.set(key, new Promise((resolve) => (settle = resolve)));
-	let record: Remembered | undefined;
+	let id: string | undefined;
 	try {
-		record = await submit();
-		remember(ctx, key, record);
-		return { record, reused: false };
+		const result = await submit();
+		id = result.id;
+		remember(ctx, key, { kind, id });
+		return { answer: result.answer };
 	} finally {
 		// Not accepted: an item waiting on this one submits the document itself.
-		settle(record);
-		if (!record) pending.delete(key);
+		settle(id);
+		if (!id) pending.delete(key);
 	}
 }
 
@@ -127,60 +129,35 @@ function forget(ctx: IExecuteFunctions, key: string) {
 }
 
 /**
- * Submits a document — or, when `key` is given and the document was submitted before, reads the
- * task or job created then (`read`: get it, or wait for it) and returns that instead. A
- * remembered record the service no longer has (404: deleted) is forgotten and the document sent.
+ * Submits a document (`submit` returns the ID the service created and its answer) — or, when
+ * `key` is given and the document was submitted before, reads the task or job created then
+ * (waited for with `wait`, else as it is) and returns that instead. A remembered record the
+ * service no longer has (404: deleted) is forgotten and the document sent.
  */
 export async function submitRemembered<T>(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	state: TransportState,
 	options: {
+		kind: RecordKind;
 		key?: () => Promise<string>;
-		submit: () => Promise<{ created: Remembered; answer: T }>;
-		read: (record: Remembered) => Promise<IDataObject>;
+		wait?: () => WaitSettings;
+		submit: () => Promise<{ id: string; answer: T }>;
 	},
 ): Promise<{ submitted: T } | { reused: IDataObject }> {
 	if (!options.key) return { submitted: (await options.submit()).answer };
 	const key = await options.key();
 	for (let attempt = 0; ; attempt++) {
-		let answer: T | undefined;
-		const { record, reused } = await submitOnce(ctx, itemIndex, state, key, async () => {
-			const result = await options.submit();
-			answer = result.answer;
-			return result.created;
-		});
-		if (!reused) return { submitted: answer as T };
-		const read = options.read(record);
+		const outcome = await submitOnce(ctx, itemIndex, state, key, options.kind, options.submit);
+		if ('answer' in outcome) return { submitted: outcome.answer };
+		const { kind, wait } = options;
+		const read = readRecord.call(ctx, itemIndex, state, kind, outcome.earlierId, wait?.());
 		// Deleted at the service since (404): forget it and send the document again, once.
 		const gone = await read.then(
 			() => false,
-			(error: { httpCode?: unknown }) => String(error?.httpCode) === '404' && attempt === 0,
+			(error) => httpStatus(error) === 404 && attempt === 0,
 		);
 		if (!gone) return { reused: await read };
 		forget(ctx, key);
 	}
-}
-
-/**
- * Task → Submit and Submit (v2): the document to `path` (the task API), or — with `key` — the task
- * created for it before; `wait` says how such a task is read (waited for, or read as it is).
- */
-export async function submitTaskRemembered(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	state: TransportState,
-	path: string[],
-	body: StreamedBlob,
-	options: { key?: () => Promise<string>; wait?: () => WaitSettings },
-) {
-	return await submitRemembered(ctx, itemIndex, state, {
-		key: options.key,
-		submit: async () => {
-			const answer = await submitDocumentTask.call(ctx, itemIndex, state, path, body);
-			return { created: { kind: 'task', id: answer.taskId }, answer };
-		},
-		read: async ({ id }) =>
-			await readRecord.call(ctx, itemIndex, state, 'task', id, options.wait?.()),
-	});
 }

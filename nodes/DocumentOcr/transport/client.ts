@@ -12,6 +12,7 @@ import { pagesBilled, unwrapRecord } from '../helpers/task';
 import type { WaitSettings } from '../waiting';
 import { waitUntilFinished } from '../waiting';
 import type { Surface, TransportContext, TransportState } from './index';
+import { httpStatus } from './errors';
 import { apiRequest, unexpectedBody } from './index';
 
 /** The two kinds of long-running record the service has, and where each is read. */
@@ -125,7 +126,7 @@ export async function ensureCanReadTasks(
 				state,
 			);
 		} catch (error) {
-			const status = Number((error as NodeApiError).httpCode);
+			const status = httpStatus(error);
 			if (!(error instanceof NodeApiError) || (status !== 401 && status !== 403)) return;
 			const description =
 				`${error.description ?? ''}\n\nWith "Wait for Completion" on, the node checks before submitting anything that the key can read tasks. Nothing was sent or charged. Give the key the "read" scope, or turn "Wait for Completion" off.`.trim();
@@ -162,7 +163,7 @@ export async function postDocumentV1(
 		throw unexpectedBody(this, itemIndex, `/v1/${endpoint} (pages may have been charged)`, answer);
 	}
 	const result = answer as IDataObject;
-	const id = result.id ?? result.jobId;
+	const id = unwrapRecord(result, 'id')?.id;
 	if (typeof id === 'string' || typeof id === 'number') {
 		state.recordCreated({
 			itemIndex,
@@ -172,6 +173,22 @@ export async function postDocumentV1(
 		});
 	}
 	return result;
+}
+
+/** POST /v1/jobs: the created job, which must carry the ID to keep (a job may exist without one). */
+export async function createJob(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+	body: StreamedBlob,
+): Promise<{ job: IDataObject; jobId: string }> {
+	const job = unwrapRecord(await postDocumentV1.call(this, itemIndex, state, 'jobs', body), 'id');
+	const id = job?.id;
+	if (!job || (typeof id !== 'string' && typeof id !== 'number')) {
+		state.failed();
+		throw unexpectedBody(this, itemIndex, 'the job creation (a job may have been created)', job);
+	}
+	return { job: { ...job, id: String(id) }, jobId: String(id) };
 }
 
 /**

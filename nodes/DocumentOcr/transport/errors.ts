@@ -247,6 +247,13 @@ export function refundedCreationFailure(status: number, body: unknown): boolean 
 	return status >= 500 && /creat\w* fail/i.test(text) && /refund/i.test(text);
 }
 
+/** The HTTP status a NodeApiError of this module carries (undefined for other errors). */
+export function httpStatus(error: unknown): number | undefined {
+	if (!(error instanceof NodeApiError)) return undefined;
+	const status = Number(error.httpCode);
+	return Number.isFinite(status) ? status : undefined;
+}
+
 /** Builds the error for an HTTP error answer. */
 export function serviceError(
 	node: INode,

@@ -2,11 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { v1Upload } from '../../helpers/body';
-import { unwrapRecord } from '../../helpers/task';
 import { waitTimeoutMs } from '../../waiting';
-import { unexpectedBody } from '../../transport';
 import { skipSubmittedOption, submissionKey, submitRemembered } from '../../helpers/memory';
-import { postDocumentV1, readRecord, waitForRecord } from '../../transport/client';
+import { createJob, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
 import {
 	concurrencyOption,
@@ -79,44 +77,26 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
 	const { document, body } = await v1Upload(this, itemIndex, 'jobs', fields);
 
+	// The Wait Timeout runs from the moment the service accepted the job.
+	const waitSettings = () => ({ deadline: Date.now() + timeoutMs });
+
 	return async (state) => {
 		const outcome = await submitRemembered(this, itemIndex, state, {
+			kind: 'job',
 			key: options.skipSubmitted
 				? async () => await submissionKey(this, 'job', { fields }, document)
 				: undefined,
+			wait: wait ? waitSettings : undefined,
 			submit: async () => {
-				const created = unwrapRecord(
-					await postDocumentV1.call(this, itemIndex, state, 'jobs', body),
-					'id',
-				);
-				const jobId = created?.id;
-				if (!created || (typeof jobId !== 'string' && typeof jobId !== 'number')) {
-					throw unexpectedBody(
-						this,
-						itemIndex,
-						'the job creation (a job may have been created)',
-						created,
-					);
-				}
-				return { created: { kind: 'job', id: String(jobId) }, answer: created };
+				const { job, jobId } = await createJob.call(this, itemIndex, state, body);
+				return { id: jobId, answer: job };
 			},
-			read: async ({ id }) =>
-				await readRecord.call(
-					this,
-					itemIndex,
-					state,
-					'job',
-					id,
-					wait ? { deadline: Date.now() + timeoutMs } : undefined,
-				),
 		});
 		if ('reused' in outcome) return [{ json: { ...outcome.reused, previouslySubmitted: true } }];
 		const created = outcome.submitted;
 		const jobId = String(created.id);
-		if (!wait) return [{ json: { ...created, id: jobId } }];
-		const job = await waitForRecord.call(this, itemIndex, state, 'job', jobId, {
-			deadline: Date.now() + timeoutMs,
-		});
+		if (!wait) return [{ json: created }];
+		const job = await waitForRecord.call(this, itemIndex, state, 'job', jobId, waitSettings());
 		return [{ json: job }];
 	};
 }

@@ -8,6 +8,7 @@ import type { TransportState } from '../../transport';
 import { apiRequest } from '../../transport';
 import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
 import { getRecord } from '../../transport/client';
+import { httpStatus } from '../../transport/errors';
 import type { Send } from '../types';
 
 const FORMATS: Record<string, { mime: string; label: string }> = {
@@ -92,9 +93,8 @@ async function exportTask(
 	const node = this.getNode();
 	/** Maps an export failure; a 4xx may mean "not done yet", which the task's status tells. */
 	const explain = async (original: NodeApiError | NodeOperationError) => {
-		const status = Number((original as NodeApiError).httpCode);
-		if (!(original instanceof NodeApiError) || ![400, 409, 412, 422, 425].includes(status))
-			return original;
+		const status = httpStatus(original);
+		if (status === undefined || ![400, 409, 412, 422, 425].includes(status)) return original;
 		return await notReady(original);
 	};
 	const notReady = async (original: NodeApiError | NodeOperationError) => {

@@ -12,8 +12,8 @@ import {
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
-import { skipSubmittedOption, submissionKey, submitTaskRemembered } from '../../helpers/memory';
-import { ensureCanReadTasks, waitForRecord } from '../../transport/client';
+import { skipSubmittedOption, submissionKey, submitRemembered } from '../../helpers/memory';
+import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
 
 const properties: INodeProperties[] = [
@@ -102,11 +102,16 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 
 	return async (state) => {
 		if (wait) await ensureCanReadTasks.call(this, itemIndex, state);
-		const outcome = await submitTaskRemembered(this, itemIndex, state, ['api', 'ocr'], body, {
+		const outcome = await submitRemembered(this, itemIndex, state, {
+			kind: 'task',
 			key: options.skipSubmitted
 				? async () => await submissionKey(this, 'task', { provider, documentType }, document)
 				: undefined,
 			wait: wait ? waitSettings : undefined,
+			submit: async () => {
+				const answer = await submitDocumentTask.call(this, itemIndex, state, ['api', 'ocr'], body);
+				return { id: answer.taskId, answer };
+			},
 		});
 		if ('reused' in outcome) return [{ json: { ...outcome.reused, previouslySubmitted: true } }];
 		const { accepted, taskId, pagesBilled: billed } = outcome.submitted;

@@ -4,8 +4,8 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { checkBodySize, jsonWithDocument } from '../../helpers/body';
 import { readDocument, TASK_API_KINDS } from '../../helpers/document';
 import { waitTimeoutMs } from '../../waiting';
-import { skipSubmittedOption, submissionKey, submitTaskRemembered } from '../../helpers/memory';
-import { ensureCanReadTasks, waitForRecord } from '../../transport/client';
+import { skipSubmittedOption, submissionKey, submitRemembered } from '../../helpers/memory';
+import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
 import {
 	concurrencyOption,
@@ -115,11 +115,22 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 
 	return async (state) => {
 		if (wait) await ensureCanReadTasks.call(this, itemIndex, state);
-		const outcome = await submitTaskRemembered(this, itemIndex, state, ['api', 'v2', 'ocr'], body, {
+		const outcome = await submitRemembered(this, itemIndex, state, {
+			kind: 'task',
 			key: options.skipSubmitted
 				? async () => await submissionKey(this, 'v2', fields, document)
 				: undefined,
 			wait: wait ? () => ({ deadline: Date.now() + timeoutMs }) : undefined,
+			submit: async () => {
+				const answer = await submitDocumentTask.call(
+					this,
+					itemIndex,
+					state,
+					['api', 'v2', 'ocr'],
+					body,
+				);
+				return { id: answer.taskId, answer };
+			},
 		});
 		if ('reused' in outcome) return [{ json: { ...outcome.reused, previouslySubmitted: true } }];
 		const { accepted, taskId } = outcome.submitted;
