@@ -51,6 +51,18 @@ function batchWorkflow(id, dir, parameters, credential = CREDENTIAL) {
 
 const submit = { resource: 'task', operation: 'submit', waitForCompletion: true, options: {} };
 
+/** Runs `work` with the account's page balance set to `pages`; `restore()` (or the end) puts it back. */
+async function withBalance(pages, work) {
+	const balance = n8n.emu.balance('acme');
+	const restore = () => n8n.emu.setBalance('acme', balance);
+	n8n.emu.setBalance('acme', pages);
+	try {
+		await work(restore);
+	} finally {
+		restore();
+	}
+}
+
 function writeBatch(dir, count, first) {
 	const folder = path.join(n8n.inbox, dir);
 	fs.mkdirSync(folder, { recursive: true });
@@ -100,10 +112,8 @@ test('20 PDFs, the first one empty, Continue on Fail off: the run fails before a
 
 test('a 402 at item 5 of 20: the run fails, and its error lists the task IDs of items 0–4', async () => {
 	writeBatch('balance', 20);
-	const balance = n8n.emu.balance('acme');
-	n8n.emu.setBalance('acme', 5);
 	const mark = n8n.emu.ledger('acme').length;
-	try {
+	await withBalance(5, async () => {
 		const run = await n8n.executeExpectingFailure('ocrE2eBalance');
 
 		const error = run.data.resultData.error;
@@ -119,9 +129,7 @@ test('a 402 at item 5 of 20: the run fails, and its error lists the task IDs of 
 		expect(listed.map((m) => m[2]).sort()).toEqual([...charged].sort());
 		expect(error.description).toMatch(/bills them again/);
 		expect(n8n.chargedSince(mark)).toBe(5);
-	} finally {
-		n8n.emu.setBalance('acme', balance);
-	}
+	});
 });
 
 test('a key with only the submit scope and Wait for Completion on: nothing is charged, the error names the read scope', async () => {
@@ -164,17 +172,15 @@ test('the 10 MB limit is the request body: an 8 MB PDF is refused on the task AP
 
 test('Skip Already Submitted Documents: after a 402 at item 3 of 6, the re-run bills items 3–5 only and returns the earlier tasks', async () => {
 	writeBatch('rerun', 6);
-	const balance = n8n.emu.balance('acme');
-	n8n.emu.setBalance('acme', 3);
 	const mark = n8n.emu.ledger('acme').length;
-	try {
+	await withBalance(3, async (restore) => {
 		// `n8n execute` is not a manual run: n8n saves the node's memory (static data) after it,
 		// also after a failure, as it does for schedule, trigger and webhook executions.
 		const failed = await n8n.executeExpectingFailure('ocrE2eRerun');
 		expect(failed.data.resultData.error.message).toMatch(/page balance|pages/i);
 		expect(n8n.chargedSince(mark)).toBe(3);
 
-		n8n.emu.setBalance('acme', balance);
+		restore();
 		const rerun = await n8n.execute('ocrE2eRerun');
 		expect(rerun.data.resultData.error).toBeUndefined();
 		expect(n8n.chargedSince(mark)).toBe(6);
@@ -194,7 +200,5 @@ test('Skip Already Submitted Documents: after a 402 at item 3 of 6, the re-run b
 		const third = await n8n.execute('ocrE2eRerun');
 		expect(third.data.resultData.error).toBeUndefined();
 		expect(n8n.chargedSince(mark)).toBe(6);
-	} finally {
-		n8n.emu.setBalance('acme', balance);
-	}
+	});
 });
