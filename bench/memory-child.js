@@ -51,7 +51,7 @@ async function submitNaively(path) {
 async function main() {
 	// Warm up with a small document so code loading is not counted as growth.
 	const small = `${file}.small.pdf`;
-	fs.writeFileSync(small, require('../test/fixtures/documents').makePdf(['warm-up']));
+	fs.writeFileSync(small, require('../emulator/documents').makePdf(['warm-up']));
 	const warm = mode === 'naive' ? await submitNaively(small) : await submitWithNode(small);
 	if (warm.error) throw warm.error;
 	global.gc?.();

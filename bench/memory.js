@@ -9,14 +9,14 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const documents = require('../test/fixtures/documents');
+const documents = require('../emulator/documents');
 
 const FILE_BYTES = 7_400_000;
 
 async function startEmulatorProcess() {
 	const child = spawn(
 		process.execPath,
-		[path.join(__dirname, '../test/emulator/cli.js'), '--port', '0', '--ms-per-page', '5'],
+		[path.join(__dirname, '../emulator/cli.js'), '--port', '0', '--ms-per-page', '5'],
 		{
 			stdio: ['ignore', 'pipe', 'inherit'],
 		},

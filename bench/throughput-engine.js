@@ -5,8 +5,8 @@
  * Prints wall time against the physical bound ceil(N/W)·t, and status requests per task.
  *   node bench/throughput-engine.js [N] [W] [t] [concurrency]
  */
-const { startEmulator, KEYS } = require('../test/emulator');
-const documents = require('../test/fixtures/documents');
+const { startEmulator, KEYS } = require('../emulator');
+const documents = require('../emulator/documents');
 const { runNode } = require('../test/harness');
 
 async function main() {

@@ -13,7 +13,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { createInstance, KEYS } = require('../test/e2e/instance');
-const documents = require('../test/fixtures/documents');
+const documents = require('../emulator/documents');
 
 const N = Number(process.env.BENCH_N ?? 200);
 const W = Number(process.env.BENCH_W ?? 4);

@@ -8,7 +8,7 @@
 const { request } = require('undici');
 const { createInstance } = require('../test/e2e/instance');
 const { recordEveryDelivery } = require('../test/e2e/scenarios');
-const { signedDelivery } = require('../test/emulator/sign.js');
+const { signedDelivery } = require('../emulator/sign.js');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);

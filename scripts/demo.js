@@ -15,8 +15,8 @@ async function main() {
 	ensureInstalled();
 	build();
 
-	const { startEmulator, KEYS } = require('../test/emulator');
-	const documents = require('../test/fixtures/documents');
+	const { startEmulator, KEYS } = require('../emulator');
+	const documents = require('../emulator/documents');
 	const { runNode, readBinary } = require('../test/harness');
 
 	const emu = await startEmulator({ workers: 2, msPerPage: 400 });

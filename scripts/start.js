@@ -200,8 +200,8 @@ async function main() {
 	ensureInstalled();
 	build();
 	const { syncWorkspace } = require('./demo-workspace');
-	const { startEmulator, KEYS } = require('../test/emulator');
-	const documents = require('../test/fixtures/documents');
+	const { startEmulator, KEYS } = require('../emulator');
+	const documents = require('../emulator/documents');
 
 	const node24 = await rt.ensureNode24();
 	const runtime = await rt.ensureN8n(node24);

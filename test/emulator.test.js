@@ -1,11 +1,11 @@
 'use strict';
-/* Tests of the local OCR service emulator (test/emulator) and its fixtures (test/fixtures). */
+/* Tests of the local OCR service emulator (emulator/) and its document builders (emulator/documents.js). */
 const http = require('node:http');
 const crypto = require('node:crypto');
 const zlib = require('node:zlib');
 const { request, Agent } = require('undici');
-const docs = require('./fixtures/documents.js');
-const { startEmulator, KEYS, DEFAULT_KEYS, readZip, signPayload } = require('./emulator/index.js');
+const docs = require('../emulator/documents.js');
+const { startEmulator, KEYS, DEFAULT_KEYS, readZip, signPayload } = require('../emulator/index.js');
 
 jest.setTimeout(15000);
 

@@ -1,7 +1,7 @@
 'use strict';
 /** Shared test plumbing: an emulator per test file, items with real documents, node parameters. */
-const { startEmulator } = require('./emulator');
-const documents = require('./fixtures/documents');
+const { startEmulator } = require('../emulator');
+const documents = require('../emulator/documents');
 const { runNode, readBinary, testCredential } = require('./harness');
 
 const FULL_KEY = 'ocr_test_full';

@@ -5,7 +5,7 @@
  * deadline, and lists are walked to their end whatever page size the service keeps to.
  */
 const h = require('./helpers');
-const { KEYS } = require('./emulator');
+const { KEYS } = require('../emulator');
 
 const emu = h.useEmulator({ perTest: true, workers: 4, msPerPage: 40 });
 

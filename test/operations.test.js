@@ -1,5 +1,5 @@
 'use strict';
-const { readZip } = require('./emulator');
+const { readZip } = require('../emulator');
 const h = require('./helpers');
 
 const emu = h.useEmulator();

@@ -16,7 +16,7 @@ const http = require('node:http');
 const path = require('node:path');
 const { request } = require('undici');
 const { createInstance, startNode, nodeOutput, KEYS, CREDENTIAL_ID } = require('./instance');
-const documents = require('../fixtures/documents');
+const documents = require('../../emulator/documents');
 const { DocumentOcr } = require('../../dist/nodes/DocumentOcr/DocumentOcr.node.js');
 const {
 	taskIdField,

@@ -28,7 +28,7 @@ const {
 	CREDENTIAL_ID,
 	EXAMPLE_INBOX,
 } = require('./instance');
-const documents = require('../fixtures/documents');
+const documents = require('../../emulator/documents');
 const {
 	ingestionExample,
 	invoiceExample,

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { request } = require('undici');
 const { createInstance, startNode, example, nodeOutput, KEYS } = require('./instance');
-const documents = require('../fixtures/documents');
+const documents = require('../../emulator/documents');
 const { ingestionExample, invoiceExample } = require('./scenarios');
 
 let n8n;

@@ -11,7 +11,7 @@ const path = require('node:path');
 
 const rt = require('../../scripts/n8n-runtime');
 const { request } = require('undici');
-const { startEmulator, KEYS } = require('../emulator');
+const { startEmulator, KEYS } = require('../../emulator');
 
 const OWNER = {
 	email: 'owner@example.com',

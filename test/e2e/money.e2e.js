@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { createInstance, startNode, nodeOutput, KEYS } = require('./instance');
-const documents = require('../fixtures/documents');
+const documents = require('../../emulator/documents');
 
 let n8n;
 

@@ -7,8 +7,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { nodeOutput } = require('./instance');
-const documents = require('../fixtures/documents');
-const { readZip } = require('../emulator');
+const documents = require('../../emulator/documents');
+const { readZip } = require('../../emulator');
 
 /** Example 01: each PDF of the inbox gets its recognised text written next to it (3 pages). */
 async function ingestionExample(n8n) {

@@ -7,7 +7,7 @@
  */
 const { createInstance } = require('./instance');
 const { triggerWorkflow, sideEffects: countSideEffects } = require('./scenarios');
-const { signedDelivery } = require('../emulator/sign.js');
+const { signedDelivery } = require('../../emulator/sign.js');
 
 const SECRET = 'whsec_e2e_once_7d3b4e215f1c0c9a';
 const STRONG = { id: 'ocrLocalWebhook1', name: 'Document OCR webhook secret (local emulator)' };

@@ -84,7 +84,7 @@ test('signed ocr.done / ocr.failed for real tasks run once each; forged, replaye
 			'content-type': 'application/json',
 			'x-webhook-timestamp': timestamp,
 			'x-webhook-nonce': 'forged-nonce-1',
-			'x-webhook-signature': require('../emulator/sign.js').signatureHeader(
+			'x-webhook-signature': require('../../emulator/sign.js').signatureHeader(
 				'wrong-secret',
 				timestamp,
 				'forged-nonce-1',

@@ -12,7 +12,7 @@
  */
 const { createInstance } = require('../e2e/instance');
 const { triggerWorkflow, sideEffects } = require('../e2e/scenarios');
-const { signedDelivery } = require('../emulator/sign.js');
+const { signedDelivery } = require('../../emulator/sign.js');
 const services = require('./services');
 const report = require('./report');
 

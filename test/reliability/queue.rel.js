@@ -25,13 +25,13 @@ const { request } = require('undici');
 
 const rt = require('../../scripts/n8n-runtime');
 const { createInstance, example, KEYS } = require('../e2e/instance');
-const documents = require('../fixtures/documents');
+const documents = require('../../emulator/documents');
 const {
 	recordEveryDelivery,
 	expectOneRunPerEvent,
 	expectDocxExports,
 } = require('../e2e/scenarios');
-const sign = require('../emulator/sign.js');
+const sign = require('../../emulator/sign.js');
 const report = require('./report');
 
 const SECRET = 'whsec_queue_7c41d2e98b0a4f36';

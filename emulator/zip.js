@@ -5,7 +5,7 @@
  *   readZip(buffer) -> Map<name, Buffer>   (central-directory based; stored or deflated)
  */
 const zlib = require('node:zlib');
-const { crc32 } = require('../fixtures/documents.js');
+const { crc32 } = require('./documents.js');
 
 function dosDateTime(d = new Date()) {
 	const time = (d.getHours() << 11) | (d.getMinutes() << 5) | Math.floor(d.getSeconds() / 2);

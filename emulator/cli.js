@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * node test/emulator/cli.js [--port 5680] [--host 127.0.0.1] [--workers 2] [--ms-per-page 300]
+ * node emulator/cli.js [--port 5680] [--host 127.0.0.1] [--workers 2] [--ms-per-page 300]
  *   [--sync-ms-per-page 10] [--api-port N --separate-api-server] [--log]
  *   [--webhook URL --webhook-secret S] [--error-shape flat|nested|code|text] [--list-shape ...]
  *   [--fields spec|rich] [--completion-order random|fifo]

@@ -14,8 +14,8 @@
  */
 const crypto = require('node:crypto');
 const { Agent, request } = require('undici');
-const { signatureHeader } = require('./sign.js');
-const { randomId } = require('./util.js');
+const { signatureHeader } = require('../sign.js');
+const { randomId } = require('../util.js');
 
 const EVENTS = ['ocr.done', 'ocr.failed'];
 

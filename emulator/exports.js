@@ -6,7 +6,7 @@
  * docx/xlsx are real OOXML zip packages; pdf is built with the fixtures' makePdf.
  */
 const { writeZip } = require('./zip.js');
-const { makePdf } = require('../fixtures/documents.js');
+const { makePdf } = require('./documents.js');
 const { xmlEscape } = require('./util.js');
 
 const EXPORT_CONTENT_TYPES = {

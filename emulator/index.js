@@ -3,7 +3,7 @@
  * Local, stateful emulator of the Document OCR service (see ./README.md, the module headers,
  * and DEFAULT_OPTIONS in ./emulator.js).
  *
- *   const { startEmulator, DEFAULT_KEYS, KEYS } = require('./test/emulator');
+ *   const { startEmulator, DEFAULT_KEYS, KEYS } = require('./emulator');
  *   const emu = await startEmulator({ msPerPage: 10 });
  *   ... emu.url, emu.apiUrl, emu.keys, emu.stats(), emu.ledger(), emu.fault({...}) ...
  *   await emu.close();
