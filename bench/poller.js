@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The poller alone on a virtual clock (test/fast/support/simulation.ts, the fast tier's own
+ * The poller alone on a virtual clock (emulator/virtual/simulation.ts, the emulator's
  * simulated service): status requests per task and how late the end of a batch is noticed, for
  * services that finish tasks in order, at random, or smallest first. Runs the TypeScript sources
  * directly (transpiled on load), so it needs no build.
@@ -20,7 +20,7 @@ require.extensions['.ts'] = (module, filename) => {
 };
 
 const { simulate, mixedPages } = require(
-	path.join(__dirname, '../test/fast/support/simulation.ts'),
+	path.join(__dirname, '../emulator/virtual/simulation.ts'),
 );
 
 const SCENARIOS = [

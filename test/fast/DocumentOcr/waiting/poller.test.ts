@@ -5,7 +5,7 @@
  */
 
 import type { PollOutcome } from '../../../../nodes/DocumentOcr/waiting/poller';
-import { Clock, mixedPages, poller, simulate } from '../../support/simulation';
+import { Clock, mixedPages, poller, simulate } from '../../../../emulator/virtual/simulation';
 
 describe('no completion order is assumed', () => {
 	test.each(['fifo', 'random', 'smallest'] as const)(

@@ -3,8 +3,8 @@
  * of `workers` workers takes queued tasks in one of three orders (fifo, random, smallest first)
  * and spends `msPerPage` per page on each; every status request costs `rttMs` of virtual time.
  */
-import { DEFAULT_POLLER, Poller } from '../../../nodes/DocumentOcr/waiting/poller';
-import type { PollOutcome, PollerSettings } from '../../../nodes/DocumentOcr/waiting/poller';
+import { DEFAULT_POLLER, Poller } from '../../nodes/DocumentOcr/waiting/poller';
+import type { PollOutcome, PollerSettings } from '../../nodes/DocumentOcr/waiting/poller';
 
 export function rng(seed: number): () => number {
 	let s = seed >>> 0 || 1;
