@@ -54,21 +54,76 @@ describe('error bodies of every plausible shape', () => {
 	});
 });
 
-describe('every code the spec lists', () => {
-	test.each(KNOWN_CODES.map((code) => [code]))('%s: a message, advice, the HTTP code', (code) => {
-		const status = STATUS[code];
+/** Every code: HTTP status, what the message says, and what the description tells the user to do. */
+const CODES: Array<[string, number, RegExp, RegExp]> = [
+	['missing_api_key', 401, /No API key was sent/, /enter the API key/],
+	['invalid_api_key', 401, /refused the API key/, /Create a new key/],
+	['user_banned', 403, /account is banned/, /Contact the service/],
+	['insufficient_scope', 403, /lacks the "submit" scope/, /Create a key with the "submit" scope/],
+	[
+		'insufficient_pages',
+		402,
+		/no page balance left/,
+		/Top up the page balance.*Nothing was charged/,
+	],
+	['not_found', 404, /Task "tsk_1" was not found/, /Check the ID/],
+	['payload_too_large', 413, /too large .*10 MB/, /Compress the file or split it/],
+	['unsupported_media_type', 415, /does not accept this file type/, /Send a PDF or an image/],
+	[
+		'rate_limited',
+		429,
+		/throttling requests/,
+		/retried 4 time\(s\)\. Lower the node's concurrency/,
+	],
+	['daily_quota_exceeded', 429, /daily quota/, /after the quota resets/],
+	[
+		'brand_new_code',
+		418,
+		/rejected the request \(HTTP 418, brand_new_code\)/,
+		/Check the node parameters/,
+	],
+];
+
+describe('every code the spec lists, and one it does not', () => {
+	test('the table covers every known code', () => {
+		expect(CODES.map(([code]) => code)).toEqual(expect.arrayContaining([...KNOWN_CODES]));
+		for (const code of KNOWN_CODES) expect(STATUS[code]).toBeGreaterThanOrEqual(400);
+	});
+
+	test.each(CODES)(
+		'%s: a message that says what happened and advice that says what to do',
+		(code, status, message, advice) => {
+			const error = serviceError(
+				node,
+				status,
+				{ error: code, message: `Service text for ${code}` },
+				{ itemIndex: 3, scope: 'submit', subject: 'Task "tsk_1"', submission: true, retries: 4 },
+			);
+			expect(error.message).toMatch(message);
+			expect(error.description).toMatch(advice);
+			expect(error.description).toContain(`Service text for ${code}`);
+			expect(String(error.httpCode)).toBe(String(status));
+			expect(error.context.itemIndex).toBe(3);
+		},
+	);
+
+	test('without a code the HTTP status decides; a 5xx after a submission warns a task may exist', () => {
+		expect(serviceError(node, 401, '', { itemIndex: 0 }).message).toMatch(/API key/);
+		const error = serviceError(node, 503, '', { itemIndex: 0, submission: true });
+		expect(error.message).toMatch(/a task may have been created/);
+		expect(error.description).toMatch(/does not resend submissions/);
+	});
+
+	test('the key never appears, even when the service echoes it', () => {
 		const error = serviceError(
 			node,
-			status,
-			{ error: code, message: 'said the service' },
-			{
-				itemIndex: 3,
-			},
+			401,
+			{ error: 'invalid_api_key', message: 'Key ocr_live_abc123 is not valid' },
+			{ itemIndex: 0, secrets: ['ocr_live_abc123'] },
 		);
-		expect(error.message.length).toBeGreaterThan(10);
-		expect(error.description ?? '').toMatch(/\S{3,}/);
-		expect(String(error.httpCode)).toBe(String(status));
-		expect(error.context.itemIndex).toBe(3);
+		expect(JSON.stringify({ m: error.message, d: error.description })).not.toContain(
+			'ocr_live_abc123',
+		);
 	});
 });
 
