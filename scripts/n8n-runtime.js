@@ -509,10 +509,19 @@ function httpGet(url) {
 	});
 }
 
-/** Starts `n8n start` in its own process group and waits until the editor (and webhooks) are up. */
-async function startServer(runtime, node24, env, logFile, { timeoutMs = 120_000 } = {}) {
+/**
+ * Starts `n8n <args>` in its own process group (stopped with stopServer), output in `logFile`,
+ * and waits until `readyUrl` answers 200 and the log shows `readyLine`.
+ */
+async function startProcess(
+	runtime,
+	node24,
+	env,
+	args,
+	{ logFile, readyUrl, readyLine, timeoutMs },
+) {
 	const out = fs.openSync(logFile, 'w');
-	const child = spawn(node24.bin, [runtime.bin, 'start'], {
+	const child = spawn(node24.bin, [runtime.bin, ...args], {
 		env,
 		stdio: ['ignore', out, out],
 		detached: true,
@@ -521,18 +530,29 @@ async function startServer(runtime, node24, env, logFile, { timeoutMs = 120_000 
 	let exited = null;
 	child.on('exit', (code, signal) => (exited = { code, signal }));
 	const started = Date.now();
-	const url = `http://${localAddress(env.N8N_LISTEN_ADDRESS)}:${env.N8N_PORT}`;
 	while (Date.now() - started < timeoutMs) {
 		if (exited)
-			throw new Error(`n8n exited during start (${JSON.stringify(exited)}); see ${logFile}`);
-		const ready = (await httpGet(`${url}/healthz/readiness`)) === 200;
-		if (ready && /Editor is now accessible/.test(fs.readFileSync(logFile, 'utf8'))) {
-			return { child, url, seconds: (Date.now() - started) / 1000 };
-		}
+			throw new Error(
+				`n8n ${args[0]} exited during start (${JSON.stringify(exited)}); see ${logFile}`,
+			);
+		if ((await httpGet(readyUrl)) === 200 && readyLine.test(fs.readFileSync(logFile, 'utf8')))
+			return { child, seconds: (Date.now() - started) / 1000 };
 		await new Promise((resolve) => setTimeout(resolve, 300));
 	}
 	await stopServer(child);
-	throw new Error(`n8n did not become ready in ${timeoutMs / 1000} s; see ${logFile}`);
+	throw new Error(`n8n ${args[0]} did not become ready in ${timeoutMs / 1000} s; see ${logFile}`);
+}
+
+/** Starts `n8n start` in its own process group and waits until the editor (and webhooks) are up. */
+async function startServer(runtime, node24, env, logFile, { timeoutMs = 120_000 } = {}) {
+	const url = `http://${localAddress(env.N8N_LISTEN_ADDRESS)}:${env.N8N_PORT}`;
+	const { child, seconds } = await startProcess(runtime, node24, env, ['start'], {
+		logFile,
+		readyUrl: `${url}/healthz/readiness`,
+		readyLine: /Editor is now accessible/,
+		timeoutMs,
+	});
+	return { child, url, seconds };
 }
 
 /** Where this machine reaches a server listening on `address` (a wildcard: loopback). */
@@ -677,6 +697,7 @@ module.exports = {
 	n8nEnv,
 	n8nCommand,
 	startServer,
+	startProcess,
 	stopServer,
 	stopAll,
 	BROWSER_ID,

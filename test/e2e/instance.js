@@ -4,13 +4,11 @@
  * package packed and installed as a community package; credential and workflows imported with
  * n8n's own CLI. Everything it starts is stopped by `close()`.
  */
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
 const rt = require('../../scripts/n8n-runtime');
-const { request } = require('undici');
 const { startEmulator, KEYS } = require('../../emulator');
 
 const OWNER = {
@@ -46,51 +44,6 @@ async function freePorts(count) {
 	} finally {
 		await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
 	}
-}
-
-/** GET a URL; resolves with the status code (0 when nothing answers). */
-async function statusOf(url) {
-	try {
-		const response = await request(url, { headersTimeout: 2000, bodyTimeout: 2000 });
-		await response.body.dump();
-		return response.statusCode;
-	} catch {
-		return 0;
-	}
-}
-
-/**
- * Starts `n8n <command>` in its own process group (stopped with rt.stopServer), output in a log
- * file, and waits until `readyUrl` answers 200 and the log shows `readyLine`.
- */
-async function startProcess(
-	runtime,
-	node24,
-	env,
-	args,
-	{ logFile, readyUrl, readyLine, timeoutMs },
-) {
-	const out = fs.openSync(logFile, 'w');
-	const child = spawn(node24.bin, [runtime.bin, ...args], {
-		env,
-		stdio: ['ignore', out, out],
-		detached: true,
-	});
-	fs.closeSync(out);
-	let exited = null;
-	child.on('exit', (code, signal) => (exited = { code, signal }));
-	const started = Date.now();
-	while (Date.now() - started < timeoutMs) {
-		if (exited)
-			throw new Error(
-				`n8n ${args[0]} exited during start (${JSON.stringify(exited)}); see ${logFile}`,
-			);
-		if ((await statusOf(readyUrl)) === 200 && readyLine.test(fs.readFileSync(logFile, 'utf8')))
-			return { child, seconds: (Date.now() - started) / 1000 };
-		await new Promise((resolve) => setTimeout(resolve, 300));
-	}
-	await rt.stopServer(child);
-	throw new Error(`n8n ${args[0]} did not become ready in ${timeoutMs / 1000} s; see ${logFile}`);
 }
 
 /**
@@ -269,7 +222,7 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 			const [healthPort, workerBrokerPort] = await freePorts(2);
 			const name = `worker-${processes.filter((p) => p.kind === 'worker').length + 1}`;
 			const logFile = path.join(userFolder, `${name}.log`);
-			const { child, seconds } = await startProcess(
+			const { child, seconds } = await rt.startProcess(
 				runtime,
 				node24,
 				{
@@ -304,7 +257,7 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 			const name = `webhook-${processes.filter((p) => p.kind === 'webhook').length + 1}`;
 			const logFile = path.join(userFolder, `${name}.log`);
 			const url = `http://127.0.0.1:${webhookPort}`;
-			const { child, seconds } = await startProcess(
+			const { child, seconds } = await rt.startProcess(
 				runtime,
 				node24,
 				{

@@ -10,16 +10,21 @@ const { nodeOutput } = require('./instance');
 const documents = require('../../emulator/documents');
 const { readZip } = require('../../emulator');
 
-/** Example 01: each PDF of the inbox gets its recognised text written next to it (3 pages). */
-async function ingestionExample(n8n) {
+/** Example 01's inbox: a 1-page letter and a 2-page report (3 pages in all). */
+function fillInbox(inbox) {
 	fs.writeFileSync(
-		path.join(n8n.inbox, 'letter.pdf'),
+		path.join(inbox, 'letter.pdf'),
 		documents.makePdf(['Dear reader, this is a letter.']),
 	);
 	fs.writeFileSync(
-		path.join(n8n.inbox, 'report.pdf'),
+		path.join(inbox, 'report.pdf'),
 		documents.makePdf(['Quarterly report', 'Page two of the report']),
 	);
+}
+
+/** Example 01: each PDF of the inbox gets its recognised text written next to it (3 pages). */
+async function ingestionExample(n8n) {
+	fillInbox(n8n.inbox);
 	const mark = n8n.emu.ledger('acme').length;
 
 	const run = await n8n.execute('ocrExampleIngest');
@@ -214,6 +219,7 @@ async function sideEffects(n8n, workflowId, minExecutions) {
 }
 
 module.exports = {
+	fillInbox,
 	triggerWorkflow,
 	sideEffects,
 	ingestionExample,

@@ -30,6 +30,7 @@ const {
 	recordEveryDelivery,
 	expectOneRunPerEvent,
 	expectDocxExports,
+	fillInbox,
 } = require('../e2e/scenarios');
 const sign = require('../../emulator/sign.js');
 const report = require('./report');
@@ -212,14 +213,7 @@ afterAll(async () => {
 // ------------------------------------------------------------------------------------ tests
 
 test('scheduled ingestion: main enqueues the scheduled run, the worker writes the text files', async () => {
-	fs.writeFileSync(
-		path.join(n8n.inbox, 'letter.pdf'),
-		documents.makePdf(['Dear reader, this is a letter.']),
-	);
-	fs.writeFileSync(
-		path.join(n8n.inbox, 'report.pdf'),
-		documents.makePdf(['Quarterly report', 'Page two of the report']),
-	);
+	fillInbox(n8n.inbox);
 	const mark = n8n.emu.ledger('acme').length;
 
 	// The example as shipped, except its hourly rule: a cron that fires a few seconds from now
