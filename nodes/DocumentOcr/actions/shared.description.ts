@@ -69,7 +69,11 @@ export const taskIdField: INodeProperties = {
 		'The ID the service gave the task when its document was submitted. It is the taskId field in the output of Submit, Get Many and the Document OCR Trigger.',
 };
 
-export const DEFAULT_CONCURRENCY = 5;
+/**
+ * The most requests in flight at once (a cap: the node starts at 4 and opens more while the
+ * service keeps up, halving on a 429; see TransportState).
+ */
+export const DEFAULT_CONCURRENCY = 16;
 export const MAX_CONCURRENCY = 50;
 
 export const concurrencyOption: INodeProperties = {
@@ -79,7 +83,7 @@ export const concurrencyOption: INodeProperties = {
 	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
 	default: DEFAULT_CONCURRENCY,
 	description:
-		'How many items are sent to the service at the same time. If the service reports too many requests, all items slow down together.',
+		'The most requests sent to the service at the same time. The node starts with 4 and opens more while the service keeps up; when it reports too many requests, all items slow down together. 1 sends one item at a time, each only after the previous one has finished.',
 };
 
 export const waitTimeoutOption: INodeProperties = {

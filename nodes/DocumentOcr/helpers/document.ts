@@ -77,40 +77,62 @@ export async function openDocument(
 	return await ctx.helpers.getBinaryStream(document.binaryId!);
 }
 
-/** The first bytes of a stored binary, without reading the rest. */
-async function readHead(ctx: IExecuteFunctions, binaryId: string): Promise<Buffer> {
-	const stream = await ctx.helpers.getBinaryStream(binaryId, HEAD_BYTES);
-	const chunks: Buffer[] = [];
-	let length = 0;
-	try {
-		for await (const chunk of stream) {
-			const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-			chunks.push(buffer);
-			length += buffer.length;
-			if (length >= HEAD_BYTES) break;
-		}
-	} finally {
-		stream.destroy();
-	}
-	return Buffer.concat(chunks).subarray(0, HEAD_BYTES);
+/**
+ * A stored document up to this size is kept in memory once read in the check phase: the send then
+ * needs no second read of n8n's binary store (a file open per item, most of a small item's cost).
+ */
+const KEEP_BYTES = 64 * 1024;
+
+/** The most kept in memory per node execution (e.g. 5,000 one-page scans of ~2 kB = 10 MB). */
+const KEEP_BUDGET_BYTES = 32 * 1024 * 1024;
+
+/** Bytes kept so far, per node execution (its context). */
+const kept = new WeakMap<object, number>();
+
+interface Scanned {
+	/** Bytes read; above MAX_BODY_BYTES the read stops early. */
+	size: number;
+	head: Buffer;
+	tail: Buffer;
+	/** The whole file, when small enough to keep. */
+	bytes?: Buffer;
 }
 
-/** The last TAIL_BYTES of a stored binary (read through once; only the tail is kept). */
-async function readTail(ctx: IExecuteFunctions, binaryId: string): Promise<Buffer> {
+/**
+ * Reads a stored binary once, from n8n's binary store: its size, first HEAD_BYTES (the type) and
+ * last TAIL_BYTES (the end marker), and the whole file when it is small enough to keep. Only
+ * the head and the tail are held while a large file streams past.
+ */
+async function scanStored(ctx: IExecuteFunctions, binaryId: string): Promise<Scanned> {
 	const stream = await ctx.helpers.getBinaryStream(binaryId);
+	let chunks: Buffer[] | undefined = [];
+	let size = 0;
+	let head: Buffer = Buffer.alloc(0);
 	let tail: Buffer = Buffer.alloc(0);
 	try {
 		for await (const chunk of stream) {
 			const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+			if (head.length < HEAD_BYTES)
+				head = Buffer.concat([head, buffer.subarray(0, HEAD_BYTES - head.length)]);
 			tail =
 				buffer.length >= TAIL_BYTES
 					? buffer.subarray(buffer.length - TAIL_BYTES)
 					: Buffer.concat([tail, buffer]).subarray(-TAIL_BYTES);
+			size += buffer.length;
+			if (size > MAX_BODY_BYTES) break;
+			if (chunks && size <= KEEP_BYTES) chunks.push(buffer);
+			else chunks = undefined;
 		}
 	} finally {
 		stream.destroy();
 	}
-	return Buffer.from(tail);
+	let bytes: Buffer | undefined;
+	const used = kept.get(ctx) ?? 0;
+	if (chunks && size > 0 && used + size <= KEEP_BUDGET_BYTES) {
+		bytes = Buffer.concat(chunks, size);
+		kept.set(ctx, used + size);
+	}
+	return { size, head, tail: Buffer.from(tail), bytes };
 }
 
 /** Detects the file type from its first bytes; null when it is none of the accepted kinds. */
@@ -257,6 +279,7 @@ export async function readDocument(
 	let binaryId: string | undefined;
 	let size: number;
 	let head: Buffer;
+	let tail: Buffer | undefined;
 	let fileName = fileNameParam;
 	let declaredMime: string | undefined;
 
@@ -288,10 +311,13 @@ export async function readDocument(
 			});
 		}
 		if (binary.id) {
-			// Stored by n8n (disk or database): check size and type without loading the file.
+			// Stored by n8n (disk or database): read once; a large file is not held, only checked.
 			binaryId = binary.id;
-			size = (await this.helpers.getBinaryMetadata(binary.id)).fileSize;
-			head = size > 0 && size <= MAX_BODY_BYTES ? await readHead(this, binary.id) : Buffer.alloc(0);
+			const scanned = await scanStored(this, binary.id);
+			size = scanned.size;
+			if (size > MAX_BODY_BYTES) size = (await this.helpers.getBinaryMetadata(binary.id)).fileSize;
+			({ head, tail } = scanned);
+			bytes = scanned.bytes;
 		} else {
 			bytes = await this.helpers.getBinaryDataBuffer(itemIndex, property);
 			size = bytes.length;
@@ -326,8 +352,8 @@ export async function readDocument(
 
 	const endMarker = END_MARKERS[kind];
 	if (endMarker) {
-		const tail = bytes ? bytes.subarray(-TAIL_BYTES) : await readTail(this, binaryId!);
-		if (tail.indexOf(endMarker, 0, 'latin1') === -1) {
+		const end = tail ?? bytes!.subarray(-TAIL_BYTES);
+		if (end.indexOf(endMarker, 0, 'latin1') === -1) {
 			throw new NodeOperationError(
 				node,
 				`Item ${itemIndex}: ${fileName ? `"${fileName}"` : 'the document'} is cut off: ${KIND_INFO[kind].label} ends with "${endMarker}", and this file does not`,

@@ -4,6 +4,7 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	INode,
+	IPollFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
@@ -32,8 +33,8 @@ import {
 
 export const CREDENTIAL_TYPE = 'documentOcrApi';
 
-/** The node contexts that send requests: the action node, and the trigger (Include Task Details). */
-export type TransportContext = IExecuteFunctions | IWebhookFunctions;
+/** The node contexts that send requests: the action node, the webhook trigger (Include Task Details), the poll trigger. */
+export type TransportContext = IExecuteFunctions | IWebhookFunctions | IPollFunctions;
 
 /** The execution's cancel signal (a webhook request has none). */
 export function cancelSignal(ctx: TransportContext): AbortSignal | undefined {
@@ -86,6 +87,9 @@ export interface Created {
  * An item stopped because another item had already failed the node: its billable request was
  * not sent, or its wait was ended. Never the node's error; what it had billed is listed there.
  */
+/** Requests in flight at the start of an execution; more open while the service keeps up. */
+export const START_SLOTS = 4;
+
 export class StoppedError extends Error {
 	constructor(readonly itemIndex: number) {
 		super(`Item ${itemIndex} was stopped: another item failed the node`);
@@ -126,62 +130,88 @@ export class TransportState {
 
 	private active = 0;
 
-	private queued: Array<() => void> = [];
+	/** Requests waiting for a slot: submissions are served before reads (see `acquire`). */
+	private queued: { submit: Array<() => void>; read: Array<() => void> } = { submit: [], read: [] };
+
+	/** Most requests that were in flight at once (for the benchmarks' "where the time goes"). */
+	peak = 0;
 
 	/**
-	 * @param concurrency requests of this execution in flight at once (uploads and status checks
-	 *   alike); items themselves may all be under way, most of them just waiting for results.
+	 * @param concurrency the most requests of this execution in flight at once (uploads and status
+	 *   checks alike): the user's cap. Items themselves may all be under way, most just waiting.
 	 */
 	constructor(
 		readonly concurrency = 5,
 		readonly retry: RetrySettings = DEFAULT_RETRY,
 	) {
-		this.limit = concurrency;
+		this.limit = Math.min(concurrency, START_SLOTS);
 	}
 
 	/**
-	 * Slots actually open: `concurrency`, halved on each 429 and grown back by one slot per
-	 * `limit` successful answers — the whole execution slows down when the service throttles.
+	 * Slots actually open, adapted to the service (like TCP's congestion window): it starts at
+	 * START_SLOTS and opens one more slot per successful answer, up to `concurrency`; a 429 (or any
+	 * answer that asks to wait with Retry-After) halves it, and from then on it grows by only one
+	 * slot per `limit` successful answers. A service that keeps up gets the user's Concurrency; one
+	 * that throttles gets what it can take.
 	 */
 	private limit: number;
 
+	private throttledOnce = false;
+
 	private successes = 0;
 
-	/** Takes a request slot (waits for one to free up). */
-	async acquire(): Promise<void> {
+	/** Open slots now (for tests and benchmarks). */
+	get openSlots() {
+		return this.limit;
+	}
+
+	/**
+	 * Takes a request slot (waits for one to free up). Submissions waiting for a slot go before
+	 * reads: status checks only notice finished tasks, while a submission not yet sent leaves the
+	 * service idle; submissions are still sent in item order (`turn`).
+	 */
+	async acquire(kind: RequestKind = 'read'): Promise<void> {
 		if (this.active < this.limit) {
 			this.active++;
+			this.peak = Math.max(this.peak, this.active);
 			return;
 		}
-		await new Promise<void>((resolve) => this.queued.push(resolve));
+		await new Promise<void>((resolve) =>
+			this.queued[kind === 'submit' ? 'submit' : 'read'].push(resolve),
+		);
+	}
+
+	private nextQueued(): (() => void) | undefined {
+		return this.queued.submit.shift() ?? this.queued.read.shift();
 	}
 
 	/** Frees a slot, handing it straight to the next request in line while slots are open. */
 	release() {
 		if (this.active <= this.limit) {
-			const next = this.queued.shift();
+			const next = this.nextQueued();
 			if (next) return next();
 		}
 		this.active--;
 	}
 
-	/** A 429 was answered: halve the open slots. */
+	/** The service asked to slow down (a 429, a Retry-After): halve the open slots. */
 	throttled() {
+		this.throttledOnce = true;
 		this.limit = Math.max(1, Math.floor(this.limit / 2));
 		this.successes = 0;
 	}
 
-	/** A request succeeded: after `limit` of them, open one more slot (up to `concurrency`). */
+	/** A request succeeded: open one more slot (up to `concurrency`), see `limit`. */
 	succeeded() {
 		if (this.limit >= this.concurrency) return;
-		if (++this.successes >= this.limit) {
-			this.successes = 0;
-			this.limit++;
-			const next = this.queued.shift();
-			if (next) {
-				this.active++;
-				next();
-			}
+		if (this.throttledOnce && ++this.successes < this.limit) return;
+		this.successes = 0;
+		this.limit++;
+		const next = this.nextQueued();
+		if (next) {
+			this.active++;
+			this.peak = Math.max(this.peak, this.active);
+			next();
 		}
 	}
 
@@ -412,28 +442,34 @@ export async function apiRequest<T = IDataObject>(
 		secrets,
 	});
 
+	const streamed = request.body instanceof StreamedBlob ? request.body : undefined;
+	// A small document already in memory goes as one Buffer (built once, reused by a retry).
+	const whole = streamed?.whole?.();
 	for (;;) {
 		const options: IHttpRequestOptions = {
 			method: request.method,
 			url,
 			qs: request.qs,
-			body: request.body,
-			json: !request.binary && !(request.body instanceof StreamedBlob),
+			body: whole ?? request.body,
+			json: !request.binary && !streamed,
 			ignoreHttpStatusErrors: true,
 			returnFullResponse: true,
 			timeout: request.timeoutMs ?? (submission ? 120_000 : 60_000),
 		};
 		if (request.binary) options.encoding = 'arraybuffer';
-		// A streamed body sets its own Content-Type and Content-Length (see helpers/body.ts).
-		if (request.body instanceof StreamedBlob) {
-			options.headers = { Accept: 'application/json' };
+		if (streamed) {
+			// A streamed body sets its own Content-Type and Content-Length (see helpers/body.ts); a
+			// whole one is given them here.
+			options.headers = whole
+				? { Accept: 'application/json', 'Content-Type': streamed.type }
+				: { Accept: 'application/json' };
 			// Following redirects makes the HTTP client keep a copy of the whole body (to resend it);
 			// a document upload is never redirected, so it streams straight through instead.
 			options.disableFollowRedirect = true;
 		}
 
 		if (submission) await state.turn(itemIndex);
-		await state.acquire();
+		await state.acquire(request.kind);
 		let sent;
 		try {
 			// The rate-limit gate is checked with the slot in hand: a request that queued for a slot
@@ -497,6 +533,8 @@ export async function apiRequest<T = IDataObject>(
 			state.gateUntil = Math.max(state.gateUntil, Date.now() + decision.waitMs);
 			state.throttled();
 		} else {
+			// A Retry-After on any other answer (a 503, say) is the service asking for less too.
+			if (outcome.type === 'status' && outcome.retryAfterMs !== undefined) state.throttled();
 			await pause(this, decision.waitMs, itemIndex);
 		}
 	}

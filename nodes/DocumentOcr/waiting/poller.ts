@@ -114,13 +114,17 @@ interface Look {
 const scramble = (seq: number, look: number) => (seq * 0.6180339887 + look * 0.4142135624) % 1;
 
 export class Poller {
-	private waiters: Waiter[] = [];
+	/** In arrival order (a Set: a batch of thousands settles without rescanning an array). */
+	private waiters = new Set<Waiter>();
 
 	private seq = 0;
 
 	private loop?: Promise<void>;
 
 	private wake?: () => void;
+
+	/** When the current pause ends (Infinity while the loop is not pausing). */
+	private sleepingUntil = Infinity;
 
 	/** An answer came in while the loop was not pausing: the next pause returns at once. */
 	private dirty = false;
@@ -156,14 +160,14 @@ export class Poller {
 	async wait(fetch: PollFetch, options: PollOptions): Promise<PollOutcome> {
 		return await new Promise<PollOutcome>((settle) => {
 			const now = this.now();
-			if (this.waiters.length === 0) {
+			if (this.waiters.size === 0) {
 				// A new batch: its first look after the shortest pause, then doubling.
 				this.batchStart = now;
 				this.sweptAt = now;
 				this.nextLookAt = now + this.settings.minIntervalMs;
 			}
 			const expected = options.expectedAfterMs;
-			this.waiters.push({
+			const waiter: Waiter = {
 				seq: this.seq++,
 				fetch,
 				deadline: options.deadline,
@@ -175,8 +179,11 @@ export class Poller {
 				inLooks: expected === undefined,
 				busy: false,
 				settle,
-			});
-			this.wake?.();
+			};
+			this.waiters.add(waiter);
+			// The loop re-plans only if this waiter is due before its pause ends (a batch of
+			// thousands joining costs no wake each).
+			if (Math.min(waiter.askAt, waiter.deadline) < this.sleepingUntil) this.wake?.();
 			this.loop ??= this.run().finally(() => (this.loop = undefined));
 		});
 	}
@@ -188,12 +195,12 @@ export class Poller {
 	}
 
 	private settle(waiter: Waiter, outcome: PollOutcome) {
-		this.waiters = this.waiters.filter((w) => w !== waiter);
+		this.waiters.delete(waiter);
 		waiter.settle(outcome);
 	}
 
 	private inLooks(): Waiter[] {
-		return this.waiters.filter((w) => w.inLooks);
+		return [...this.waiters].filter((w) => w.inLooks);
 	}
 
 	/** When the next look is due: when `sweepAt` of the records should be finished. */
@@ -233,10 +240,11 @@ export class Poller {
 			closed: false,
 		};
 		if (everyone) {
-			// Those held back by a Retry-After are asked as soon as it allows.
+			// Those held back by a Retry-After are asked as soon as it allows (the loop re-plans).
 			for (const w of all) if (!members.has(w) && !w.busy) w.askAt = Math.min(w.askAt, w.notBefore);
 			this.sweptAt = now;
 			this.found = 0;
+			this.interrupt();
 		}
 		if (members.size === 0) return this.scheduleLook(now);
 		this.look = look;
@@ -283,7 +291,7 @@ export class Poller {
 		try {
 			const { record, retryAfterMs } = await waiter.fetch(waiter.deadline);
 			// Ended meanwhile (its deadline passed while this request was under way): nothing to do.
-			if (!this.waiters.includes(waiter)) return false;
+			if (!this.waiters.has(waiter)) return false;
 			waiter.last = record;
 			const now = this.now();
 			const state = classifyStatus(record.status);
@@ -301,15 +309,18 @@ export class Poller {
 			waiter.askAt = waiter.deadline;
 			return false;
 		} catch (error) {
-			if (this.waiters.includes(waiter))
-				this.settle(waiter, { state: 'error', error: error as Error });
+			if (this.waiters.has(waiter)) this.settle(waiter, { state: 'error', error: error as Error });
 			return false;
 		} finally {
 			waiter.busy = false;
 		}
 	}
 
-	/** Asks `waiters` without waiting for the answers; each answer wakes the loop. */
+	/**
+	 * Asks `waiters` without waiting for the answers. An answer wakes the loop only when it
+	 * brings something forward (the last waiter gone, a look due sooner, this waiter's own next
+	 * ask or deadline): a sweep of hundreds of answers costs one wake, not hundreds.
+	 */
 	private launch(waiters: Waiter[], look?: Look) {
 		for (const waiter of waiters) {
 			void this.ask(waiter).then((finished) => {
@@ -320,8 +331,13 @@ export class Poller {
 					if (finished) look.hits++;
 					if (look.answered === look.members.size) this.closeLook(look, this.now());
 				}
-				this.dirty = true;
-				this.wake?.();
+				let due = this.look ? this.look.startedAt + this.settings.slowMs : this.nextLookAt;
+				if (this.waiters.has(waiter))
+					due = Math.min(due, waiter.deadline, Math.max(waiter.askAt, waiter.notBefore));
+				if (this.waiters.size === 0 || due < this.sleepingUntil) {
+					this.dirty = true;
+					this.wake?.();
+				}
 			});
 		}
 	}
@@ -343,16 +359,18 @@ export class Poller {
 		// Woken early (an answer, a new waiter, a halt): the sleep is aborted, so no timer is left.
 		const stop = new AbortController();
 		this.wake = () => stop.abort();
+		this.sleepingUntil = this.now() + ms;
 		try {
 			await this.settings.sleep(ms, stop.signal);
 		} catch {
 			// Woken, or the execution was cancelled: the loop checks which next.
 		}
 		this.wake = undefined;
+		this.sleepingUntil = Infinity;
 	}
 
 	private async run() {
-		while (this.waiters.length > 0) {
+		while (this.waiters.size > 0) {
 			if (this.settings.cancelled()) {
 				for (const waiter of [...this.waiters]) this.settle(waiter, { state: 'cancelled' });
 				return;
@@ -363,19 +381,19 @@ export class Poller {
 			}
 			const now = this.now();
 			// A request still under way at its waiter's deadline does not hold the waiter.
-			for (const waiter of this.waiters.filter((w) => w.busy && now >= w.deadline))
+			for (const waiter of [...this.waiters].filter((w) => w.busy && now >= w.deadline))
 				this.settle(waiter, { state: 'timeout', record: waiter.last });
 			// A look whose answers are slow no longer holds the others.
 			if (this.look && now >= this.look.startedAt + this.settings.slowMs)
 				this.closeLook(this.look, now);
 			// Asked on their own: an estimate come due, a last look at the deadline, a deferred sweep.
-			const own = this.waiters.filter(
+			const own = [...this.waiters].filter(
 				(w) => !w.busy && now >= w.askAt && now >= Math.min(w.notBefore, w.deadline),
 			);
 			if (own.length > 0) this.launch(own);
 			if (!this.look && now >= this.nextLookAt && this.inLooks().some((w) => !w.busy))
 				this.startLook(now, false);
-			if (this.waiters.length > 0) await this.pause(this.nextWake(this.now()) - this.now());
+			if (this.waiters.size > 0) await this.pause(this.nextWake(this.now()) - this.now());
 		}
 	}
 }
