@@ -1,43 +1,52 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * `npm run verify` — checks the package exactly as it would be published (the `npm pack` tarball)
- * against what n8n's community-package verification checks, without publishing it.
+ * `npm run verify` — the package as it would be published (the `npm pack` tarball), checked with
+ * what `npm run lint` cannot see. CI runs `npm run lint` (n8n-node lint: @n8n/node-cli 0.48.3's
+ * config, i.e. @n8n/eslint-plugin-community-nodes 0.32.0 `recommended` and eslint-plugin-n8n-
+ * nodes-base 1.16.7's `community` rules on package.json, `credentials` / `nodes` rules on the .ts
+ * sources; in strict mode it also fails when eslint.config.mjs is not the node-cli template)
+ * before this script, so nothing here repeats a lint rule.
  *
- * n8n verifies a community package with `@n8n/scan-community-package` (`npx
- * @n8n/scan-community-package <name>`). Its `analyzePackageByName()` (scanner/scanner.mjs):
- *   1. reads the package's metadata from registry.npmjs.org and requires an npm provenance
- *      attestation (predicate https://slsa.dev/provenance/v1) on the version;
- *   2. reads the attestation, takes the GitHub repository and commit the package was built from,
- *      downloads that commit from GitHub, and finds the directory whose package.json has the
- *      package's name;
- *   3. downloads the published tarball (`npm pack <name>@<version>`, `tar -xzf --strip-components=1`);
- *   4. runs ESLint (`analyzePackage()`) twice with one flat config (`buildScanConfig()`):
- *      @n8n/eslint-plugin-community-nodes `recommended` + `no-console: error` + eslint-plugin-n8n-
- *      nodes-base's `community` rules on package.json, its `credentials` / `nodes` rules on .ts
- *      sources (with n8n-node lint's overrides), inline eslint-disable comments ignored
- *      (`allowInlineConfig: false`) — over the source checkout (`SOURCE_FILE_PATTERNS`: package.json
- *      and {nodes,credentials}/**\/*.{js,ts,json}) and over the tarball (**\/*.js and package.json).
- *      Any ESLint *error* fails the package; warnings do not.
+ * n8n verifies a community package with `@n8n/scan-community-package`: it reads the npm
+ * provenance attestation, fetches the attested GitHub commit and the published tarball, and runs
+ * ESLint (`analyzePackage()`, its own pinned rule plugins, inline disables ignored) over both.
+ * Only the ESLint step can run before publishing; it is REUSED, not replicated: the pinned
+ * scanner's own `analyzePackage()` runs on the files git would publish and on the extracted
+ * tarball, after a canary package with planted violations proves its rules fire.
  *
- * Steps 1–3 need a version published to npm from GitHub Actions, so they cannot run here. Step 4 is
- * REUSED, not replicated: this script imports the scanner's own module from node_modules (pinned
- * devDependency @n8n/scan-community-package, with its own pinned rule plugins) and calls its exported
- * `analyzePackage()` with its own file patterns on local directories standing in for the downloads:
- *   - source:  the files git would publish to GitHub (tracked + untracked-not-ignored), copied to a
- *              temporary directory, located with the scanner's own `findPackageRoot()`;
- *   - tarball: `npm pack` of this directory, extracted with the same tar command as the scanner.
- * A canary package with known violations is scanned first, so a scanner that silently checks
- * nothing (a broken parser, no files matched) fails this script instead of passing it.
+ * Check by check (pinned versions: node-cli 0.48.3, community-nodes 0.32.0, n8n-nodes-base 1.16.7):
  *
- * Around the scan it checks what the scanner takes for granted or only learns from the registry:
- * the packed file list, the package.json fields n8n requires (against the manifest inside the
- * tarball), node/credential paths present in the tarball, codex files, a dist/ in step with the
- * sources, n8n-node's strict-mode ESLint config (compared with @n8n/node-cli's own template, as
- * `n8n-node lint` does) and readiness for provenance. `npm run lint` (n8n-node lint) stays a
- * separate step: it lints the whole repository with the node-cli's rule versions.
+ * | check                                                    | here    | covered by                                                                              |
+ * |----------------------------------------------------------|---------|-----------------------------------------------------------------------------------------|
+ * | scanner (source leg + tarball leg) and its canary        | kept    | — (the scanner itself, on the real tarball)                                            |
+ * | packed files: only dist/**, README, LICENSE, package.json | kept    | — (require-files-array only wants a non-empty "files")                                  |
+ * | README.md and LICENSE packed; LICENSE is the MIT text    | kept    | — (license-not-default reads the field, not the file)                                   |
+ * | dist/ built from every source, no orphans (stale: warns) | kept    | — (lint ignores dist/)                                                                  |
+ * | n8n.nodes / n8n.credentials files in the tarball, load   | kept    | — (n8n-object-validation checks only the "dist/" prefix)                                |
+ * | n8n.strict = true                                        | kept    | — (n8n-object-validation checks only that it is a boolean)                              |
+ * | no optionalDependencies / bundleDependencies             | kept    | — (no-runtime-dependencies reads "dependencies" only)                                   |
+ * | "main", when set, is in the tarball                      | kept    | —                                                                                       |
+ * | codex files (.node.json: ids, version, categories, docs) | kept    | — (lint reads no .node.json)                                                            |
+ * | provenance readiness (publishConfig, GitHub repo, workflow) | kept | —                                                                                       |
+ * | CHANGELOG section for the version                        | kept    | —                                                                                       |
+ * | dry run and tarball list the same files                  | dropped | — (one `npm pack --json` now gives the list and the tarball)                            |
+ * | name n8n-nodes-* / @scope/n8n-nodes-*                    | dropped | package-name-convention; community-package-json-name-missing, -name-still-default        |
+ * | keyword n8n-community-node-package                       | dropped | community-package-json-keywords-missing, -keywords-without-official-tag                 |
+ * | "n8n" block, n8nNodesApiVersion, nodes non-empty, credentials array, "dist/" paths | dropped | n8n-object-validation; community-package-json-n8n-missing, -n8n-api-version-missing, -n8n-api-version-not-number, -n8n-nodes-missing, -n8n-nodes-empty |
+ * | license "MIT"                                            | dropped | community-package-json-license-missing, -license-not-default                            |
+ * | repository.url set                                       | dropped | community-package-json-repository-url-still-default (its GitHub form: provenance, kept) |
+ * | author name and email                                    | dropped | valid-author; community-package-json-author-missing, -author-name-missing, -author-email-still-default |
+ * | description                                              | dropped | valid-description; community-package-json-description-missing                           |
+ * | homepage                                                 | dropped | require-homepage (a warning, as in the scanner: n8n does not fail on it either)         |
+ * | no "dependencies"                                        | dropped | no-runtime-dependencies                                                                 |
+ * | peerDependencies { "n8n-workflow": "*" }                 | dropped | valid-peer-dependencies                                                                 |
+ * | node/credential name and displayName                     | dropped | tsc (INodeTypeDescription, ICredentialType); node-class-description-name-miscased, cred-class-field-name-unsuffixed, cred-class-field-display-name-missing-api |
+ * | a node's credential is registered in n8n.credentials     | dropped | valid-credential-references                                                             |
+ * | eslint.config.mjs is the node-cli template               | dropped | `n8n-node lint` itself in strict mode (verifyEslintConfig)                               |
+ * | git remote origin matches repository.url (a warning)     | dropped | — (never failed; `npm publish --provenance` refuses a mismatch itself)                 |
  *
- * Usage: npm run build && npm run verify      (--keep: keep the temporary directory and print it)
+ * Usage: npm run build && npm run lint && npm run verify   (--keep: keep the temporary directory)
  */
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -48,7 +57,6 @@ const { pathToFileURL } = require('node:url');
 
 const ROOT = path.resolve(__dirname, '..');
 const KEEP = process.argv.includes('--keep');
-const WIN = process.platform === 'win32';
 
 /** Categories n8n's codex documentation allows (docs.n8n.io, "Node codex files" → Node categories). */
 const CODEX_CATEGORIES = [
@@ -63,296 +71,156 @@ const CODEX_CATEGORIES = [
 	'Communication',
 	'Utility',
 ];
-/** What the published tarball may contain. */
+/** What the published tarball may contain besides dist/. */
 const ALLOWED_TOP_LEVEL = new Set(['package.json', 'README.md', 'LICENSE', 'LICENSE.md']);
 
 const failures = [];
-const warnings = [];
 let currentCheck = '';
+const out = (line) => process.stdout.write(`${line}\n`);
 
 function section(title) {
 	currentCheck = title;
-	process.stdout.write(`\n== ${title}\n`);
-}
-function pass(message) {
-	process.stdout.write(`  ✔ ${message}\n`);
+	out(`\n== ${title}`);
 }
 function fail(message, detail) {
-	failures.push({ check: currentCheck, message });
-	process.stdout.write(`  ✖ ${message}\n`);
-	if (detail) process.stdout.write(`${indent(detail, 6)}\n`);
-}
-function warn(message) {
-	warnings.push({ check: currentCheck, message });
-	process.stdout.write(`  ! ${message}\n`);
-}
-function info(message) {
-	process.stdout.write(`  · ${message}\n`);
+	failures.push(`[${currentCheck}] ${message}`);
+	out(`  ✖ ${message}`);
+	if (detail) out(detail.replace(/^/gm, '      '));
 }
 function check(condition, okMessage, failMessage) {
-	if (condition) pass(okMessage);
+	if (condition) out(`  ✔ ${okMessage}`);
 	else fail(failMessage);
-	return Boolean(condition);
 }
-function indent(text, spaces) {
-	const pad = ' '.repeat(spaces);
-	return String(text)
-		.trim()
-		.split('\n')
-		.map((line) => pad + line)
-		.join('\n');
-}
-function isNonEmptyString(value) {
-	return typeof value === 'string' && value.trim().length > 0;
-}
-
-function run(command, args, options = {}) {
+function run(command, args) {
 	const result = spawnSync(command, args, {
 		cwd: ROOT,
 		encoding: 'utf8',
 		maxBuffer: 64 * 1024 * 1024,
-		shell: WIN,
-		...options,
+		shell: process.platform === 'win32',
 	});
 	if (result.error) throw result.error;
 	return result;
 }
 
-/** `npm pack --json` prints one JSON array on stdout (notices go to stderr). */
-function npmPackJson(extraArgs) {
-	const result = run('npm', ['pack', '--json', ...extraArgs]);
-	if (result.status !== 0) {
-		throw new Error(`npm pack ${extraArgs.join(' ')} failed:\n${result.stderr}`);
-	}
-	const start = result.stdout.indexOf('[');
-	return JSON.parse(result.stdout.slice(start))[0];
-}
-
 async function main() {
-	const repoManifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), 'verify-package-'));
-	process.stdout.write(
-		`Verifying ${repoManifest.name}@${repoManifest.version} as n8n's community-package verification would\n`,
-	);
 	try {
-		// ── 1. The file list npm would publish ────────────────────────────────────────────────
-		section('Packed files (npm pack --dry-run --json)');
-		const dry = npmPackJson(['--dry-run']);
-		const packedPaths = dry.files.map((file) => file.path.replace(/\\/g, '/')).sort();
-		const extra = packedPaths.filter(
-			(file) => !file.startsWith('dist/') && !ALLOWED_TOP_LEVEL.has(file),
-		);
-		info(`${packedPaths.length} files, ${dry.size} bytes packed, ${dry.unpackedSize} unpacked`);
-		if (extra.length === 0) pass('only dist/**, README.md, LICENSE(.md) and package.json');
-		else fail(`files outside dist/, README.md, LICENSE(.md), package.json: ${extra.join(', ')}`);
-		check(packedPaths.includes('README.md'), 'README.md is packed', 'README.md is not packed');
-		const licenseFile = packedPaths.find((file) => file === 'LICENSE' || file === 'LICENSE.md');
-		check(licenseFile, `${licenseFile} is packed`, 'no LICENSE or LICENSE.md is packed');
-		checkDistAgainstSources(packedPaths);
-
-		// ── 2. The real tarball, extracted as the scanner extracts it ─────────────────────────
+		// ── The tarball, extracted as the scanner extracts it ─────────────────────────────────
 		section('Tarball (npm pack, tar -xzf --strip-components=1)');
-		const packDir = path.join(work, 'pack');
-		fs.mkdirSync(packDir);
-		const packed = npmPackJson(['--pack-destination', packDir]);
-		const tarball = path.join(packDir, packed.filename);
+		const pack = run('npm', ['pack', '--json', '--pack-destination', work]);
+		if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
+		const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('[')))[0];
 		const packageDir = path.join(work, 'package');
 		fs.mkdirSync(packageDir);
-		const tar = run('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1']);
+		const tar = run('tar', [
+			'-xzf',
+			path.join(work, packed.filename),
+			'-C',
+			packageDir,
+			'--strip-components=1',
+		]);
 		if (tar.status !== 0) throw new Error(`tar failed: ${tar.stderr}`);
-		const missing = packedPaths.filter((file) => !fs.existsSync(path.join(packageDir, file)));
+		const files = packed.files.map((file) => file.path.replace(/\\/g, '/')).sort();
+		out(`  · ${packed.filename}: ${files.length} files, ${packed.size} bytes packed`);
+		const extra = files.filter((file) => !file.startsWith('dist/') && !ALLOWED_TOP_LEVEL.has(file));
 		check(
-			missing.length === 0 && packed.files.length === dry.files.length,
-			`${packed.filename}: the same ${packed.files.length} files as the dry run`,
-			`the tarball differs from the dry run (missing: ${missing.join(', ') || 'none'})`,
+			extra.length === 0,
+			'only dist/**, README.md, LICENSE(.md) and package.json',
+			`files outside dist/, README.md, LICENSE(.md), package.json: ${extra.join(', ')}`,
 		);
+		check(files.includes('README.md'), 'README.md is packed', 'README.md is not packed');
+		const license = files.find((file) => file === 'LICENSE' || file === 'LICENSE.md');
+		const licenseText = license ? fs.readFileSync(path.join(packageDir, license), 'utf8') : '';
+		check(
+			/^\s*MIT License/.test(licenseText),
+			`${license} is packed and is the MIT License`,
+			'no LICENSE(.md) with the MIT License text is packed (package.json says MIT)',
+		);
+		checkDistAgainstSources(files);
 		const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
 
-		// ── 3. package.json fields (the manifest inside the tarball) ──────────────────────────
-		section('package.json (as packed)');
-		checkManifest(manifest, packageDir, licenseFile);
+		section('package.json as packed (what the lint rules do not check)');
+		checkManifest(manifest, packageDir);
 
-		// ── 4. Nodes, credentials and codex files in the tarball ─────────────────────────────
 		section('Nodes, credentials and codex files (as packed)');
 		checkNodesAndCodex(manifest, packageDir);
 
-		// ── 5. n8n-node's strict mode (the node-cli's own template) ───────────────────────────
-		section('Strict mode (n8n-node lint / cloud-support)');
-		checkStrictMode(manifest);
-
-		// ── 6. The scanner's ESLint rule sets ─────────────────────────────────────────────────
 		section('n8n community-package scanner (@n8n/scan-community-package analyzePackage)');
 		await runScanner(manifest, work, packageDir);
 
-		// ── 7. Provenance ─────────────────────────────────────────────────────────────────────
 		section('npm provenance (scanner steps 1–2)');
 		checkProvenanceReadiness(manifest);
 
-		// ── 8. Release notes ─────────────────────────────────────────────────────────────────
 		section('CHANGELOG.md');
-		checkChangelog(manifest.version);
+		const changelog = path.join(ROOT, 'CHANGELOG.md');
+		const text = fs.existsSync(changelog) ? fs.readFileSync(changelog, 'utf8') : '';
+		check(
+			new RegExp(`^## \\[${manifest.version.replace(/[.+]/g, '\\$&')}\\]`, 'm').test(text),
+			`CHANGELOG.md has a section for ${manifest.version}`,
+			`CHANGELOG.md has no "## [${manifest.version}]" section for the version being published`,
+		);
 	} finally {
-		if (KEEP) process.stdout.write(`\n(kept ${work})\n`);
+		if (KEEP) out(`\n(kept ${work})`);
 		else fs.rmSync(work, { recursive: true, force: true });
 	}
 
-	process.stdout.write('\n');
-	if (warnings.length) {
-		process.stdout.write(`${warnings.length} warning(s):\n`);
-		for (const w of warnings) process.stdout.write(`  ! [${w.check}] ${w.message}\n`);
-	}
 	if (failures.length) {
-		process.stdout.write(`\nFAIL: ${failures.length} problem(s):\n`);
-		for (const f of failures) process.stdout.write(`  ✖ [${f.check}] ${f.message}\n`);
+		out(`\nFAIL: ${failures.length} problem(s):`);
+		for (const failure of failures) out(`  ✖ ${failure}`);
 		process.exitCode = 1;
 	} else {
-		process.stdout.write(
-			`\nPASS: ${repoManifest.name}@${repoManifest.version} passes the scanner's rule sets and the package checks (provenance: checked after publishing)\n`,
+		out(
+			'\nPASS: the packed package passes the scanner and the package checks (lint: npm run lint)',
 		);
 	}
 }
 
 /** Every packed dist/ file comes from a current source, and every source is built. */
-function checkDistAgainstSources(packedPaths) {
-	const dist = packedPaths.filter((file) => file.startsWith('dist/'));
-	const orphans = [];
-	for (const file of dist) {
+function checkDistAgainstSources(files) {
+	const dist = files.filter((file) => file.startsWith('dist/'));
+	const orphans = dist.filter((file) => {
 		const rel = file.slice('dist/'.length);
-		if (rel.endsWith('.tsbuildinfo')) {
-			orphans.push(`${file} (tsc's build cache)`);
-			continue;
-		}
-		const source = /\.(d\.ts|js\.map|js)$/.test(rel)
-			? rel.replace(/\.(d\.ts|js\.map|js)$/, '.ts')
-			: rel;
-		if (!fs.existsSync(path.join(ROOT, source))) orphans.push(file);
-	}
-	if (orphans.length === 0) pass('every dist/ file comes from a source in nodes/ or credentials/');
-	else
-		fail(
-			`dist/ files no source produces (run \`npm run clean && npm run build\`, or exclude them in "files"): ${orphans.join(', ')}`,
-		);
-
+		if (rel.endsWith('.tsbuildinfo')) return true;
+		return !fs.existsSync(path.join(ROOT, rel.replace(/\.(d\.ts|js\.map|js)$/, '.ts')));
+	});
+	check(
+		orphans.length === 0,
+		'every dist/ file comes from a source in nodes/ or credentials/',
+		`dist/ files no source produces (run \`npm run clean && npm run build\`): ${orphans.join(', ')}`,
+	);
 	const sources = listSourceFiles().filter((file) => /^(nodes|credentials)\/.*\.ts$/.test(file));
-	const unbuilt = [];
-	const older = [];
-	for (const source of sources) {
-		const out = `dist/${source.replace(/\.ts$/, '.js')}`;
-		if (!dist.includes(out)) {
-			unbuilt.push(source);
-			continue;
-		}
-		if (fs.statSync(path.join(ROOT, source)).mtimeMs > fs.statSync(path.join(ROOT, out)).mtimeMs)
-			older.push(out);
-	}
-	if (unbuilt.length === 0) pass(`all ${sources.length} TypeScript sources are built into dist/`);
-	else fail(`sources missing from the package (run \`npm run build\`): ${unbuilt.join(', ')}`);
-	if (older.length)
-		warn(`dist/ is older than its source for ${older.join(', ')} — run \`npm run build\``);
+	const built = (source) => `dist/${source.replace(/\.ts$/, '.js')}`;
+	const unbuilt = sources.filter((source) => !dist.includes(built(source)));
+	check(
+		unbuilt.length === 0,
+		`all ${sources.length} TypeScript sources are built into dist/`,
+		`sources missing from the package (run \`npm run build\`): ${unbuilt.join(', ')}`,
+	);
+	const stale = sources.filter(
+		(source) =>
+			!unbuilt.includes(source) &&
+			fs.statSync(path.join(ROOT, source)).mtimeMs >
+				fs.statSync(path.join(ROOT, built(source))).mtimeMs,
+	);
+	if (stale.length)
+		out(
+			`  ! dist/ is older than its source for ${stale.map(built).join(', ')} — run \`npm run build\``,
+		);
 }
 
-function checkManifest(manifest, packageDir, licenseFile) {
-	const name = manifest.name ?? '';
+function checkManifest(manifest, packageDir) {
 	check(
-		/^n8n-nodes-.+$/.test(name) || /^@[^/]+\/n8n-nodes-.+$/.test(name),
-		`name "${name}" follows n8n-nodes-*`,
-		`name "${name}" must be n8n-nodes-<name> (or @scope/n8n-nodes-<name>)`,
+		manifest.n8n?.strict === true,
+		'n8n.strict = true (n8n-node lint enforces the node-cli ESLint config)',
+		`n8n.strict must be true: only then does n8n-node lint insist on the default config (is ${JSON.stringify(manifest.n8n?.strict)})`,
+	);
+	const bundled = ['optionalDependencies', 'bundleDependencies', 'bundledDependencies'].filter(
+		(key) => Object.keys(manifest[key] ?? {}).length > 0,
 	);
 	check(
-		Array.isArray(manifest.keywords) && manifest.keywords.includes('n8n-community-node-package'),
-		'keyword "n8n-community-node-package"',
-		'keywords must include "n8n-community-node-package" (how n8n finds community packages)',
-	);
-
-	const n8n = manifest.n8n;
-	if (!n8n || typeof n8n !== 'object') {
-		fail('no "n8n" block');
-	} else {
-		check(
-			Number.isInteger(n8n.n8nNodesApiVersion) && n8n.n8nNodesApiVersion > 0,
-			`n8n.n8nNodesApiVersion = ${n8n.n8nNodesApiVersion}`,
-			`n8n.n8nNodesApiVersion must be a positive integer (is ${JSON.stringify(n8n.n8nNodesApiVersion)})`,
-		);
-		check(
-			n8n.strict === true,
-			'n8n.strict = true',
-			`n8n.strict must be true for n8n Cloud verification (is ${JSON.stringify(n8n.strict)})`,
-		);
-		check(
-			Array.isArray(n8n.nodes) && n8n.nodes.length > 0,
-			`n8n.nodes lists ${n8n.nodes?.length ?? 0} node(s)`,
-			'n8n.nodes must be a non-empty array',
-		);
-		if (n8n.credentials !== undefined && !Array.isArray(n8n.credentials))
-			fail('n8n.credentials must be an array');
-		for (const [key, list] of [
-			['nodes', n8n.nodes],
-			['credentials', n8n.credentials],
-		]) {
-			for (const entry of Array.isArray(list) ? list : []) {
-				const ok =
-					typeof entry === 'string' &&
-					entry.startsWith('dist/') &&
-					entry.endsWith('.js') &&
-					fs.existsSync(path.join(packageDir, entry));
-				check(
-					ok,
-					`n8n.${key}: ${entry} is in the tarball`,
-					`n8n.${key}: ${entry} must be a dist/**/*.js path present in the tarball`,
-				);
-			}
-		}
-	}
-
-	let licenseText = '';
-	if (licenseFile) licenseText = fs.readFileSync(path.join(packageDir, licenseFile), 'utf8');
-	check(
-		manifest.license === 'MIT' && /^\s*MIT License/.test(licenseText),
-		`license MIT (${licenseFile} is the MIT License)`,
-		`license must be "MIT" with an MIT ${licenseFile ?? 'LICENSE'} file (is ${JSON.stringify(manifest.license)})`,
-	);
-
-	const repoUrl =
-		typeof manifest.repository === 'string' ? manifest.repository : manifest.repository?.url;
-	check(
-		isNonEmptyString(repoUrl) && !repoUrl.includes('<...>'),
-		`repository ${repoUrl}`,
-		'repository.url is missing (n8n checks it matches the public GitHub repository)',
-	);
-	check(
-		isNonEmptyString(manifest.author?.name ?? manifest.author) &&
-			(typeof manifest.author === 'string'
-				? /<[^>]+@[^>]+>/.test(manifest.author)
-				: isNonEmptyString(manifest.author?.email)),
-		`author ${manifest.author?.name ?? manifest.author} <${manifest.author?.email ?? ''}>`,
-		'author needs a name and an email',
-	);
-	check(isNonEmptyString(manifest.description), 'description present', 'description is missing');
-	check(
-		isNonEmptyString(manifest.homepage),
-		`homepage ${manifest.homepage}`,
-		'homepage is missing',
-	);
-
-	const runtime = [
-		'dependencies',
-		'optionalDependencies',
-		'bundleDependencies',
-		'bundledDependencies',
-	]
-		.map((key) => [key, manifest[key]])
-		.filter(
-			([, value]) => value && (Array.isArray(value) ? value.length : Object.keys(value).length),
-		);
-	check(
-		runtime.length === 0,
-		'no runtime dependencies (dependencies / optionalDependencies / bundleDependencies)',
-		`runtime dependencies are not allowed: ${runtime.map(([key, value]) => `${key}: ${(Array.isArray(value) ? value : Object.keys(value)).join(', ')}`).join('; ')}`,
-	);
-	check(
-		manifest.peerDependencies?.['n8n-workflow'] === '*',
-		'peerDependencies: n8n-workflow "*"',
-		'peerDependencies must be { "n8n-workflow": "*" }',
+		bundled.length === 0,
+		'no optionalDependencies / bundleDependencies',
+		`runtime dependencies are not allowed: ${bundled.join(', ')}`,
 	);
 	if (manifest.main !== undefined && !fs.existsSync(path.join(packageDir, manifest.main)))
 		fail(
@@ -360,94 +228,18 @@ function checkManifest(manifest, packageDir, licenseFile) {
 		);
 }
 
-function checkNodesAndCodex(manifest, packageDir) {
-	const nodes = Array.isArray(manifest.n8n?.nodes) ? manifest.n8n.nodes : [];
-	const credentials = Array.isArray(manifest.n8n?.credentials) ? manifest.n8n.credentials : [];
-	const credentialNames = new Set();
-
-	for (const entry of credentials) {
-		const Credential = loadPackedClass(entry, packageDir);
-		if (!Credential) continue;
-		const credential = new Credential();
-		credentialNames.add(credential.name);
-		check(
-			isNonEmptyString(credential.name) && isNonEmptyString(credential.displayName),
-			`${entry}: credential "${credential.name}" loads`,
-			`${entry}: the credential class has no name / displayName`,
-		);
-	}
-
-	for (const entry of nodes) {
-		const NodeClass = loadPackedClass(entry, packageDir);
-		if (!NodeClass) continue;
-		const description = new NodeClass().description ?? {};
-		const versions = [].concat(description.version ?? []);
-		check(
-			isNonEmptyString(description.name),
-			`${entry}: node "${description.name}" (version ${versions.join(', ')}) loads`,
-			`${entry}: the node class has no description.name`,
-		);
-		for (const { name } of description.credentials ?? []) {
-			if (!credentialNames.has(name))
-				fail(`${entry}: uses credential "${name}", which n8n.credentials does not register`);
-		}
-
-		const codexPath = `${entry}on`; // X.node.js → X.node.json, as n8n's DirectoryLoader looks it up
-		const codexFile = path.join(packageDir, codexPath);
-		if (!fs.existsSync(codexFile)) {
-			fail(`${codexPath} is not in the tarball (n8n reads categories and doc links from it)`);
-			continue;
-		}
-		let codex;
-		try {
-			codex = JSON.parse(fs.readFileSync(codexFile, 'utf8'));
-		} catch (error) {
-			fail(`${codexPath} is not valid JSON: ${error.message}`);
-			continue;
-		}
-		const problems = [];
-		const nodeIds = [manifest.name, `${manifest.name}.${description.name}`];
-		if (!nodeIds.includes(codex.node))
-			problems.push(
-				`"node" must be "${nodeIds[1]}" (or "${nodeIds[0]}"), is ${JSON.stringify(codex.node)}`,
-			);
-		if (codex.codexVersion !== '1.0') problems.push('"codexVersion" must be "1.0"');
-		if (!isNonEmptyString(codex.nodeVersion) || !versions.includes(Number(codex.nodeVersion)))
-			problems.push(
-				`"nodeVersion" ${JSON.stringify(codex.nodeVersion)} is not a version of the node (${versions.join(', ')})`,
-			);
-		const categories = Array.isArray(codex.categories) ? codex.categories : [];
-		const unknown = categories.filter((category) => !CODEX_CATEGORIES.includes(category));
-		if (categories.length === 0) problems.push('"categories" is empty');
-		if (unknown.length)
-			problems.push(
-				`categories not in n8n's list (${CODEX_CATEGORIES.join(', ')}): ${unknown.join(', ')}`,
-			);
-		const links = (key) =>
-			Array.isArray(codex.resources?.[key]) ? codex.resources[key].map((link) => link?.url) : [];
-		const primary = links('primaryDocumentation');
-		const credentialDocs = links('credentialDocumentation');
-		if (primary.length === 0 || !primary.every((url) => /^https:\/\/\S+$/.test(url ?? '')))
-			problems.push('resources.primaryDocumentation needs https URLs');
-		if ((description.credentials ?? []).length > 0 && credentialDocs.length === 0)
-			problems.push('resources.credentialDocumentation is missing (the node uses credentials)');
-		if (!credentialDocs.every((url) => /^https:\/\/\S+$/.test(url ?? '')))
-			problems.push('resources.credentialDocumentation needs https URLs');
-		if (problems.length === 0)
-			pass(`${codexPath}: categories ${categories.join(', ')}; documentation links set`);
-		else for (const problem of problems) fail(`${codexPath}: ${problem}`);
-	}
-}
-
 /**
- * Loads a node or credential class from the packed path. The extracted tarball has no
- * node_modules (n8n-workflow is a peer dependency), so the identical file in this repository's
- * dist/ is loaded — after checking it is byte-for-byte the packed one.
+ * Loads a node or credential class from a packed path. The extracted tarball has no node_modules
+ * (n8n-workflow is a peer dependency), so the identical file in this repository's dist/ is loaded
+ * — after checking it is byte-for-byte the packed one.
  */
 function loadPackedClass(entry, packageDir) {
 	const packedFile = path.join(packageDir, entry);
 	const localFile = path.join(ROOT, entry);
-	if (!fs.existsSync(packedFile)) return null; // reported by the package.json checks
+	if (!entry.endsWith('.js') || !fs.existsSync(packedFile)) {
+		fail(`${entry} must be a .js file in the tarball`);
+		return null;
+	}
 	if (
 		!fs.existsSync(localFile) ||
 		!fs.readFileSync(localFile).equals(fs.readFileSync(packedFile))
@@ -458,9 +250,9 @@ function loadPackedClass(entry, packageDir) {
 	try {
 		const exported = require(localFile);
 		const base = path.basename(entry).replace(/\.(node|credentials)\.js$/, '');
-		const Class =
-			exported[base] ?? Object.values(exported).find((value) => typeof value === 'function');
+		const Class = exported[base] ?? Object.values(exported).find((v) => typeof v === 'function');
 		if (typeof Class !== 'function') throw new Error(`no exported class "${base}"`);
+		out(`  ✔ ${entry} is packed and loads`);
 		return Class;
 	} catch (error) {
 		fail(`${entry}: cannot be loaded: ${error.message}`);
@@ -468,55 +260,71 @@ function loadPackedClass(entry, packageDir) {
 	}
 }
 
-function checkStrictMode(manifest) {
-	if (manifest.n8n?.strict !== true) {
-		fail('n8n.strict is not true: n8n-node lint does not enforce the default ESLint config');
-		return;
+function checkNodesAndCodex(manifest, packageDir) {
+	for (const entry of manifest.n8n?.credentials ?? []) loadPackedClass(entry, packageDir);
+	for (const entry of manifest.n8n?.nodes ?? []) {
+		const NodeClass = loadPackedClass(entry, packageDir);
+		if (!NodeClass) continue;
+		const description = new NodeClass().description ?? {};
+		const versions = [].concat(description.version ?? []);
+		const codexPath = `${entry}on`; // X.node.js → X.node.json, as n8n's DirectoryLoader looks it up
+		let codex;
+		try {
+			codex = JSON.parse(fs.readFileSync(path.join(packageDir, codexPath), 'utf8'));
+		} catch (error) {
+			fail(`${codexPath} is missing from the tarball or not JSON (${error.message})`);
+			continue;
+		}
+		const problems = [];
+		const nodeIds = [manifest.name, `${manifest.name}.${description.name}`];
+		if (!nodeIds.includes(codex.node))
+			problems.push(
+				`"node" must be "${nodeIds[1]}" (or "${nodeIds[0]}"), is ${JSON.stringify(codex.node)}`,
+			);
+		if (codex.codexVersion !== '1.0') problems.push('"codexVersion" must be "1.0"');
+		if (!versions.includes(Number(codex.nodeVersion)))
+			problems.push(
+				`"nodeVersion" ${JSON.stringify(codex.nodeVersion)} is not a version of the node (${versions.join(', ')})`,
+			);
+		const categories = Array.isArray(codex.categories) ? codex.categories : [];
+		const unknown = categories.filter((category) => !CODEX_CATEGORIES.includes(category));
+		if (categories.length === 0 || unknown.length)
+			problems.push(
+				`"categories" must be non-empty, from n8n's list (${CODEX_CATEGORIES.join(', ')}); unknown: ${unknown.join(', ') || 'none'}`,
+			);
+		const links = (key) => (codex.resources?.[key] ?? []).map((link) => link?.url);
+		const https = (urls) => urls.every((url) => /^https:\/\/\S+$/.test(url ?? ''));
+		if (links('primaryDocumentation').length === 0 || !https(links('primaryDocumentation')))
+			problems.push('resources.primaryDocumentation needs https URLs');
+		const credentialDocs = links('credentialDocumentation');
+		if (
+			(description.credentials ?? []).length > 0 &&
+			(credentialDocs.length === 0 || !https(credentialDocs))
+		)
+			problems.push(
+				'resources.credentialDocumentation needs https URLs (the node uses credentials)',
+			);
+		if (problems.length === 0)
+			out(`  ✔ ${codexPath}: categories ${categories.join(', ')}; documentation links set`);
+		for (const problem of problems) fail(`${codexPath}: ${problem}`);
 	}
-	// The same comparison `n8n-node lint` makes in strict mode (commands/lint.js verifyEslintConfig).
-	// @n8n/node-cli exports only ./eslint (dist/configs/eslint.js): its package root is three up.
-	const cliDir = path.resolve(require.resolve('@n8n/node-cli/eslint'), '..', '..', '..');
-	const template = path.join(cliDir, 'dist/template/templates/shared/default/eslint.config.mjs');
-	const normalize = (text) => text.replace(/\s+/g, ' ').trim();
-	const configFile = path.join(ROOT, 'eslint.config.mjs');
-	if (!fs.existsSync(configFile)) {
-		fail('eslint.config.mjs is missing');
-		return;
-	}
-	check(
-		normalize(fs.readFileSync(configFile, 'utf8')) === normalize(fs.readFileSync(template, 'utf8')),
-		'eslint.config.mjs is the node-cli default (`config` from @n8n/node-cli/eslint: n8n Cloud rules on)',
-		'eslint.config.mjs differs from the node-cli default: n8n-node lint fails in strict mode',
-	);
 }
 
 async function runScanner(manifest, work, packageDir) {
 	const scannerPkgFile = require.resolve('@n8n/scan-community-package/package.json');
-	const scannerDir = path.dirname(scannerPkgFile);
-	const scannerFile = path.join(scannerDir, 'scanner', 'scanner.mjs');
-	const scannerRequire = createRequire(scannerFile);
-	// The versions Node's resolution gives the scanner (some of these packages export no ./package.json).
-	const version = (pkg) => {
-		for (let dir = scannerDir; ; dir = path.dirname(dir)) {
-			const file = path.join(dir, 'node_modules', pkg, 'package.json');
-			if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')).version;
-			if (path.dirname(dir) === dir) return '?';
-		}
-	};
-	info(
-		`@n8n/scan-community-package ${require(scannerPkgFile).version} (rules: @n8n/eslint-plugin-community-nodes ${version('@n8n/eslint-plugin-community-nodes')}, eslint-plugin-n8n-nodes-base ${version('eslint-plugin-n8n-nodes-base')}, eslint ${version('eslint')})`,
+	const scannerFile = path.join(path.dirname(scannerPkgFile), 'scanner', 'scanner.mjs');
+	out(
+		`  · @n8n/scan-community-package ${require(scannerPkgFile).version}, with its own pinned rule plugins`,
 	);
 	// The scanner makes a temporary directory when it is imported; have `tmp` remove it on exit.
-	scannerRequire('tmp').setGracefulCleanup();
+	createRequire(scannerFile)('tmp').setGracefulCleanup();
 	const scanner = await import(pathToFileURL(scannerFile).href);
-
 	const report = (label, dir, result) => {
-		if (result.passed) {
-			pass(`${label}: no ESLint errors`);
-			return;
-		}
-		const details = (result.details ?? '').split(dir + path.sep).join(`<${label}>/`);
-		fail(`${label}: ${result.message}`, details);
+		if (result.passed) return out(`  ✔ ${label}: no ESLint errors`);
+		fail(
+			`${label}: ${result.message}`,
+			(result.details ?? '').split(dir + path.sep).join(`<${label}>/`),
+		);
 	};
 
 	// Canary: a package that must fail, in all three languages the scanner parses (js, ts, json).
@@ -537,123 +345,69 @@ async function runScanner(manifest, work, packageDir) {
 
 	// Source leg: the files git would put on GitHub, as the scanner fetches the attested commit.
 	const sourceDir = path.join(work, 'source');
-	const files = listSourceFiles();
-	for (const file of files) {
+	for (const file of listSourceFiles()) {
 		const from = path.join(ROOT, file);
 		if (!fs.existsSync(from) || !fs.statSync(from).isFile()) continue; // deleted, not yet committed
-		const to = path.join(sourceDir, file);
-		fs.mkdirSync(path.dirname(to), { recursive: true });
-		fs.copyFileSync(from, to);
+		fs.mkdirSync(path.dirname(path.join(sourceDir, file)), { recursive: true });
+		fs.copyFileSync(from, path.join(sourceDir, file));
 	}
 	const sourceRoot = scanner.findPackageRoot(sourceDir, manifest.name);
-	if (!sourceRoot) {
+	if (!sourceRoot)
 		fail(`no package.json named "${manifest.name}" in the source: the scanner would stop here`);
-	} else {
-		info(
-			`source: ${files.length} files (git tracked + untracked-not-ignored); package root "${path.relative(sourceDir, sourceRoot) || '.'}"; patterns ${scanner.SOURCE_FILE_PATTERNS.join(' ')}`,
-		);
+	else
 		report(
 			'source',
 			sourceRoot,
 			await scanner.analyzePackage(sourceRoot, scanner.SOURCE_FILE_PATTERNS),
 		);
-	}
 
 	// Tarball leg: the extracted `npm pack`, with the scanner's patterns for the published package.
-	const distPatterns = ['**/*.js', 'package.json']; // as in analyzePackageByName()
-	info(`tarball: patterns ${distPatterns.join(' ')}`);
-	report('tarball', packageDir, await scanner.analyzePackage(packageDir, distPatterns));
+	report(
+		'tarball',
+		packageDir,
+		await scanner.analyzePackage(packageDir, ['**/*.js', 'package.json']),
+	);
 }
 
 function checkProvenanceReadiness(manifest) {
-	info(
-		'SKIPPED: the scanner reads the provenance attestation of a version published on registry.npmjs.org ' +
-			'(versions[v].dist.attestations.provenance, predicate https://slsa.dev/provenance/v1) and fetches ' +
-			'the GitHub commit it names. Nothing is published from here, so there is nothing to read; ' +
-			'after publishing, run: npx @n8n/scan-community-package ' +
-			`${manifest.name}@${manifest.version}`,
+	out(
+		'  · the attestation itself exists only once published: then run ' +
+			`npx @n8n/scan-community-package ${manifest.name}@${manifest.version}`,
 	);
 	check(
-		manifest.publishConfig?.provenance === true,
-		'publishConfig.provenance = true: every `npm publish` must produce an attestation (fails outside CI)',
-		'publishConfig.provenance should be true',
-	);
-	check(
-		manifest.publishConfig?.access === 'public',
-		'publishConfig.access = public',
-		'publishConfig.access should be "public"',
+		manifest.publishConfig?.provenance === true && manifest.publishConfig?.access === 'public',
+		'publishConfig: provenance true, access public',
+		'publishConfig needs provenance: true and access: "public"',
 	);
 	// npm checks at publish time that repository.url is the repository running the workflow; the
 	// scanner accepts only GitHub sources (parseSourceRepo).
-	const repoUrl =
-		typeof manifest.repository === 'string' ? manifest.repository : manifest.repository?.url;
-	const match =
-		/^(?:git\+)?https:\/\/github\.com\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?$/.exec(
-			repoUrl ?? '',
-		);
+	const repoUrl = manifest.repository?.url ?? manifest.repository;
+	const match = /^(?:git\+)?https:\/\/github\.com\/([\w.-]+)\/([\w.-]+?)(?:\.git)?$/.exec(
+		repoUrl ?? '',
+	);
 	check(
 		match,
-		`repository is on GitHub (${match ? `${match[1]}/${match[2]}` : ''}): where provenance must come from`,
+		`repository is on GitHub (${match?.slice(1).join('/')}): where provenance must come from`,
 		`repository.url must be https://github.com/<owner>/<repo>(.git) for provenance (is ${repoUrl})`,
 	);
-	const origin = run('git', ['remote', 'get-url', 'origin']);
-	if (origin.status === 0 && match) {
-		const remote = origin.stdout.trim().replace(/\.git$/, '');
-		if (!remote.toLowerCase().endsWith(`${match[1]}/${match[2]}`.toLowerCase()))
-			warn(`git remote origin ${remote} is not ${match[1]}/${match[2]} (repository.url)`);
-	}
 	const workflowFile = path.join(ROOT, '.github', 'workflows', 'publish.yml');
-	if (!fs.existsSync(workflowFile)) {
-		fail('.github/workflows/publish.yml is missing (provenance needs a GitHub Actions publish)');
-		return;
-	}
-	const workflow = fs.readFileSync(workflowFile, 'utf8');
+	const workflow = fs.existsSync(workflowFile) ? fs.readFileSync(workflowFile, 'utf8') : '';
 	check(
-		/id-token:\s*write/.test(workflow) &&
-			(/--provenance/.test(workflow) || /NPM_CONFIG_PROVENANCE/.test(workflow)),
+		/id-token:\s*write/.test(workflow) && /--provenance|NPM_CONFIG_PROVENANCE/.test(workflow),
 		'.github/workflows/publish.yml publishes with --provenance and id-token: write',
 		'.github/workflows/publish.yml needs permissions id-token: write and npm publish --provenance',
 	);
 }
 
-function checkChangelog(version) {
-	const file = path.join(ROOT, 'CHANGELOG.md');
-	if (!fs.existsSync(file)) {
-		fail('CHANGELOG.md is missing');
-		return;
-	}
-	const text = fs.readFileSync(file, 'utf8');
-	const escaped = version.replace(/[.+]/g, '\\$&');
-	check(
-		new RegExp(`^## \\[${escaped}\\]`, 'm').test(text),
-		`CHANGELOG.md has a section for ${version}`,
-		`CHANGELOG.md has no "## [${version}]" section for the version being published`,
-	);
-}
-
-/** Files git would publish: tracked plus untracked-but-not-ignored (falls back to a walk). */
-let sourceFilesCache;
+/** Files git would publish: tracked plus untracked-but-not-ignored. */
+let sourceFiles;
 function listSourceFiles() {
-	if (sourceFilesCache) return sourceFilesCache;
+	if (sourceFiles) return sourceFiles;
 	const git = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard']);
-	if (git.status === 0) {
-		sourceFilesCache = [...new Set(git.stdout.split('\0').filter(Boolean))].sort();
-	} else {
-		warn('not a git checkout: using every file outside node_modules/, dist/ and dot-directories');
-		sourceFilesCache = walk(ROOT, '');
-	}
-	return sourceFilesCache;
-}
-function walk(dir, prefix) {
-	const out = [];
-	for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-		if (entry.name.startsWith('.') || entry.name === 'node_modules' || entry.name === 'dist')
-			continue;
-		const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
-		if (entry.isDirectory()) out.push(...walk(path.join(dir, entry.name), rel));
-		else out.push(rel);
-	}
-	return out;
+	if (git.status !== 0)
+		throw new Error(`git ls-files failed (run in a git checkout): ${git.stderr}`);
+	sourceFiles = [...new Set(git.stdout.split('\0').filter(Boolean))].sort();
+	return sourceFiles;
 }
 
 main().catch((error) => {
