@@ -39,7 +39,6 @@ export interface Setup {
 	credentials?: IDataObject;
 	/** The service's answers, in request order; a request past the end fails the test. */
 	answers?: Answer[];
-	continueOnFail?: boolean;
 }
 
 export interface Run {
@@ -87,10 +86,10 @@ export async function runNode(setup: Setup): Promise<Run> {
 		getNodeParameter: (name: string, _itemIndex: number, fallback?: unknown) =>
 			parameter(setup.params, name, fallback),
 		getCredentials: async () => setup.credentials ?? { baseUrl: BASE_URL, apiUrl: API_URL },
-		continueOnFail: () => setup.continueOnFail === true,
+		continueOnFail: () => false,
 		getExecutionCancelSignal: () => new AbortController().signal,
 		getWorkflowStaticData: () => staticData,
-		logger: { debug() {}, info() {}, warn() {}, error() {} },
+		logger: { debug() {} },
 		helpers: {
 			httpRequestWithAuthentication: async (
 				credentialType: string,
