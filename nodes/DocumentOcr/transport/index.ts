@@ -1,4 +1,5 @@
 import type {
+	ICredentialsDecrypted,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
@@ -108,7 +109,13 @@ export class StoppedError extends Error {
  *    item, so that no billed ID is lost when an item or the node fails.
  */
 export class TransportState {
-	private endpoints?: { base: string; api: string; secrets: string[] };
+	private endpoints?: {
+		base: string;
+		api: string;
+		secrets: string[];
+		/** The credential as read once for this execution, handed to every request. */
+		credential: ICredentialsDecrypted;
+	};
 
 	private haltListeners: Array<() => void> = [];
 
@@ -286,7 +293,14 @@ export class TransportState {
 			const apiRaw = String(credentials.apiUrl ?? '').trim();
 			const api = apiRaw ? normaliseRoot(ctx.getNode(), apiRaw, 'API URL', itemIndex) : base;
 			const secrets = [String(credentials.apiKey ?? '')].filter((s) => s.length > 0);
-			this.endpoints = { base, api, secrets };
+			const reference = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
+			const credential = {
+				id: String(reference?.id ?? ''),
+				name: reference?.name ?? '',
+				type: CREDENTIAL_TYPE,
+				data: credentials,
+			};
+			this.endpoints = { base, api, secrets, credential };
 		}
 		return this.endpoints;
 	}
@@ -364,16 +378,23 @@ interface RawResponse {
 	statusCode: number;
 }
 
-/** The single call into n8n's HTTP helper; failures come back as values, not exceptions. */
+/**
+ * The single call into n8n's HTTP helper; failures come back as values, not exceptions. The
+ * credential read once for the execution is passed along (`credentialsDecrypted`): otherwise n8n
+ * loads it from its database and decrypts it again for every request — most of a request's cost
+ * in a batch of thousands.
+ */
 async function send(
 	ctx: TransportContext,
 	options: IHttpRequestOptions,
+	credential: ICredentialsDecrypted,
 ): Promise<{ response: RawResponse } | { error: Error }> {
 	try {
 		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
 			ctx,
 			CREDENTIAL_TYPE,
 			options,
+			{ credentialsDecrypted: { ...credential, data: { ...credential.data } } },
 		)) as RawResponse;
 		return { response };
 	} catch (error) {
@@ -421,7 +442,7 @@ export async function apiRequest<T = IDataObject>(
 	state: TransportState,
 ): Promise<ApiResponse<T>> {
 	const node = this.getNode();
-	const { base, api, secrets } = await state.resolve(this, itemIndex);
+	const { base, api, secrets, credential } = await state.resolve(this, itemIndex);
 	const root = request.surface === 'api' ? api : base;
 	const url = `${root}/${request.path.map(encodeSegment).join('/')}`;
 	const submission = request.kind === 'submit';
@@ -480,7 +501,7 @@ export async function apiRequest<T = IDataObject>(
 			// The last moment before money is spent: has another item failed the node meanwhile?
 			if (submission && state.halted) throw new StoppedError(itemIndex);
 			if (submission) state.passTurn(itemIndex);
-			sent = await send(this, options);
+			sent = await send(this, options, credential);
 		} finally {
 			state.release();
 		}
