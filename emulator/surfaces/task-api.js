@@ -121,7 +121,8 @@ class TaskApi {
 		const account = ctx.auth.account && ctx.auth.account.name;
 		let all = [...this.taskMap.values()].filter((t) => t.account === account);
 		if (status) all = all.filter((t) => this.statusName(t.status) === status);
-		all.sort((a, b) => b.seq - a.seq);
+		// Newest created first (default); option `listOrder: 'oldest'` (opt-in) lists oldest first.
+		all.sort((a, b) => (this.options.listOrder === 'oldest' ? a.seq - b.seq : b.seq - a.seq));
 		const total = all.length;
 		const items = all
 			.slice((page - 1) * pageSize, page * pageSize)

@@ -203,6 +203,10 @@ function createEngine() {
 		'nodes/DocumentOcrTrigger/DocumentOcrTrigger.node.js',
 		'DocumentOcrTrigger',
 	);
+	const documentOcrPollTrigger = loadBuilt(
+		'nodes/DocumentOcrPollTrigger/DocumentOcrPollTrigger.node.js',
+		'DocumentOcrPollTrigger',
+	);
 	const credentialTypes = {
 		documentOcrApi: loadBuilt('credentials/DocumentOcrApi.credentials.js', 'DocumentOcrApi'),
 		documentOcrWebhookApi: loadBuilt(
@@ -213,10 +217,18 @@ function createEngine() {
 	const nodeTypes = new NodeTypes({
 		[`${PACKAGE}.documentOcr`]: documentOcr,
 		[`${PACKAGE}.documentOcrTrigger`]: documentOcrTrigger,
+		[`${PACKAGE}.documentOcrPollTrigger`]: documentOcrPollTrigger,
 		'test.input': new TestInput(),
 	});
 	const credentialsHelper = new CredentialsHelper(credentialTypes);
-	return { nodeTypes, credentialsHelper, credentialTypes, documentOcr, documentOcrTrigger };
+	return {
+		nodeTypes,
+		credentialsHelper,
+		credentialTypes,
+		documentOcr,
+		documentOcrTrigger,
+		documentOcrPollTrigger,
+	};
 }
 
 const engine = createEngine();
@@ -574,7 +586,80 @@ async function startTriggerServer({ parameters, credentials, staticData = {} }) 
 	};
 }
 
+/**
+ * An active poll-trigger workflow, polled the way n8n's poll executor does: a real PollContext
+ * (n8n-core) per poll on ONE workflow object that lives as long as the activation, so the node's
+ * static data stays in memory between polls. As n8n's server does, the static data is "saved"
+ * (`saved`, a deep copy) only when a poll emits; `restart()` reloads the workflow from that copy,
+ * which is what an n8n restart does. `poll({ mode })`: 'trigger' (default) or 'manual'.
+ * Returns { items, error } per poll; `emitted` collects every emitted item.
+ */
+function startPollTrigger({ parameters, credentials, staticData = {} }) {
+	const { credentialsHelper, nodeTypes } = engine;
+	credentialsHelper.credentials = { ...credentialsHelper.credentials, documentOcrApi: credentials };
+	secrets.register(credentials?.apiKey);
+	const node = {
+		id: 'poll',
+		name: 'Document OCR Poll Trigger',
+		type: `${PACKAGE}.documentOcrPollTrigger`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { documentOcrApi: { id: '1', name: 'Document OCR account' } },
+	};
+	const load = (data) =>
+		new Workflow({
+			id: 'wf-poll',
+			name: 'poll',
+			nodes: [node],
+			connections: {},
+			nodeTypes,
+			active: true,
+			staticData: JSON.parse(JSON.stringify(data)),
+		});
+	const trigger = {
+		workflow: load(staticData),
+		saved: JSON.parse(JSON.stringify(staticData)),
+		emitted: [],
+		polls: 0,
+		restart() {
+			trigger.workflow = load(trigger.saved);
+		},
+		async poll({ mode = 'trigger' } = {}) {
+			trigger.polls++;
+			const additionalData = {
+				credentialsHelper,
+				instanceBaseUrl: 'http://127.0.0.1/',
+				variables: {},
+			};
+			const { workflow } = trigger;
+			const context = new core.PollContext(workflow, node, additionalData, mode, 'trigger');
+			try {
+				const result = await engine.documentOcrPollTrigger.poll.call(context);
+				secrets.scan('the poll output', result ?? {});
+				secrets.assertLogsClean();
+				const items = result ? result[0].map((i) => i.json) : [];
+				// n8n saves the workflow's static data when a poll emits (and not otherwise).
+				if (result && mode !== 'manual') {
+					trigger.saved = JSON.parse(JSON.stringify(workflow.staticData));
+					trigger.emitted.push(...items);
+				}
+				return { items, emitted: result !== null };
+			} catch (error) {
+				secrets.scan('the poll error', error);
+				return { items: [], error };
+			}
+		},
+		/** The trigger's memory as the workflow holds it now. */
+		memory() {
+			return JSON.parse(JSON.stringify(trigger.workflow.staticData))[`node:${node.name}`];
+		},
+	};
+	return trigger;
+}
+
 module.exports = {
+	startPollTrigger,
 	runNode,
 	runWorkflow,
 	readBinary,

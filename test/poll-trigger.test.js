@@ -1,0 +1,251 @@
+'use strict';
+/**
+ * Document OCR Poll Trigger in n8n-core's real engine (a real PollContext per poll, as n8n's
+ * poll executor creates it) against the spec-strict emulator: a bare-array list capped at 20
+ * per page, newest first, tasks finishing out of order.
+ */
+const { request } = require('undici');
+const h = require('./helpers');
+const { startPollTrigger } = require('./harness');
+
+const emu = h.useEmulator({ perTest: true, msPerPage: 5 });
+
+/** Submits `n` one-page PDFs through the API; their text decides their fate (STUCK holds a task). */
+async function submit(n, text = 'Hello poll') {
+	const ids = [];
+	for (let i = 0; i < n; i++) {
+		const body = JSON.stringify({
+			imageBase64: h.documents.makePdf([`${text} ${i}`]).toString('base64'),
+			filename: `doc-${i}.pdf`,
+		});
+		const response = await request(`${emu.url}/api/ocr`, {
+			method: 'POST',
+			body,
+			headers: { authorization: 'Bearer ocr_test_full', 'content-type': 'application/json' },
+		});
+		const answer = await response.body.json();
+		if (response.statusCode !== 200) throw new Error(JSON.stringify(answer));
+		ids.push(answer.taskId);
+	}
+	return ids;
+}
+
+/** Lets a held (STUCK) task finish now, as done or failed. */
+function release(id, fate = null) {
+	const t = emu.getTask(id);
+	t.fate = fate;
+	emu.finish(t);
+}
+
+async function settled(ids) {
+	for (const id of ids) await emu.waitForTask(id);
+}
+
+function start(parameters = {}, staticData) {
+	return startPollTrigger({
+		parameters: {
+			events: ['ocr.done', 'ocr.failed'],
+			includeTaskDetails: false,
+			options: {},
+			...parameters,
+		},
+		credentials: h.credentials(emu),
+		staticData,
+	});
+}
+
+const byTask = (items) => items.map((i) => `${i.event}:${i.taskId}`).sort();
+
+describe('Document OCR Poll Trigger in the real engine (PollContext)', () => {
+	test('the first poll records a starting point: nothing old is emitted', async () => {
+		const old = await submit(25);
+		await settled(old);
+		const held = await submit(1, 'STUCK then done');
+		const trigger = start();
+		const first = await trigger.poll();
+		expect(first.error).toBeUndefined();
+		expect(first.emitted).toBe(false);
+		expect(trigger.memory().taskPoll.pending).toEqual(held);
+		// A task unfinished at the start IS reported when it finishes.
+		release(held[0]);
+		const second = await trigger.poll();
+		expect(byTask(second.items)).toEqual([`ocr.done:${held[0]}`]);
+		expect(second.items[0]).toEqual({
+			event: 'ocr.done',
+			taskId: held[0],
+			status: 'done',
+			dedupeKey: `task:ocr.done:${held[0]}`,
+		});
+		expect((await trigger.poll()).emitted).toBe(false);
+	});
+
+	test('tasks finishing out of order across polls are each emitted exactly once; failures as ocr.failed', async () => {
+		const trigger = start();
+		await trigger.poll();
+		const slow = await submit(3, 'STUCK slow');
+		await trigger.poll();
+		const quick = await submit(45);
+		await settled(quick);
+		const failing = await submit(2, 'FAIL please');
+		await settled(failing);
+		const a = await trigger.poll();
+		expect(a.items).toHaveLength(47);
+		// The slow tasks now sit on page 3, below 45 reported ones; they finish one per poll.
+		release(slow[1]);
+		const b = await trigger.poll();
+		release(slow[0], 'fail');
+		const c = await trigger.poll();
+		release(slow[2]);
+		const d = await trigger.poll();
+		expect(byTask(b.items)).toEqual([`ocr.done:${slow[1]}`]);
+		expect(byTask(c.items)).toEqual([`ocr.failed:${slow[0]}`]);
+		expect(byTask(d.items)).toEqual([`ocr.done:${slow[2]}`]);
+		expect((await trigger.poll()).emitted).toBe(false);
+
+		const all = trigger.emitted.map((i) => i.taskId);
+		expect(all).toHaveLength(new Set(all).size);
+		expect(new Set(all)).toEqual(new Set([...quick, ...failing, ...slow]));
+		expect(
+			trigger.emitted
+				.filter((i) => i.event === 'ocr.failed')
+				.map((i) => i.taskId)
+				.sort(),
+		).toEqual([...failing, slow[0]].sort());
+		expect(
+			trigger.emitted.filter((i) => i.event === 'ocr.failed').every((i) => i.status === 'failed'),
+		).toBe(true);
+	});
+
+	test('only Task Failed selected: done tasks start nothing, now or later', async () => {
+		const trigger = start({ events: ['ocr.failed'] });
+		await trigger.poll();
+		const ok = await submit(3);
+		const bad = await submit(1, 'FAIL');
+		await settled([...ok, ...bad]);
+		const result = await trigger.poll();
+		expect(byTask(result.items)).toEqual([`ocr.failed:${bad[0]}`]);
+		expect((await trigger.poll()).emitted).toBe(false);
+	});
+
+	test('a 429 on a poll is a clear error, changes nothing, and the next poll catches up', async () => {
+		const trigger = start();
+		await trigger.poll();
+		const ids = await submit(30);
+		await settled(ids);
+		const before = JSON.stringify(trigger.memory());
+		// The second page of the list is throttled: page 1 was read, yet nothing may be kept.
+		emu.fault({
+			method: 'GET',
+			path: '/api/tasks',
+			kind: 'rateLimit',
+			retryAfter: 1,
+			every: 2,
+			times: 1,
+		});
+		const failed = await trigger.poll();
+		expect(failed.error).toBeDefined();
+		expect(failed.error.constructor.name).toBe('NodeApiError');
+		expect(`${failed.error.message} ${failed.error.description}`).toMatch(/rate|429|throttl/i);
+		expect(failed.error.description).toMatch(/next poll/);
+		expect(failed.items).toEqual([]);
+		expect(JSON.stringify(trigger.memory())).toBe(before);
+		const next = await trigger.poll();
+		expect(next.error).toBeUndefined();
+		expect(new Set(next.items.map((i) => i.taskId))).toEqual(new Set(ids));
+		expect(next.items).toHaveLength(30);
+	});
+
+	test('a 5xx while checking a followed task: error, then caught up once', async () => {
+		const trigger = start();
+		await trigger.poll();
+		const [held] = await submit(1, 'STUCK');
+		await trigger.poll();
+		const quick = await submit(40);
+		await settled(quick);
+		await trigger.poll();
+		release(held);
+		emu.fault({ method: 'GET', path: `/api/tasks/${held}`, kind: 'status', status: 503, times: 3 });
+		const failed = await trigger.poll();
+		expect(failed.error).toBeDefined();
+		const next = await trigger.poll();
+		expect(byTask(next.items)).toEqual([`ocr.done:${held}`]);
+	});
+
+	test.each(['items', 'data', 'tasks'])('list shape %s', async (shape) => {
+		emu.options.shapes.list = shape;
+		const trigger = start();
+		const old = await submit(5);
+		await settled(old);
+		await trigger.poll();
+		const [held] = await submit(1, 'STUCK');
+		const ids = await submit(44);
+		await settled(ids);
+		const first = await trigger.poll();
+		release(held, 'fail');
+		const second = await trigger.poll();
+		expect(new Set(first.items.map((i) => i.taskId))).toEqual(new Set(ids));
+		expect(byTask(second.items)).toEqual([`ocr.failed:${held}`]);
+		expect((await trigger.poll()).emitted).toBe(false);
+	});
+
+	test('oldest-first service (emulator listOrder: oldest) with List Order: Oldest First', async () => {
+		emu.options.listOrder = 'oldest';
+		const old = await submit(30);
+		await settled(old);
+		const trigger = start({ options: { listOrder: 'oldest' } });
+		await trigger.poll();
+		const [held] = await submit(1, 'STUCK');
+		const ids = await submit(25);
+		await settled(ids);
+		const first = await trigger.poll();
+		release(held);
+		const second = await trigger.poll();
+		expect(new Set(first.items.map((i) => i.taskId))).toEqual(new Set(ids));
+		expect(byTask(second.items)).toEqual([`ocr.done:${held}`]);
+	});
+
+	test('Include Task Details fetches each task', async () => {
+		const trigger = start({ includeTaskDetails: true });
+		await trigger.poll();
+		const [id] = await submit(1, 'Invoice text here');
+		await settled([id]);
+		const { items } = await trigger.poll();
+		expect(items).toHaveLength(1);
+		expect(items[0].task.taskId).toBe(id);
+		expect(items[0].task.resultText).toMatch(/Invoice text here/);
+	});
+
+	test('manual test run: the newest finished task as a sample, memory untouched', async () => {
+		const trigger = start();
+		const empty = await trigger.poll({ mode: 'manual' });
+		expect(empty.emitted).toBe(false);
+		const ids = await submit(3);
+		await settled(ids);
+		await submit(1, 'STUCK');
+		const sample = await trigger.poll({ mode: 'manual' });
+		expect(sample.items).toHaveLength(1);
+		expect(sample.items[0].taskId).toBe(ids[2]);
+		expect(trigger.memory()).toBeUndefined();
+		// The active trigger still starts from now.
+		expect((await trigger.poll()).emitted).toBe(false);
+	});
+
+	test('restart: memory saved with the last emit is enough; nothing lost, nothing twice', async () => {
+		const trigger = start();
+		await trigger.poll();
+		const first = await submit(5);
+		await settled(first);
+		expect((await trigger.poll()).items).toHaveLength(5); // saved here
+		const [held] = await submit(1, 'STUCK');
+		expect((await trigger.poll()).emitted).toBe(false); // follows `held`, not saved
+		const more = await submit(3);
+		await settled(more);
+		release(held);
+		trigger.restart(); // back to the memory of the last emit
+		const after = await trigger.poll();
+		expect(new Set(after.items.map((i) => i.taskId))).toEqual(new Set([...more, held]));
+		expect((await trigger.poll()).emitted).toBe(false);
+		const all = trigger.emitted.map((i) => i.taskId);
+		expect(all).toHaveLength(new Set(all).size);
+	});
+});
