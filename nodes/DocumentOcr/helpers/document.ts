@@ -55,6 +55,13 @@ export interface DocumentInput {
 	size: number;
 	bytes?: Buffer;
 	binaryId?: string;
+	/**
+	 * A large stored document as read in the check phase, kept (within a per-execution budget)
+	 * so that its submission does not read it a second time; let go once sent (see openDocument).
+	 */
+	chunks?: Buffer[];
+	/** Gives the kept chunks' share of the budget back. */
+	release?: () => void;
 }
 
 /** Bytes needed to recognise every accepted type (PDF: header within the first 1024 bytes). */
@@ -68,22 +75,41 @@ const HEAD_BYTES = 1024;
 const TAIL_BYTES = 8 * 1024;
 const END_MARKERS: Partial<Record<DocumentKind, string>> = { pdf: '%%EOF', png: 'IEND' };
 
-/** The document's bytes as chunks, read anew on each call (from n8n's binary store when stored). */
+/**
+ * The document's bytes as chunks (from n8n's binary store when stored). Chunks kept from the
+ * check phase are handed out once and then let go: a second reading (a retried submission)
+ * streams from the binary store again.
+ */
 export async function openDocument(
 	ctx: IExecuteFunctions,
 	document: DocumentInput,
 ): Promise<AsyncIterable<Buffer | string> | Iterable<Buffer>> {
 	if (document.bytes) return [document.bytes];
+	const { chunks } = document;
+	if (chunks) {
+		document.chunks = undefined;
+		document.release?.();
+		// Each chunk is let go as soon as it is handed on, so the ones already sent can be collected.
+		return (function* () {
+			for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) yield chunk;
+		})();
+	}
 	return await ctx.helpers.getBinaryStream(document.binaryId!);
 }
 
 /**
- * A stored document up to this size is kept in memory once read in the check phase: the send then
- * needs no second read of n8n's binary store (a file open per item, most of a small item's cost).
+ * A stored document up to this size is kept in memory once read in the check phase, as one
+ * Buffer: the send then needs no second read of n8n's binary store (a file open per item, most of
+ * a small item's cost).
  */
 const KEEP_BYTES = 64 * 1024;
 
-/** The most kept in memory per node execution (e.g. 5,000 one-page scans of ~2 kB = 10 MB). */
+/**
+ * The most kept per node execution: small documents for the whole run (e.g. 5,000 one-page scans
+ * of ~2 kB = 10 MB), large ones as the chunks read in the check phase until they are sent. A
+ * large document not kept is read twice (check, send); each read leaves its size in garbage
+ * until the next collection, which made a 7.4 MB submission grow the process by 26 MB.
+ */
 const KEEP_BUDGET_BYTES = 32 * 1024 * 1024;
 
 /** Bytes kept so far, per node execution (its context). */
@@ -96,6 +122,9 @@ interface Scanned {
 	tail: Buffer;
 	/** The whole file, when small enough to keep. */
 	bytes?: Buffer;
+	/** A large file's chunks, kept within the budget. */
+	chunks?: Buffer[];
+	release?: () => void;
 }
 
 /**
@@ -120,19 +149,19 @@ async function scanStored(ctx: IExecuteFunctions, binaryId: string): Promise<Sca
 					: Buffer.concat([tail, buffer]).subarray(-TAIL_BYTES);
 			size += buffer.length;
 			if (size > MAX_BODY_BYTES) break;
-			if (chunks && size <= KEEP_BYTES) chunks.push(buffer);
+			if (chunks && (kept.get(ctx) ?? 0) + size <= KEEP_BUDGET_BYTES) chunks.push(buffer);
 			else chunks = undefined;
 		}
 	} finally {
 		stream.destroy();
 	}
-	let bytes: Buffer | undefined;
-	const used = kept.get(ctx) ?? 0;
-	if (chunks && size > 0 && used + size <= KEEP_BUDGET_BYTES) {
-		bytes = Buffer.concat(chunks, size);
-		kept.set(ctx, used + size);
-	}
-	return { size, head, tail: Buffer.from(tail), bytes };
+	if (!chunks || size === 0 || size > MAX_BODY_BYTES)
+		return { size, head, tail: Buffer.from(tail) };
+	kept.set(ctx, (kept.get(ctx) ?? 0) + size);
+	if (size <= KEEP_BYTES)
+		return { size, head, tail: Buffer.from(tail), bytes: Buffer.concat(chunks, size) };
+	const release = () => kept.set(ctx, (kept.get(ctx) ?? size) - size);
+	return { size, head, tail: Buffer.from(tail), chunks, release };
 }
 
 /** Detects the file type from its first bytes; null when it is none of the accepted kinds. */
@@ -280,6 +309,8 @@ export async function readDocument(
 	let size: number;
 	let head: Buffer;
 	let tail: Buffer | undefined;
+	let chunks: Buffer[] | undefined;
+	let release: (() => void) | undefined;
 	let fileName = fileNameParam;
 	let declaredMime: string | undefined;
 
@@ -316,7 +347,7 @@ export async function readDocument(
 			const scanned = await scanStored(this, binary.id);
 			size = scanned.size;
 			if (size > MAX_BODY_BYTES) size = (await this.helpers.getBinaryMetadata(binary.id)).fileSize;
-			({ head, tail } = scanned);
+			({ head, tail, chunks, release } = scanned);
 			bytes = scanned.bytes;
 		} else {
 			bytes = await this.helpers.getBinaryDataBuffer(itemIndex, property);
@@ -402,5 +433,5 @@ export async function readDocument(
 	if (!fileName) fileName = `document.${KIND_INFO[kind].ext}`;
 	else if (!extKind) fileName = `${fileName}.${KIND_INFO[kind].ext}`;
 
-	return { kind, mimeType: KIND_INFO[kind].mime, fileName, size, bytes, binaryId };
+	return { kind, mimeType: KIND_INFO[kind].mime, fileName, size, bytes, binaryId, chunks, release };
 }
