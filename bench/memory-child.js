@@ -1,40 +1,48 @@
 'use strict';
 /**
  * One measurement of bench/memory.js, in a fresh process: peak RSS growth while ONE document is
- * submitted, either by the Document OCR node in n8n-core's engine (streamed from the binary
- * store) or by the naive path (read the file, Base64 it, JSON.stringify, POST).
- *   node bench/memory-child.js node|naive <file> <serviceUrl>
- * Prints one JSON line.
+ * submitted, either by the Document OCR node in n8n-core's engine (the file read from disk into
+ * n8n's binary store by the input node, then streamed from there by the node) or by the naive
+ * path (read the file, Base64 it, JSON.stringify, POST).
+ *   node --expose-gc bench/memory-child.js node|naive <file> <serviceUrl>
+ * Prints one JSON line: `growth` is the whole run's peak RSS growth (for the node: the input node
+ * storing the file, then the submission); for the node also `nodeGrowth`, the growth from the
+ * moment the input was stored (peak RSS reset then, Linux /proc/self/clear_refs) — the
+ * submission's own share.
  */
 const fs = require('node:fs');
 const { request } = require('undici');
-const { runNode } = require('../test/harness');
 
 const [mode, file, url] = process.argv.slice(2);
 const KEY = 'ocr_test_full';
-const peak = () => process.resourceUsage().maxRSS * 1024;
 
-function submitWithNode(path, operation = 'submit') {
-	return runNode({
-		parameters: {
-			...(operation === 'inputOnly'
-				? { resource: 'task', operation: 'get', taskId: 'tsk_none' }
-				: {}),
-			resource: 'task',
-			operation: 'submit',
-			documentSource: 'binary',
-			binaryPropertyName: 'data',
-			provider: 'provider-async',
-			documentType: 'general',
-			waitForCompletion: false,
-			options: {},
-			...(operation === 'inputOnly' ? { operation: 'get', taskId: 'tsk_none' } : {}),
-		},
-		items: [
-			{ json: {}, binary: { data: { path, fileName: 'big.pdf', mimeType: 'application/pdf' } } },
-		],
+/** Peak RSS since the process started or since the last reset (Linux: VmHWM). */
+function peakRss() {
+	const status = fs.readFileSync('/proc/self/status', 'utf8');
+	return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)[1]) * 1024;
+}
+
+/** Resets the peak RSS to the current RSS (writing 5 to clear_refs). */
+function resetPeak() {
+	fs.writeFileSync('/proc/self/clear_refs', '5');
+}
+
+const settle = async () => {
+	global.gc?.();
+	await new Promise((resolve) => setTimeout(resolve, 100));
+	global.gc?.();
+};
+
+async function submitWithNode(path, inputStored) {
+	const { runNode, submitParameters } = require('./engine');
+	const result = await runNode({
+		parameters: submitParameters({ wait: false }),
+		files: [{ path, fileName: 'big.pdf', mimeType: 'application/pdf' }],
 		credentials: { apiKey: KEY, baseUrl: url },
-	}).promise;
+		inputStored,
+	});
+	if (result.error) throw result.error;
+	if (!result.output[0]?.json?.taskId) throw new Error('the node returned no task');
 }
 
 async function submitNaively(path) {
@@ -45,30 +53,42 @@ async function submitNaively(path) {
 		headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
 		body,
 	});
-	return { status: response.statusCode, text: await response.body.text() };
+	const text = await response.body.text();
+	if (response.statusCode !== 200)
+		throw new Error(`naive submission: ${response.statusCode} ${text}`);
 }
 
 async function main() {
 	// Warm up with a small document so code loading is not counted as growth.
 	const small = `${file}.small.pdf`;
 	fs.writeFileSync(small, require('../emulator/documents').makePdf(['warm-up']));
-	const warm = mode === 'naive' ? await submitNaively(small) : await submitWithNode(small);
-	if (warm.error) throw warm.error;
-	global.gc?.();
-	await new Promise((resolve) => setTimeout(resolve, 200));
+	if (mode === 'naive') await submitNaively(small);
+	else await submitWithNode(small);
+	await settle();
+	resetPeak();
 	const before = process.memoryUsage().rss;
-	const result =
-		mode === 'naive'
-			? await submitNaively(file)
-			: await submitWithNode(file, mode === 'input' ? 'inputOnly' : 'submit');
-	if (result.error && mode !== 'input') throw result.error;
-	if (mode === 'naive' && result.status !== 200)
-		throw new Error(`naive submission: ${result.status} ${result.text}`);
+	let nodeBefore;
+	if (mode === 'naive') await submitNaively(file);
+	else
+		await submitWithNode(file, async () => {
+			// The whole run's peak so far is kept; the node's share is measured from here.
+			nodePeakBefore = peakRss();
+			await settle();
+			resetPeak();
+			nodeBefore = process.memoryUsage().rss;
+		});
+	const peak = peakRss();
 	const size = fs.statSync(file).size;
-	console.log(JSON.stringify({ mode, size, growth: peak() - before }));
+	const result = { mode, size, growth: Math.max(peak, nodePeakBefore ?? 0) - before };
+	if (nodeBefore !== undefined) {
+		result.inputGrowth = nodePeakBefore - before;
+		result.nodeGrowth = peak - nodeBefore;
+	}
+	console.log(JSON.stringify(result));
 	fs.rmSync(small, { force: true });
 	process.exit(0);
 }
+let nodePeakBefore;
 main().catch((error) => {
 	console.error(error);
 	process.exit(1);

@@ -54,7 +54,11 @@ async function main() {
 	try {
 		const node = measure('node', file, emulator.url);
 		const naive = measure('naive', file, emulator.url);
-		const rows = [node, naive].map((r) => ({ ...r, ratio: +(r.growth / r.size).toFixed(2) }));
+		const rows = [node, naive].map((r) => ({
+			...r,
+			ratio: +(r.growth / r.size).toFixed(2),
+			nodeRatio: r.nodeGrowth === undefined ? undefined : +(r.nodeGrowth / r.size).toFixed(2),
+		}));
 		return rows;
 	} finally {
 		emulator.child.kill('SIGTERM');
@@ -68,7 +72,10 @@ if (require.main === module) {
 		(rows) => {
 			for (const r of rows)
 				console.log(
-					`${r.mode.padEnd(6)} file ${(r.size / 1e6).toFixed(1)} MB  peak RSS growth ${(r.growth / 1e6).toFixed(1)} MB  = ${r.ratio}x the file`,
+					`${r.mode.padEnd(6)} file ${(r.size / 1e6).toFixed(1)} MB  peak RSS growth ${(r.growth / 1e6).toFixed(1)} MB  = ${r.ratio}x the file` +
+						(r.nodeGrowth === undefined
+							? ''
+							: `  (storing the input ${(r.inputGrowth / 1e6).toFixed(1)} MB; the submission from the binary store ${(r.nodeGrowth / 1e6).toFixed(1)} MB = ${r.nodeRatio}x)`),
 				);
 		},
 		(error) => {

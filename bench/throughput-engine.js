@@ -1,58 +1,61 @@
 'use strict';
 /**
- * Profiling aid (not the published benchmark): 200 one-page documents through Submit + Wait for
- * Completion in n8n-core's engine against the emulator, W workers and t ms per page.
- * Prints wall time against the physical bound ceil(N/W)·t, and status requests per task.
- *   node bench/throughput-engine.js [N] [W] [t] [concurrency]
+ * Profiling aid (not the published benchmark): N one-page documents (read from disk into n8n's
+ * binary store) through Submit + Wait for Completion in n8n-core's engine against the emulator,
+ * W workers and t ms per page. Prints wall time against the physical bound ceil(N/W)·t, status
+ * requests per task, node start → first accepted submission, and the service's last finish →
+ * the node's end. Run it under `node --cpu-prof` to see where the node's time goes.
+ *   node bench/throughput-engine.js [N=1000] [W=32] [t=100] [concurrency]
  */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const { startEmulator, KEYS } = require('../emulator');
 const documents = require('../emulator/documents');
-const { runNode } = require('../test/harness');
+const { runNode, submitParameters } = require('./engine');
 
 async function main() {
-	const [N = 200, W = 4, t = 250, concurrency] = process.argv.slice(2).map(Number);
+	const [N = 1000, W = 32, t = 100, concurrency] = process.argv.slice(2).map(Number);
 	const emu = await startEmulator({ workers: W, msPerPage: t });
-	const pdf = documents.makePdf(['One page']).toString('base64');
-	const items = Array.from({ length: N }, (_, i) => ({
-		json: { i },
-		binary: { data: { base64: pdf, fileName: `doc-${i}.pdf`, mimeType: 'application/pdf' } },
-	}));
-	const parameters = {
-		resource: 'task',
-		operation: 'submit',
-		documentSource: 'binary',
-		binaryPropertyName: 'data',
-		provider: 'provider-async',
-		documentType: 'general',
-		waitForCompletion: true,
-		options: concurrency ? { concurrency } : {},
-	};
-	const started = Date.now();
-	const { output, error } = await runNode({
-		parameters,
-		items,
-		credentials: { apiKey: KEYS.full, baseUrl: emu.url },
-	}).promise;
-	const seconds = (Date.now() - started) / 1000;
-	const stats = emu.stats();
-	await emu.close();
-	if (error) throw error;
-	const bound = (Math.ceil(N / W) * t) / 1000;
-	const done = output.filter((o) => o.json.status === 'done').length;
-	console.log(
-		JSON.stringify({
-			N,
-			W,
-			t,
-			concurrency: concurrency ?? 'default',
-			seconds,
-			bound,
-			ratio: +(seconds / bound).toFixed(2),
-			done,
-			pollsPerTask: +stats.avgPollsPerTask.toFixed(2),
-			maxInFlight: stats.maxInFlight,
-		}),
-	);
+	emu.setBalance('acme', N + 1000);
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-bench-engine-'));
+	const files = Array.from({ length: N }, (_, i) => {
+		const file = path.join(dir, `doc-${i}.pdf`);
+		fs.writeFileSync(file, documents.makePdf([`Document ${i}`]));
+		return { path: file, fileName: `doc-${i}.pdf`, mimeType: 'application/pdf' };
+	});
+	try {
+		const { output, error, runData } = await runNode({
+			parameters: submitParameters({ concurrency }),
+			files,
+			credentials: { apiKey: KEYS.full, baseUrl: emu.url },
+		});
+		if (error) throw error;
+		const tasks = [...emu.taskMap.values()];
+		const firstSubmit = Math.min(...tasks.map((task) => Date.parse(task.createdAt)));
+		const lastDone = Math.max(...tasks.map((task) => Date.parse(task.completedAt)));
+		const seconds = runData.executionTime / 1000;
+		const bound = (Math.ceil(N / W) * t) / 1000;
+		const stats = emu.stats();
+		console.log(
+			JSON.stringify({
+				N,
+				W,
+				t,
+				concurrency: concurrency ?? 'default',
+				seconds,
+				bound,
+				ratio: +(seconds / bound).toFixed(2),
+				done: output.filter((o) => o.json.status === 'done').length,
+				pollsPerTask: +((stats.byRoute['GET /api/tasks/:id'] ?? 0) / N).toFixed(2),
+				startMs: firstSubmit - runData.startTime,
+				lateMs: runData.startTime + runData.executionTime - lastDone,
+			}),
+		);
+	} finally {
+		await emu.close();
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
 }
 main().catch((e) => {
 	console.error(e);

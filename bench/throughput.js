@@ -1,26 +1,24 @@
 'use strict';
 /**
  * Throughput and polling cost in real n8n 2.x, against the emulator (W workers, t ms per page):
- * N one-page documents read from disk, then
+ * N documents read from disk (one page each, or a seeded mix of 1–20 pages), then
  *   - this package: Document OCR → Submit with Wait for Completion (default settings), against the
- *     emulator's default (tasks finish out of order) and again with tasks finishing in order;
+ *     emulator's default (tasks finish out of order) and, optionally, with tasks finishing in order;
  *   - the baseline a user would build without it: Extract From File (Base64) → HTTP Request
- *     (POST /api/ocr) → Wait 1 s → HTTP Request (GET the task) → If done, else back to Wait.
- * Both run with `n8n execute` in the same instance. Times are taken from n8n's own run data
- * (first OCR request node start → last node end), beside the physical bound ceil(N/W)·t.
- *   node bench/throughput.js   (env: BENCH_N, BENCH_W, BENCH_T)
+ *     (POST /api/ocr) → Wait 1 s → HTTP Request (GET the task) → If done, else back to Wait;
+ *   - optionally the same loop one document at a time (Loop Over Items).
+ * All run with `n8n execute` in the same instance. Times are taken from n8n's own run data
+ * (first OCR request node start → last node end), beside the physical bound: ceil(N/W)·t for
+ * one-page documents, max(Σpages·t/W, max pages·t) for a mix.
+ *   node bench/throughput.js   (env: BENCH_N, BENCH_W, BENCH_T, BENCH_PAGES=mixed,
+ *                               BENCH_IN_ORDER=0, BENCH_PER_ITEM=0)
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { createInstance, KEYS } = require('../test/e2e/instance');
+const { createInstance, KEYS, CREDENTIAL: OCR_CREDENTIAL } = require('./n8n');
 const documents = require('../emulator/documents');
 
-const N = Number(process.env.BENCH_N ?? 200);
-const W = Number(process.env.BENCH_W ?? 4);
-const T = Number(process.env.BENCH_T ?? 250);
-const CREDENTIAL = {
-	documentOcrApi: { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' },
-};
+const CREDENTIAL = { documentOcrApi: OCR_CREDENTIAL };
 const MANUAL = "When clicking 'Execute workflow'";
 const BEARER = {
 	credentials: { httpBearerAuth: { id: 'ocrBenchBearer01', name: 'bench: Bearer key' } },
@@ -207,53 +205,84 @@ function count(run, name) {
 	);
 }
 
-async function main() {
+/** A seeded mix of page counts, 1–`max` (xorshift32): the same documents on every run. */
+function mixedPages(n, max, seed = 1) {
+	let state = seed >>> 0 || 1;
+	const random = () => {
+		state ^= state << 13;
+		state ^= state >>> 17;
+		state ^= state << 5;
+		return (state >>> 0) / 4294967296;
+	};
+	return Array.from({ length: n }, () => 1 + Math.floor(random() * max));
+}
+
+const env = (name, fallback) => (process.env[name] === undefined ? fallback : process.env[name]);
+
+/**
+ * One scenario. `pages`: 'one' (one-page documents) or 'mixed' (1–20 pages, seeded);
+ * `inOrder`: also run the package against a service finishing tasks in the order sent;
+ * `perItem`: also run the one-document-at-a-time loop.
+ */
+async function main({
+	N = Number(env('BENCH_N', 200)),
+	W = Number(env('BENCH_W', 4)),
+	T = Number(env('BENCH_T', 250)),
+	pages = env('BENCH_PAGES', 'one'),
+	inOrder = env('BENCH_IN_ORDER', '1') !== '0',
+	perItem = env('BENCH_PER_ITEM', '1') !== '0',
+} = {}) {
+	const counts = pages === 'mixed' ? mixedPages(N, 20) : Array(N).fill(1);
+	const totalPages = counts.reduce((a, b) => a + b, 0);
 	const n8n = await createInstance({ label: 'bench', emulator: { workers: W, msPerPage: T } });
 	try {
 		await n8n.importCredential();
 		// The baseline's key, in n8n's own Bearer Auth credential.
-		const bearerFile = path.join(n8n.userFolder, 'credential-bench-bearer.json');
-		fs.writeFileSync(
-			bearerFile,
-			JSON.stringify([
-				{
-					...BEARER.credentials.httpBearerAuth,
-					type: 'httpBearerAuth',
-					data: { token: KEYS.full },
-				},
-			]),
+		await n8n.importOtherCredential(
+			{ ...BEARER.credentials.httpBearerAuth, type: 'httpBearerAuth', data: { token: KEYS.full } },
+			KEYS.full,
 		);
-		await n8n.cli('import:credentials', `--input=${bearerFile}`);
-		// Pages for every run of this benchmark (three runs of N one-page documents, with room).
-		n8n.emu.setBalance('acme', 10 * N + 1000);
+		// Pages for every run of this benchmark (up to four runs of every document, with room).
+		n8n.emu.setBalance('acme', 5 * totalPages + 1000);
 		const inbox = path.join(n8n.inbox, 'bench');
 		fs.mkdirSync(inbox, { recursive: true });
-		for (let i = 0; i < N; i++)
+		counts.forEach((k, i) =>
 			fs.writeFileSync(
-				path.join(inbox, `doc-${String(i).padStart(3, '0')}.pdf`),
-				documents.makePdf([`Document ${i}`]),
-			);
+				path.join(inbox, `doc-${String(i).padStart(4, '0')}.pdf`),
+				documents.makePdf(Array.from({ length: k }, (_, p) => `Document ${i} page ${p + 1}`)),
+			),
+		);
 		await n8n.importWorkflows([
 			withPackage(inbox),
 			baseline(inbox, n8n.emu.url),
 			perItemBaseline(inbox, n8n.emu.url),
 		]);
-		const bound = (Math.ceil(N / W) * T) / 1000;
+		const bound =
+			(pages === 'mixed'
+				? Math.max((totalPages * T) / W, Math.max(...counts) * T)
+				: Math.ceil(N / W) * T) / 1000;
+
+		// The service's side of a run: when it accepted the first task and finished the last one.
+		const serviceSpan = () => {
+			const tasks = [...n8n.emu.taskMap.values()];
+			return {
+				firstSubmit: Math.min(...tasks.map((t) => Date.parse(t.createdAt))),
+				lastDone: Math.max(...tasks.map((t) => Date.parse(t.completedAt))),
+			};
+		};
 
 		// The package against the emulator's default (tasks finish out of order: a free worker takes
 		// any queued task), then against a service that finishes them in the order sent.
 		const runPackage = async (order) => {
 			n8n.emu.options.completionOrder = order;
 			n8n.emu.resetStats();
+			n8n.emu.taskMap.clear();
 			const ours = await n8n.execute('ocrBenchPackage1');
 			if (ours.data.resultData.error)
 				throw new Error(`package workflow failed: ${ours.data.resultData.error.message}`);
 			const stats = n8n.emu.stats();
 			const [r] = ours.data.resultData.runData['Document OCR'];
-			const tasks = [...n8n.emu.taskMap.values()];
-			const firstSubmit = Math.min(...tasks.map((t) => Date.parse(t.createdAt)));
-			const lastDone = Math.max(...tasks.map((t) => Date.parse(t.completedAt)));
-			n8n.emu.taskMap.clear();
+			const { firstSubmit, lastDone } = serviceSpan();
 			return {
 				seconds: span(ours, 'Document OCR', ['Document OCR']) / 1000,
 				// Where the time goes: node start → first submission accepted, and the service's
@@ -266,18 +295,26 @@ async function main() {
 			};
 		};
 		const outOfOrder = await runPackage('random');
-		const inOrder = await runPackage('fifo');
+		const inOrderRun = inOrder ? await runPackage('fifo') : undefined;
 		n8n.emu.options.completionOrder = 'random';
 
 		// A failing baseline is reported beside the package's figures, not instead of them.
 		let baselineRun;
 		n8n.emu.resetStats();
+		n8n.emu.taskMap.clear();
 		try {
 			const base = await n8n.execute('ocrBenchBaseline');
 			if (base.data.resultData.error) throw new Error(base.data.resultData.error.message);
 			const baseStats = n8n.emu.stats();
+			const ends = base.data.resultData.runData;
+			const lastEnd = Math.max(
+				...['Finished', 'Done?'].flatMap((name) =>
+					(ends[name] ?? []).map((r) => r.startTime + r.executionTime),
+				),
+			);
 			baselineRun = {
 				seconds: span(base, 'To Base64', ['Finished', 'Done?', 'Get task (HTTP Request)']) / 1000,
+				lateMs: lastEnd - serviceSpan().lastDone,
 				done: count(base, 'Finished'),
 				pollsPerTask: (baseStats.byRoute['GET /api/tasks/:id'] ?? 0) / N,
 				maxInFlight: baseStats.maxInFlight,
@@ -286,14 +323,14 @@ async function main() {
 			baselineRun = { error: `baseline workflow failed: ${String(error.message).slice(0, 200)}` };
 		}
 
-		let perItem;
-		if (process.env.BENCH_PER_ITEM !== '0') {
+		let perItemRun;
+		if (perItem) {
 			n8n.emu.resetStats();
 			const one = await n8n.execute('ocrBenchPerItem1');
 			if (one.data.resultData.error)
 				throw new Error(`per-item baseline failed: ${one.data.resultData.error.message}`);
 			const oneStats = n8n.emu.stats();
-			perItem = {
+			perItemRun = {
 				seconds:
 					span(one, 'To Base64', [
 						'Finished',
@@ -310,11 +347,13 @@ async function main() {
 			N,
 			W,
 			t: T,
+			pages,
+			totalPages,
 			bound,
 			package: outOfOrder,
-			packageInOrder: inOrder,
+			packageInOrder: inOrderRun,
 			baseline: baselineRun,
-			perItem,
+			perItem: perItemRun,
 		};
 	} finally {
 		await n8n.close();

@@ -6,8 +6,7 @@
  *   node bench/trigger.js   (env: BENCH_EVENTS=200, BENCH_CONCURRENCY=10)
  */
 const { request } = require('undici');
-const { createInstance } = require('../test/e2e/instance');
-const { recordEveryDelivery } = require('../test/e2e/scenarios');
+const { createInstance, WEBHOOK_CREDENTIAL } = require('./n8n');
 const { signedDelivery } = require('../emulator/sign.js');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
@@ -15,12 +14,26 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
 const SECRET = 'whsec_bench_trigger_000001';
 const HOOK = '1f6b8c3e-2a4d-4b5c-9d7e-8f9a0b1c2d3e';
 
-const workflow = recordEveryDelivery({
+/** One Document OCR Trigger on both events, and nothing else: one execution per delivery it lets through. */
+const workflow = {
 	id: 'ocrBenchTrigger1',
 	name: 'bench: trigger',
-	webhookId: HOOK,
-	nodeName: 'Document OCR Trigger',
-});
+	active: false,
+	settings: { executionOrder: 'v1' },
+	connections: {},
+	nodes: [
+		{
+			id: 'ocrBenchTrigger1-trigger',
+			name: 'Document OCR Trigger',
+			type: 'n8n-nodes-document-ocr.documentOcrTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId: HOOK,
+			credentials: { documentOcrWebhookApi: WEBHOOK_CREDENTIAL },
+			parameters: { events: ['ocr.done', 'ocr.failed'], includeTaskDetails: false, options: {} },
+		},
+	],
+};
 
 function delivery(i) {
 	const body = JSON.stringify({
