@@ -137,8 +137,8 @@ export class TransportState {
 
 	private active = 0;
 
-	/** Requests waiting for a slot: submissions are served before reads (see `acquire`). */
-	private queued: { submit: Array<() => void>; read: Array<() => void> } = { submit: [], read: [] };
+	/** Requests waiting for a slot, in the order they asked. */
+	private queued: Array<() => void> = [];
 
 	/** Most requests that were in flight at once (for the benchmarks' "where the time goes"). */
 	peak = 0;
@@ -173,23 +173,21 @@ export class TransportState {
 	}
 
 	/**
-	 * Takes a request slot (waits for one to free up). Submissions waiting for a slot go before
-	 * reads: status checks only notice finished tasks, while a submission not yet sent leaves the
-	 * service idle; submissions are still sent in item order (`turn`).
+	 * Takes a request slot (waits for one to free up), first come first served. Status checks are
+	 * not put behind submissions: a check may find a failed task, which (without Continue on Fail)
+	 * must stop the submissions not yet sent as early as it can.
 	 */
-	async acquire(kind: RequestKind = 'read'): Promise<void> {
+	async acquire(): Promise<void> {
 		if (this.active < this.limit) {
 			this.active++;
 			this.peak = Math.max(this.peak, this.active);
 			return;
 		}
-		await new Promise<void>((resolve) =>
-			this.queued[kind === 'submit' ? 'submit' : 'read'].push(resolve),
-		);
+		await new Promise<void>((resolve) => this.queued.push(resolve));
 	}
 
 	private nextQueued(): (() => void) | undefined {
-		return this.queued.submit.shift() ?? this.queued.read.shift();
+		return this.queued.shift();
 	}
 
 	/** Frees a slot, handing it straight to the next request in line while slots are open. */
@@ -490,7 +488,7 @@ export async function apiRequest<T = IDataObject>(
 		}
 
 		if (submission) await state.turn(itemIndex);
-		await state.acquire(request.kind);
+		await state.acquire();
 		let sent;
 		try {
 			// The rate-limit gate is checked with the slot in hand: a request that queued for a slot
