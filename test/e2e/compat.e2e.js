@@ -45,6 +45,7 @@ const EXAMPLE_HOOK_ID = '5b0c4c2e-7d1a-4f6e-9a51-0d8c2f1e9b77';
 const NODE_TYPES = [
 	'n8n-nodes-document-ocr.documentOcr',
 	'n8n-nodes-document-ocr.documentOcrTrigger',
+	'n8n-nodes-document-ocr.documentOcrPollTrigger',
 ];
 
 let n8n;
@@ -150,7 +151,7 @@ describe('n8n start', () => {
 		({ cookie } = await n8n.setupOwner());
 	});
 
-	test('lists both node types of the package (and its tool variant) and logs no error or warning about it', async () => {
+	test('lists the package's node types (both triggers, the action node and its tool variant) and logs no error or warning about it', async () => {
 		const response = await request(`${n8n.url}/types/nodes.json`, { headers: { cookie } });
 		const types = (await response.body.json()).map((t) => t.name);
 		for (const type of NODE_TYPES) expect(types).toContain(type);
