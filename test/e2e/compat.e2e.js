@@ -151,7 +151,7 @@ describe('n8n start', () => {
 		({ cookie } = await n8n.setupOwner());
 	});
 
-	test('lists the package's node types (both triggers, the action node and its tool variant) and logs no error or warning about it', async () => {
+	test('lists the package node types (both triggers, the action node and its tool variant) and logs no error or warning about it', async () => {
 		const response = await request(`${n8n.url}/types/nodes.json`, { headers: { cookie } });
 		const types = (await response.body.json()).map((t) => t.name);
 		for (const type of NODE_TYPES) expect(types).toContain(type);
