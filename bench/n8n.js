@@ -50,6 +50,21 @@ async function createInstance({ label = 'bench', emulator = {}, extraEnv = {} } 
 	const inbox = path.join(filesDir, 'ocr-inbox');
 	fs.mkdirSync(inbox, { recursive: true });
 	rt.installPackage(userFolder);
+	// Measuring a variant (e.g. a changed credential) without touching dist/: a packed tarball.
+	if (process.env.BENCH_PACKAGE_TGZ)
+		require('node:child_process').execFileSync(
+			'npm',
+			[
+				'install',
+				process.env.BENCH_PACKAGE_TGZ,
+				'--legacy-peer-deps',
+				'--ignore-scripts',
+				'--no-audit',
+				'--no-fund',
+				'--no-save',
+			],
+			{ cwd: path.join(userFolder, '.n8n', 'nodes'), stdio: 'ignore' },
+		);
 
 	const emu = await startEmulator({ workers: 2, msPerPage: 50, ...emulator });
 	const port = await rt.freePort();

@@ -37,6 +37,9 @@ async function main() {
 		const seconds = runData.executionTime / 1000;
 		const bound = (Math.ceil(N / W) * t) / 1000;
 		const stats = emu.stats();
+		await emu.close();
+		// Anything the node left behind: timers (a Timeout) still armed once the run is over.
+		const timersLeft = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 		console.log(
 			JSON.stringify({
 				N,
@@ -50,10 +53,11 @@ async function main() {
 				pollsPerTask: +((stats.byRoute['GET /api/tasks/:id'] ?? 0) / N).toFixed(2),
 				startMs: firstSubmit - runData.startTime,
 				lateMs: runData.startTime + runData.executionTime - lastDone,
+				timersLeft,
 			}),
 		);
 	} finally {
-		await emu.close();
+		await emu.close().catch(() => undefined);
 		fs.rmSync(dir, { recursive: true, force: true });
 	}
 }
