@@ -1,7 +1,8 @@
 'use strict';
 /**
  * The poll trigger in real n8n 2.x: example 08 active on a 1-minute poll while 50 tasks finish
- * out of order over several polls (some fail), with an n8n restart (same database) in between.
+ * out of order over several polls (some fail), with two n8n restarts (same database): one before
+ * the trigger reported anything, one after.
  * Every task must start the workflow exactly once; tasks finished before activation never.
  */
 const { request } = require('undici');
@@ -61,7 +62,7 @@ afterAll(async () => {
 	await n8n?.close();
 });
 
-test('an active 1-minute poll trigger runs once per finished task over several polls and a restart', async () => {
+test('an active 1-minute poll trigger runs once per finished task over several polls and two restarts', async () => {
 	const started = Date.now();
 	const { emu } = n8n;
 	// Finished before the workflow is active: never reported.
@@ -70,9 +71,14 @@ test('an active 1-minute poll trigger runs once per finished task over several p
 
 	await n8n.startServer();
 	await n8n.setupOwner();
-	// The activation poll ran at start: it recorded the starting point.
+	// The activation poll ran at start: it recorded the starting point, which n8n saves at the
+	// end of the activation even though the poll started no run.
 	await emu.waitFor(() => listReads() > 0, { timeoutMs: 30_000, intervalMs: 200 });
+	await new Promise((resolve) => setTimeout(resolve, 2_000));
 
+	// Restart before anything was reported: the 50 tasks are created while n8n is down and 5 of
+	// them finish then; the restart's activation poll must report those 5 (not take a new start).
+	await n8n.stopServer();
 	// 50 tasks, held until released; every sixth fails.
 	const texts = Array.from({ length: 50 }, (_, i) => `Poll e2e document ${i} STUCK`);
 	const ids = await submit(emu, texts);
@@ -86,12 +92,17 @@ test('an active 1-minute poll trigger runs once per finished task over several p
 			emu.finish(task);
 		}
 	};
+	release(order.slice(0, 5));
+	await n8n.startServer();
+	await n8n.settledExecutions(WORKFLOW, 1, { quietMs: 2000, timeoutMs: 60_000 });
+	expect((await emitted()).flatMap((e) => e.items)).toHaveLength(5);
 
-	// The next poll: the first 20 (the other 30 are followed, unfinished).
-	release(order.slice(0, 20));
-	await n8n.settledExecutions(WORKFLOW, 1, { quietMs: 2000, timeoutMs: 90_000 });
-	const afterFirst = (await emitted()).flatMap((e) => e.items);
-	expect(afterFirst).toHaveLength(20);
+	// The next poll: 15 more (the other 30 are followed, unfinished).
+	release(order.slice(5, 20));
+	await emu.waitFor(async () => (await emitted()).flatMap((e) => e.items).length >= 20, {
+		timeoutMs: 90_000,
+		intervalMs: 1000,
+	});
 
 	// 10 more finish while n8n runs, 10 while it is down; the restart's activation poll reads both.
 	release(order.slice(20, 30));
