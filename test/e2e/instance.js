@@ -359,11 +359,12 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 
 		/** Stops everything; fails if any log of this instance contained a key or secret. */
 		async close() {
-			for (const handle of processes.reverse()) await rt.stopServer(handle.child);
-			processes.length = 0;
+			for (const handle of [...processes].reverse()) await rt.stopServer(handle.child);
 			await instance.stopServer();
 			await emu.close();
+			// Scanned before the list is emptied: workers' and webhook processes' logs count too.
 			const scan = instance.scanLogsForSecrets();
+			processes.length = 0;
 			if (!process.env.KEEP_E2E_FOLDERS) fs.rmSync(userFolder, { recursive: true, force: true });
 			process.stdout.write(
 				`\nSecret scan (${label}): ${scan.files} n8n log files, ${scan.lines} lines — ${scan.leaks.length} leak(s).\n`,
@@ -374,7 +375,6 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 	return instance;
 }
 
-/** A workflow file of examples/ as an object. */
 /** The Manual Trigger node ("Start") that the suites' own workflows begin with. */
 function startNode(id) {
 	return {
@@ -387,6 +387,7 @@ function startNode(id) {
 	};
 }
 
+/** A workflow file of examples/ as an object. */
 function example(file) {
 	return JSON.parse(fs.readFileSync(path.join(rt.ROOT, 'examples', file), 'utf8'));
 }
