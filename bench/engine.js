@@ -3,7 +3,7 @@
  * The built Document OCR node (dist/) inside n8n-core's real engine (WorkflowExecute), for the
  * benchmarks that need one process they can measure (memory) or profile. Input → Document OCR:
  * the input node streams files from disk into n8n's binary store (as Read/Write Files does),
- * credentials come from memory and are applied as n8n's server applies a generic `authenticate`.
+ * credentials come from memory and are applied by the credential type's `authenticate` function.
  * The test suites have their own, fuller harness (test/harness); benchmarks do not use it.
  */
 const fs = require('node:fs');
@@ -75,22 +75,9 @@ class CredentialsHelper extends ICredentialsHelper {
 	async getDecrypted() {
 		return { ...this.data };
 	}
-	/** A generic `authenticate` (header values are expressions over $credentials), as n8n resolves it. */
-	async authenticate(credentials, _typeName, requestOptions, workflow, node) {
-		const out = { ...requestOptions };
-		for (const [section, values] of Object.entries(this.type.authenticate.properties)) {
-			out[section] = { ...(out[section] ?? {}) };
-			for (const [key, value] of Object.entries(values))
-				out[section][key] = workflow.expression.getSimpleParameterValue(
-					node,
-					value,
-					'internal',
-					{ $credentials: credentials },
-					undefined,
-					'',
-				);
-		}
-		return out;
+	/** The credential type's own `authenticate` function, as n8n's server calls it. */
+	async authenticate(credentials, _typeName, requestOptions) {
+		return await this.type.authenticate(credentials, requestOptions);
 	}
 	async preAuthentication() {
 		return undefined;

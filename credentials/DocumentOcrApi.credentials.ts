@@ -1,8 +1,9 @@
 import type {
-	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
 	Icon,
+	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
 
@@ -55,14 +56,21 @@ export class DocumentOcrApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				Authorization: '=Bearer {{$credentials.apiKey}}',
-			},
-		},
-	};
+	/**
+	 * `Authorization: Bearer <key>` on every request. A function rather than the generic
+	 * `=Bearer {{$credentials.apiKey}}` form: n8n evaluates that expression on every request, which
+	 * profiled as ~1.2 ms per request, most of the request cost of a 1,000-document batch against a
+	 * fast service (bench/README.md).
+	 */
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		return {
+			...requestOptions,
+			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
+		};
+	}
 
 	/**
 	 * Proves the key with the cheapest authenticated read (one task of the list; nothing is billed).
