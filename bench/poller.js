@@ -19,9 +19,7 @@ require.extensions['.ts'] = (module, filename) => {
 	module._compile(outputText, filename);
 };
 
-const { simulate, mixedPages } = require(
-	path.join(__dirname, '../emulator/virtual/simulation.ts'),
-);
+const { simulate, mixedPages } = require(path.join(__dirname, '../emulator/virtual/simulation.ts'));
 
 const SCENARIOS = [
 	['200 × 1 page, in order', { pages: Array(200).fill(1), order: 'fifo' }],

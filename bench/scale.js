@@ -18,7 +18,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { createInstance, CREDENTIAL } = require('./n8n');
+const { createInstance, CREDENTIAL } = require('../scripts/n8n-instance');
 const documents = require('../emulator/documents');
 
 const N = Number(process.env.BENCH_SCALE_N ?? 5000);
@@ -86,6 +86,7 @@ async function main() {
 		label: 'bench-scale',
 		emulator: { workers: W, msPerPage: T },
 		extraEnv: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' },
+		packageTarball: process.env.BENCH_PACKAGE_TGZ,
 	});
 	try {
 		await n8n.importCredential();

@@ -15,7 +15,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { createInstance, KEYS, CREDENTIAL: OCR_CREDENTIAL } = require('./n8n');
+const { createInstance, KEYS, CREDENTIAL: OCR_CREDENTIAL } = require('../scripts/n8n-instance');
 const documents = require('../emulator/documents');
 
 const CREDENTIAL = { documentOcrApi: OCR_CREDENTIAL };
@@ -234,7 +234,11 @@ async function main({
 } = {}) {
 	const counts = pages === 'mixed' ? mixedPages(N, 20) : Array(N).fill(1);
 	const totalPages = counts.reduce((a, b) => a + b, 0);
-	const n8n = await createInstance({ label: 'bench', emulator: { workers: W, msPerPage: T } });
+	const n8n = await createInstance({
+		label: 'bench',
+		emulator: { workers: W, msPerPage: T },
+		packageTarball: process.env.BENCH_PACKAGE_TGZ,
+	});
 	try {
 		await n8n.importCredential();
 		// The baseline's key, in n8n's own Bearer Auth credential.

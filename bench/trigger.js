@@ -6,7 +6,7 @@
  *   node bench/trigger.js   (env: BENCH_EVENTS=200, BENCH_CONCURRENCY=10)
  */
 const { request } = require('undici');
-const { createInstance, WEBHOOK_CREDENTIAL } = require('./n8n');
+const { createInstance, WEBHOOK_CREDENTIAL } = require('../scripts/n8n-instance');
 const { signedDelivery } = require('../emulator/sign.js');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);

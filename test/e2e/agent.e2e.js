@@ -15,7 +15,13 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { request } = require('undici');
-const { createInstance, startNode, nodeOutput, KEYS, CREDENTIAL_ID } = require('./instance');
+const {
+	createInstance,
+	startNode,
+	nodeOutput,
+	KEYS,
+	CREDENTIAL_ID,
+} = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
 const { DocumentOcr } = require('../../dist/nodes/DocumentOcr/DocumentOcr.node.js');
 const {

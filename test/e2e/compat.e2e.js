@@ -27,7 +27,7 @@ const {
 	KEYS,
 	CREDENTIAL_ID,
 	EXAMPLE_INBOX,
-} = require('./instance');
+} = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
 const {
 	ingestionExample,

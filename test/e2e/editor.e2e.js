@@ -16,7 +16,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { request } = require('undici');
-const { createInstance, example, OWNER } = require('./instance');
+const { createInstance, example, OWNER } = require('../../scripts/n8n-instance');
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS =

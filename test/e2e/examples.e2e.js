@@ -6,7 +6,13 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { request } = require('undici');
-const { createInstance, startNode, example, nodeOutput, KEYS } = require('./instance');
+const {
+	createInstance,
+	startNode,
+	example,
+	nodeOutput,
+	KEYS,
+} = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
 const { ingestionExample, invoiceExample } = require('./scenarios');
 

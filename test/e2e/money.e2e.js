@@ -7,7 +7,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { createInstance, startNode, nodeOutput, KEYS } = require('./instance');
+const { createInstance, startNode, nodeOutput, KEYS } = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
 
 let n8n;

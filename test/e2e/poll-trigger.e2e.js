@@ -6,7 +6,7 @@
  * Every task must start the workflow exactly once; tasks finished before activation never.
  */
 const { request } = require('undici');
-const { createInstance, example, KEYS } = require('./instance');
+const { createInstance, example, KEYS } = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
 
 const WORKFLOW = 'ocrExamplePollDone';

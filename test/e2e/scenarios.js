@@ -6,7 +6,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { nodeOutput } = require('./instance');
+const { nodeOutput } = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
 const { readZip } = require('../../emulator');
 

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { request } = require('undici');
 const rt = require('../../scripts/n8n-runtime');
-const { createInstance, example, KEYS } = require('./instance');
+const { createInstance, example, KEYS } = require('../../scripts/n8n-instance');
 
 let n8n;
 let cookie;

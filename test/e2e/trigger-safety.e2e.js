@@ -5,7 +5,7 @@
  * and a replay after restarting n8n (same database) run the side effect once — the trigger's own
  * memory, then n8n's persistent Remove Duplicates step on `dedupeKey` (as in example 07).
  */
-const { createInstance } = require('./instance');
+const { createInstance } = require('../../scripts/n8n-instance');
 const { triggerWorkflow, sideEffects: countSideEffects } = require('./scenarios');
 const { signedDelivery } = require('../../emulator/sign.js');
 

@@ -5,7 +5,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { createInstance, example } = require('./instance');
+const { createInstance, example } = require('../../scripts/n8n-instance');
 const {
 	recordEveryDelivery,
 	seedWebhookInbox,

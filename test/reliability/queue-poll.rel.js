@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { request } = require('undici');
 
-const { createInstance, example, KEYS } = require('../e2e/instance');
+const { createInstance, example, KEYS } = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
 const { startRedis, stopRedis } = require('./services');
 const report = require('./report');

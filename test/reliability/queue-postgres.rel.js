@@ -10,7 +10,7 @@
  * same bytes again; another event's two copies reach both processes at the same moment: every
  * path ends in exactly one side effect per event. Figures are printed.
  */
-const { createInstance } = require('../e2e/instance');
+const { createInstance } = require('../../scripts/n8n-instance');
 const { triggerWorkflow, sideEffects } = require('../e2e/scenarios');
 const { signedDelivery } = require('../../emulator/sign.js');
 const services = require('./services');

@@ -24,7 +24,7 @@ const crypto = require('node:crypto');
 const { request } = require('undici');
 
 const rt = require('../../scripts/n8n-runtime');
-const { createInstance, example, KEYS } = require('../e2e/instance');
+const { createInstance, example, KEYS } = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
 const {
 	recordEveryDelivery,

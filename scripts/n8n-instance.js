@@ -1,15 +1,18 @@
 'use strict';
 /**
- * One real n8n instance for the end-to-end suite: its own user folder, ports and emulator; this
- * package packed and installed as a community package; credential and workflows imported with
- * n8n's own CLI. Everything it starts is stopped by `close()`.
+ * One real n8n instance, for the end-to-end suites and the benchmarks: its own user folder, ports
+ * and emulator; this package packed and installed as a community package (or `packageTarball`, a
+ * packed variant to measure); credentials and workflows imported with n8n's own CLI. Everything it
+ * starts is stopped by `close()`, which fails when a key or secret handed to it appears in any
+ * n8n log.
  */
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const rt = require('../../scripts/n8n-runtime');
-const { startEmulator, KEYS } = require('../../emulator');
+const rt = require('./n8n-runtime');
+const { startEmulator, KEYS } = require('../emulator');
 
 const OWNER = {
 	email: 'owner@example.com',
@@ -21,6 +24,10 @@ const OWNER = {
 const CREDENTIAL_ID = 'ocrLocalEmulator';
 const CREDENTIAL_NAME = 'Document OCR (local emulator)';
 const WEBHOOK_CREDENTIAL_ID = 'ocrLocalWebhook1';
+const WEBHOOK_CREDENTIAL_NAME = 'Document OCR webhook secret (local emulator)';
+/** The credentials as a workflow node references them: `{ documentOcrApi: CREDENTIAL }`. */
+const CREDENTIAL = { id: CREDENTIAL_ID, name: CREDENTIAL_NAME };
+const WEBHOOK_CREDENTIAL = { id: WEBHOOK_CREDENTIAL_ID, name: WEBHOOK_CREDENTIAL_NAME };
 /** The folder the example workflows read; rewritten to the instance's own folder on import. */
 const EXAMPLE_INBOX = '/data/ocr-inbox';
 
@@ -46,11 +53,35 @@ async function freePorts(count) {
 	}
 }
 
+/** Memory and CPU of a running process, from /proc (Linux): RSS and its peak, CPU ticks. */
+function procStats(pid) {
+	try {
+		const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+		const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		return {
+			rss: kb('VmRSS') * 1024,
+			hwm: kb('VmHWM') * 1024,
+			// utime + stime, in clock ticks (usually 1/100 s)
+			cpuTicks: Number(fields[11]) + Number(fields[12]),
+		};
+	} catch {
+		return undefined;
+	}
+}
+
 /**
  * `extraEnv` is merged into the environment of every n8n process of the instance (server, CLI
  * commands, workers, webhook processes), e.g. the queue-mode settings.
  */
-async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8nVersion } = {}) {
+async function createInstance({
+	emulator = {},
+	label = 'e2e',
+	extraEnv = {},
+	n8nVersion,
+	packageTarball,
+} = {}) {
 	// `n8nVersion` (e.g. '1.123.0') picks another n8n than the default newest 2.x; an n8n 1.x runs
 	// on this machine's own Node 20 (`node24` is then that Node).
 	const node24 = n8nVersion ? await rt.nodeForN8n(n8nVersion) : await rt.ensureNode24();
@@ -60,6 +91,21 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 	const inbox = path.join(filesDir, 'ocr-inbox');
 	fs.mkdirSync(inbox, { recursive: true });
 	rt.installPackage(userFolder);
+	// Measuring a variant (e.g. a changed credential) without touching dist/: a packed tarball.
+	if (packageTarball)
+		execFileSync(
+			'npm',
+			[
+				'install',
+				packageTarball,
+				'--legacy-peer-deps',
+				'--ignore-scripts',
+				'--no-audit',
+				'--no-fund',
+				'--no-save',
+			],
+			{ cwd: path.join(userFolder, '.n8n', 'nodes'), stdio: 'ignore' },
+		);
 
 	const emu = await startEmulator({ workers: 2, msPerPage: 50, ...emulator });
 	const [port, brokerPort, cliBrokerPort] = await freePorts(3);
@@ -106,7 +152,7 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 		/** Imports the webhook signing-secret credential the example trigger workflow uses. */
 		async importWebhookCredential(
 			secret,
-			{ id = WEBHOOK_CREDENTIAL_ID, name = 'Document OCR webhook secret (local emulator)' } = {},
+			{ id = WEBHOOK_CREDENTIAL_ID, name = WEBHOOK_CREDENTIAL_NAME } = {},
 		) {
 			// An empty secret (the fail-closed tests) is nothing to look for in the logs.
 			if (secret) secrets.add(secret);
@@ -140,6 +186,14 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 					{ id, name, type: 'documentOcrApi', data: { apiKey, baseUrl: emu.url, apiUrl: '' } },
 				]),
 			);
+			await cli('import:credentials', `--input=${file}`);
+		},
+
+		/** Any other credential (e.g. a baseline's Bearer Auth); `secret` is scanned for in logs. */
+		async importOtherCredential(credential, secret) {
+			if (secret) secrets.add(secret);
+			const file = path.join(userFolder, `credential-${credential.id}.json`);
+			fs.writeFileSync(file, JSON.stringify([credential]));
 			await cli('import:credentials', `--input=${file}`);
 		},
 
@@ -185,17 +239,22 @@ async function createInstance({ emulator = {}, label = 'e2e', extraEnv = {}, n8n
 		async setupOwner({ scopes = ['execution:list', 'execution:read', 'workflow:read'] } = {}) {
 			const { cookie } = await rt.setupOwner(instance.url, OWNER);
 			if (!cookie) throw new Error('could not sign in as the owner');
-			instance.apiKey = await rt.createApiKey(instance.url, cookie, scopes, 'e2e');
+			instance.apiKey = await rt.createApiKey(instance.url, cookie, scopes, label);
 			return { cookie, apiKey: instance.apiKey };
 		},
 
-		/** Executions of a workflow, through n8n's public API (with their data). */
-		async executions(workflowId) {
+		/** Executions of a workflow, through n8n's public API (with their data unless told). */
+		async executions(workflowId, { includeData = true } = {}) {
 			return await rt.publicApiList(
 				instance.url,
 				instance.apiKey,
-				`/executions?workflowId=${workflowId}&limit=250&includeData=true`,
+				`/executions?workflowId=${workflowId}&limit=250&includeData=${includeData}`,
 			);
+		},
+
+		/** RSS, peak RSS and CPU ticks of the n8n server process (Linux /proc). */
+		serverStats() {
+			return server ? procStats(server.child.pid) : undefined;
 		},
 
 		/** `n8n start`; `more` is added to its environment only (not to the other processes'). */
@@ -405,6 +464,9 @@ function nodeError(run, nodeName) {
 
 module.exports = {
 	createInstance,
+	procStats,
+	CREDENTIAL,
+	WEBHOOK_CREDENTIAL,
 	startNode,
 	example,
 	nodeOutput,
