@@ -17,7 +17,7 @@ async function main() {
 
 	const { startEmulator, KEYS } = require('../emulator');
 	const documents = require('../emulator/documents');
-	const { runNode, readBinary } = require('../test/harness');
+	const { runNode, readBinary } = require('./n8n-engine');
 
 	const emu = await startEmulator({ workers: 2, msPerPage: 400 });
 	const credentials = { apiKey: KEYS.full, baseUrl: emu.url, apiUrl: '' };
