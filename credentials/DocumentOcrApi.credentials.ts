@@ -1,4 +1,5 @@
 import type {
+	IAuthenticate,
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
@@ -60,17 +61,17 @@ export class DocumentOcrApi implements ICredentialType {
 	 * `Authorization: Bearer <key>` on every request. A function rather than the generic
 	 * `=Bearer {{$credentials.apiKey}}` form: n8n evaluates that expression on every request, which
 	 * profiled as ~1.2 ms per request, most of the request cost of a 1,000-document batch against a
-	 * fast service (bench/README.md).
+	 * fast service (bench/README.md). An own property, not a class method: n8n copies credential
+	 * types with a spread (prototype methods are lost) and offers "Custom API Call" only when
+	 * `authenticate` survives that copy.
 	 */
-	async authenticate(
+	authenticate: IAuthenticate = async (
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		return {
-			...requestOptions,
-			headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
-		};
-	}
+	): Promise<IHttpRequestOptions> => ({
+		...requestOptions,
+		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
+	});
 
 	/**
 	 * Proves the key with the cheapest authenticated read (one task of the list; nothing is billed).
