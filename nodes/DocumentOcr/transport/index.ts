@@ -84,13 +84,13 @@ export interface Created {
 	pagesBilled?: number;
 }
 
+/** Requests in flight at the start of an execution; more open while the service keeps up. */
+export const START_SLOTS = 4;
+
 /**
  * An item stopped because another item had already failed the node: its billable request was
  * not sent, or its wait was ended. Never the node's error; what it had billed is listed there.
  */
-/** Requests in flight at the start of an execution; more open while the service keeps up. */
-export const START_SLOTS = 4;
-
 export class StoppedError extends Error {
 	constructor(readonly itemIndex: number) {
 		super(`Item ${itemIndex} was stopped: another item failed the node`);
@@ -140,9 +140,6 @@ export class TransportState {
 	/** Requests waiting for a slot, in the order they asked. */
 	private queued: Array<() => void> = [];
 
-	/** Most requests that were in flight at once (for the benchmarks' "where the time goes"). */
-	peak = 0;
-
 	/**
 	 * @param concurrency the most requests of this execution in flight at once (uploads and status
 	 *   checks alike): the user's cap. Items themselves may all be under way, most just waiting.
@@ -167,11 +164,6 @@ export class TransportState {
 
 	private successes = 0;
 
-	/** Open slots now (for tests and benchmarks). */
-	get openSlots() {
-		return this.limit;
-	}
-
 	/**
 	 * Takes a request slot (waits for one to free up), first come first served. Status checks are
 	 * not put behind submissions: a check may find a failed task, which (without Continue on Fail)
@@ -180,20 +172,15 @@ export class TransportState {
 	async acquire(): Promise<void> {
 		if (this.active < this.limit) {
 			this.active++;
-			this.peak = Math.max(this.peak, this.active);
 			return;
 		}
 		await new Promise<void>((resolve) => this.queued.push(resolve));
 	}
 
-	private nextQueued(): (() => void) | undefined {
-		return this.queued.shift();
-	}
-
 	/** Frees a slot, handing it straight to the next request in line while slots are open. */
 	release() {
 		if (this.active <= this.limit) {
-			const next = this.nextQueued();
+			const next = this.queued.shift();
 			if (next) return next();
 		}
 		this.active--;
@@ -212,10 +199,9 @@ export class TransportState {
 		if (this.throttledOnce && ++this.successes < this.limit) return;
 		this.successes = 0;
 		this.limit++;
-		const next = this.nextQueued();
+		const next = this.queued.shift();
 		if (next) {
 			this.active++;
-			this.peak = Math.max(this.peak, this.active);
 			next();
 		}
 	}
