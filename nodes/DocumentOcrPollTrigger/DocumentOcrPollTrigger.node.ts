@@ -8,7 +8,7 @@ import type {
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
 import { unwrapList } from '../DocumentOcr/helpers/task';
-import { getRecord } from '../DocumentOcr/transport/client';
+import { getRecord, taskDetails } from '../DocumentOcr/transport/client';
 import { httpStatus } from '../DocumentOcr/transport/errors';
 import {
 	apiRequest,
@@ -192,7 +192,7 @@ export class DocumentOcrPollTrigger implements INodeType {
 			if ('record' in outcome) return outcome.record;
 			// Deleted since it was seen unfinished: it will never finish, stop following it.
 			if (httpStatus(outcome.error) === 404) return undefined;
-			throw pollFailed(this, outcome.error);
+			throw outcome.error;
 		};
 
 		const manual = this.getMode() === 'manual';
@@ -234,30 +234,9 @@ export class DocumentOcrPollTrigger implements INodeType {
 				// Duplicates step serves both triggers.
 				dedupeKey: `task:${finished.event}:${finished.taskId}`,
 			};
-			if (includeDetails) {
-				const once = new TransportState(1, {
-					...DEFAULT_RETRY,
-					maxReadRetries: 0,
-					maxRateLimitRetries: 0,
-				});
-				const details = await getRecord
-					.call(
-						this,
-						0,
-						once,
-						'task',
-						finished.taskId,
-						Date.now() + DETAILS_TIMEOUT_MS,
-						DETAILS_TIMEOUT_MS,
-					)
-					.then(
-						({ record }) => ({ record }),
-						(error: Error) => ({ error }),
-					);
-				// Reported, not swallowed: the task was reported once and is not read again.
-				if ('record' in details) output.task = details.record;
-				else output.taskDetailsError = details.error.message;
-			}
+			// Reported, not swallowed: the task was reported once and is not read again.
+			if (includeDetails)
+				Object.assign(output, await taskDetails.call(this, finished.taskId, DETAILS_TIMEOUT_MS));
 			items.push(output);
 		}
 		return [this.helpers.returnJsonArray(items)];
@@ -265,9 +244,7 @@ export class DocumentOcrPollTrigger implements INodeType {
 }
 
 /** A failed poll: the service's own error, saying that nothing was lost and the next poll retries. */
-const wrapped = new WeakSet<Error>();
 function pollFailed(ctx: IPollFunctions, error: unknown): Error {
-	if (error instanceof Error && wrapped.has(error)) return error;
 	const note =
 		"Nothing was emitted and the trigger's memory was not changed: the next poll reads the same tasks again, so no task is skipped or reported twice.";
 	let failure: NodeApiError;
@@ -282,6 +259,5 @@ function pollFailed(ctx: IPollFunctions, error: unknown): Error {
 		const message = error instanceof Error ? error.message : String(error);
 		failure = new NodeApiError(ctx.getNode(), { message }, { message, description: note });
 	}
-	wrapped.add(failure);
 	return failure;
 }

@@ -11,8 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { getRecord } from '../DocumentOcr/transport/client';
-import { DEFAULT_RETRY, TransportState } from '../DocumentOcr/transport';
+import { taskDetails } from '../DocumentOcr/transport/client';
 import { recordDelivery } from './replay';
 import type { Headers } from './signature';
 import { verify } from './signature';
@@ -281,20 +280,8 @@ export class DocumentOcrTrigger implements INodeType {
 		if (taskId === '') {
 			output.taskDetailsError = 'The delivery names no task ID, so no task was fetched.';
 		} else {
-			const once = new TransportState(1, {
-				...DEFAULT_RETRY,
-				maxReadRetries: 0,
-				maxRateLimitRetries: 0,
-			});
-			const details = await getRecord
-				.call(this, 0, once, 'task', taskId, Date.now() + DETAILS_TIMEOUT_MS, DETAILS_TIMEOUT_MS)
-				.then(
-					({ record }) => ({ record }),
-					(error: Error) => ({ error }),
-				);
-			// Reported, not swallowed: the workflow runs and can branch on it.
-			if ('record' in details) output.task = details.record;
-			else output.taskDetailsError = details.error.message;
+			// Reported, not swallowed: the workflow runs and can branch on taskDetailsError.
+			Object.assign(output, await taskDetails.call(this, taskId, DETAILS_TIMEOUT_MS));
 		}
 		return {
 			noWebhookResponse: true,

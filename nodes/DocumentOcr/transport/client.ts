@@ -11,9 +11,9 @@ import type { StreamedBlob } from '../helpers/body';
 import { pagesBilled, unwrapRecord } from '../helpers/task';
 import type { WaitSettings } from '../waiting';
 import { waitUntilFinished } from '../waiting';
-import type { Surface, TransportContext, TransportState } from './index';
+import type { Surface, TransportContext } from './index';
 import { httpStatus } from './errors';
-import { apiRequest, unexpectedBody } from './index';
+import { apiRequest, DEFAULT_RETRY, TransportState, unexpectedBody } from './index';
 
 /** The two kinds of long-running record the service has, and where each is read. */
 const RECORDS = {
@@ -173,6 +173,37 @@ export async function postDocumentV1(
 		});
 	}
 	return result;
+}
+
+/**
+ * A finished task's details for a trigger's item (Include Task Details): one attempt, no retries,
+ * at most `timeoutMs`. A failure is returned as its message, to be reported on the item — the
+ * task was already reported and will not be read again.
+ */
+export async function taskDetails(
+	this: TransportContext,
+	taskId: string,
+	timeoutMs: number,
+): Promise<{ task: IDataObject } | { taskDetailsError: string }> {
+	const once = new TransportState(1, {
+		...DEFAULT_RETRY,
+		maxReadRetries: 0,
+		maxRateLimitRetries: 0,
+	});
+	try {
+		const { record } = await getRecord.call(
+			this,
+			0,
+			once,
+			'task',
+			taskId,
+			Date.now() + timeoutMs,
+			timeoutMs,
+		);
+		return { task: record };
+	} catch (error) {
+		return { taskDetailsError: (error as Error).message };
+	}
 }
 
 /** POST /v1/jobs: the created job, which must carry the ID to keep (a job may exist without one). */
