@@ -51,6 +51,12 @@ export class StreamedBlob {
 /** Documents in memory up to this size are sent as one Buffer rather than a stream. */
 const WHOLE_BODY_BYTES = 256 * 1024;
 
+/** The body as one Buffer (`build` from the document's bytes) for a small document in memory. */
+function wholeBody(document: DocumentInput, build: (bytes: Buffer) => Buffer[]) {
+	const { bytes } = document;
+	return bytes && bytes.length <= WHOLE_BODY_BYTES ? () => Buffer.concat(build(bytes)) : undefined;
+}
+
 /**
  * Base64 of a byte stream, emitted as ASCII strings chunk by chunk. No chunk is copied whole:
  * the aligned middle of each is encoded in place, only the 1–2 bytes left over are carried.
@@ -99,7 +105,6 @@ export function jsonWithDocument(
 	);
 	const suffix = Buffer.from('"}');
 	const base64Length = 4 * Math.ceil(document.size / 3);
-	const { bytes } = document;
 	return new StreamedBlob(
 		prefix.length + base64Length + suffix.length,
 		'application/json',
@@ -108,9 +113,11 @@ export function jsonWithDocument(
 			yield* base64Of(await openDocument(ctx, document));
 			yield suffix;
 		},
-		bytes && bytes.length <= WHOLE_BODY_BYTES
-			? () => Buffer.concat([prefix, Buffer.from(bytes.toString('base64'), 'latin1'), suffix])
-			: undefined,
+		wholeBody(document, (bytes) => [
+			prefix,
+			Buffer.from(bytes.toString('base64'), 'latin1'),
+			suffix,
+		]),
 	);
 }
 
@@ -141,7 +148,6 @@ export function multipartWithDocument(
 	);
 	const closing = Buffer.from(`\r\n--${boundary}--\r\n`);
 	const size = textParts.length + fileHeader.length + document.size + closing.length;
-	const { bytes } = document;
 	return new StreamedBlob(
 		size,
 		`multipart/form-data; boundary=${boundary}`,
@@ -151,9 +157,7 @@ export function multipartWithDocument(
 			yield* bytesOf(await openDocument(ctx, document));
 			yield closing;
 		},
-		bytes && bytes.length <= WHOLE_BODY_BYTES
-			? () => Buffer.concat([textParts, fileHeader, bytes, closing])
-			: undefined,
+		wholeBody(document, (bytes) => [textParts, fileHeader, bytes, closing]),
 	);
 }
 
