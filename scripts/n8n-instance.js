@@ -14,22 +14,13 @@ const path = require('node:path');
 const rt = require('./n8n-runtime');
 const { startEmulator, KEYS } = require('../emulator');
 
-const OWNER = {
-	email: 'owner@example.com',
-	firstName: 'Ada',
-	lastName: 'Owner',
-	password: 'Document-OCR-2026',
-};
-
-const CREDENTIAL_ID = 'ocrLocalEmulator';
-const CREDENTIAL_NAME = 'Document OCR (local emulator)';
-const WEBHOOK_CREDENTIAL_ID = 'ocrLocalWebhook1';
-const WEBHOOK_CREDENTIAL_NAME = 'Document OCR webhook secret (local emulator)';
-/** The credentials as a workflow node references them: `{ documentOcrApi: CREDENTIAL }`. */
-const CREDENTIAL = { id: CREDENTIAL_ID, name: CREDENTIAL_NAME };
-const WEBHOOK_CREDENTIAL = { id: WEBHOOK_CREDENTIAL_ID, name: WEBHOOK_CREDENTIAL_NAME };
-/** The folder the example workflows read; rewritten to the instance's own folder on import. */
-const EXAMPLE_INBOX = '/data/ocr-inbox';
+const { OWNER, EXAMPLE_INBOX } = rt;
+const CREDENTIAL = rt.EXAMPLE_CREDENTIAL;
+const WEBHOOK_CREDENTIAL = rt.EXAMPLE_WEBHOOK_CREDENTIAL;
+const CREDENTIAL_ID = CREDENTIAL.id;
+const CREDENTIAL_NAME = CREDENTIAL.name;
+const WEBHOOK_CREDENTIAL_ID = WEBHOOK_CREDENTIAL.id;
+const WEBHOOK_CREDENTIAL_NAME = WEBHOOK_CREDENTIAL.name;
 
 /**
  * `count` different free loopback ports: all held open at once while they are picked, so that

@@ -684,7 +684,27 @@ function parseExecuteOutput(output) {
 	return result;
 }
 
+/** The owner every local n8n of this project is set up with (demo, e2e suites, benchmarks). */
+const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Ada',
+	lastName: 'Owner',
+	password: 'Document-OCR-2026',
+};
+/** The credentials the example workflows reference, by ID and name. */
+const EXAMPLE_CREDENTIAL = { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' };
+const EXAMPLE_WEBHOOK_CREDENTIAL = {
+	id: 'ocrLocalWebhook1',
+	name: 'Document OCR webhook secret (local emulator)',
+};
+/** The folder the example workflows read; rewritten to the instance's own inbox on import. */
+const EXAMPLE_INBOX = '/data/ocr-inbox';
+
 module.exports = {
+	OWNER,
+	EXAMPLE_CREDENTIAL,
+	EXAMPLE_WEBHOOK_CREDENTIAL,
+	EXAMPLE_INBOX,
 	ROOT,
 	CACHE,
 	PACKAGE_NAME,

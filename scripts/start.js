@@ -26,14 +26,7 @@ const { ensureInstalled, build, ROOT } = require('./bootstrap');
 const rt = require('./n8n-runtime');
 
 const DEFAULT_STATE = path.join(ROOT, '.n8n-local');
-const OWNER = {
-	email: 'owner@example.com',
-	firstName: 'Ada',
-	lastName: 'Owner',
-	password: 'Document-OCR-2026',
-};
-/** The folder the example workflows name; rewritten to the demo's own inbox on import. */
-const EXAMPLE_INBOX = '/data/ocr-inbox';
+const { OWNER, EXAMPLE_INBOX, EXAMPLE_CREDENTIAL, EXAMPLE_WEBHOOK_CREDENTIAL } = rt;
 /** Signing secret of the emulator's webhook endpoint that points at this n8n (local demo only). */
 const WEBHOOK_SECRET = 'whsec_local_demo_secret_0001';
 /** The webhookId of the trigger in examples/07-export-docx-on-ocr-done.json. */
@@ -129,14 +122,12 @@ function desiredWorkspace({ emu, key, inbox }) {
 	return {
 		credentials: [
 			{
-				id: 'ocrLocalEmulator',
-				name: 'Document OCR (local emulator)',
+				...EXAMPLE_CREDENTIAL,
 				type: 'documentOcrApi',
 				data: { apiKey: key, baseUrl: emu.url, apiUrl: '' },
 			},
 			{
-				id: 'ocrLocalWebhook1',
-				name: 'Document OCR webhook secret (local emulator)',
+				...EXAMPLE_WEBHOOK_CREDENTIAL,
 				type: 'documentOcrWebhookApi',
 				data: { secret: WEBHOOK_SECRET },
 			},
@@ -315,7 +306,7 @@ async function main() {
   n8n is ready: ${shown}   (started in ${seconds} s${wildcard ? `; listening on every interface` : ''})
   Sign in:      ${OWNER.email} / ${OWNER.password}
 
-  Credential "Document OCR (local emulator)" points at ${emu.url} (key ${KEYS.full}).
+  Credential "${EXAMPLE_CREDENTIAL.name}" points at ${emu.url} (key ${KEYS.full}).
   Example workflows (Overview → Workflows), each ready to run on the seeded inbox:
     01 scheduled ingestion of a folder of scans     05 invoice fields by JSON Schema
     02 invoice automation                           06 submit without waiting (→ 07 by webhook)
