@@ -164,6 +164,20 @@ async function scanStored(ctx: IExecuteFunctions, binaryId: string): Promise<Sca
 	return { size, head, tail: Buffer.from(tail), chunks, release };
 }
 
+/**
+ * The size n8n recorded for a stored document (`bytes`, set by n8n 1.x+ when it stores binary
+ * data), when the document is small enough to keep and the budget has room: such a document is
+ * read whole in one call, which costs a fraction of a stream per file. Undefined otherwise (no
+ * recorded size, a large file, or the budget spent): the document is scanned as a stream. The
+ * size read is what counts, not the recorded one.
+ */
+function storedSizeToKeep(ctx: IExecuteFunctions, recorded: unknown): number | undefined {
+	if (typeof recorded !== 'number' || !Number.isInteger(recorded)) return undefined;
+	if (recorded <= 0 || recorded > KEEP_BYTES) return undefined;
+	if ((kept.get(ctx) ?? 0) + recorded > KEEP_BUDGET_BYTES) return undefined;
+	return recorded;
+}
+
 /** Detects the file type from its first bytes; null when it is none of the accepted kinds. */
 export function detectKind(head: Buffer): DocumentKind | null {
 	if (
@@ -341,7 +355,15 @@ export async function readDocument(
 				itemIndex,
 			});
 		}
-		if (binary.id) {
+		const declared = binary.id ? storedSizeToKeep(this, binary.bytes) : undefined;
+		if (binary.id && declared !== undefined) {
+			// Stored, small, and n8n recorded its size: one whole read (no stream), kept for the send.
+			binaryId = binary.id;
+			bytes = await this.helpers.getBinaryDataBuffer(itemIndex, property);
+			size = bytes.length;
+			kept.set(this, (kept.get(this) ?? 0) + size);
+			head = bytes.subarray(0, HEAD_BYTES);
+		} else if (binary.id) {
 			// Stored by n8n (disk or database): read once; a large file is not held, only checked.
 			binaryId = binary.id;
 			const scanned = await scanStored(this, binary.id);
