@@ -120,8 +120,8 @@ async function main() {
 		'Scale (real n8n, filesystem binary mode)',
 		`${scale.N} one-page docs in one production execution, ${scale.W} workers × ${scale.t} ms`,
 		`${scale.status}, ${scale.done}/${scale.N} done in ${scale.seconds} s; peak RSS growth ${scale.peakRssGrowthMb} MB (the same run with Document OCR disabled: ${scale.controlPeakRssGrowthMb} MB); after the end: ${scale.requestsAfterEnd} requests, ${scale.cpuTicksPer5sAfterEnd} CPU ticks per 5 s (idle: ${scale.idleCpuTicksPer5s})`,
-		'—',
-		'—',
+		`n8n HTTP Request nodes, the same 2 requests per doc (submit, read once): ${scale.httpRequestStatus}, ${scale.httpRequestTasksRead} tasks read in ${scale.httpRequestSeconds} s; peak RSS growth ${scale.httpRequestPeakRssGrowthMb} MB`,
+		`${(scale.peakRssGrowthMb / scale.httpRequestPeakRssGrowthMb).toFixed(2)}x the growth of n8n's own requests`,
 		'completes; ≤ 300 MB; nothing left after',
 	);
 

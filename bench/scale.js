@@ -13,12 +13,13 @@
  *     and the server's CPU time from 3 s to 8 s after it beside 5 idle seconds before the run (a
  *     leftover timer or loop would show as CPU);
  *   - beside it, the same workflow with Document OCR disabled (n8n reading the files and saving
- *     the run), so the node's share of the growth can be told apart.
+ *     the run), and the same two requests per document made by n8n's own HTTP Request nodes
+ *     (submit, then read the task once): what n8n's request path costs without the package.
  *   node bench/scale.js   (env: BENCH_SCALE_N=5000, BENCH_SCALE_W=32, BENCH_SCALE_T=10)
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { createInstance, CREDENTIAL } = require('../scripts/n8n-instance');
+const { createInstance, CREDENTIAL, KEYS } = require('../scripts/n8n-instance');
 const documents = require('../emulator/documents');
 
 const N = Number(process.env.BENCH_SCALE_N ?? 5000);
@@ -26,6 +27,8 @@ const W = Number(process.env.BENCH_SCALE_W ?? 32);
 const T = Number(process.env.BENCH_SCALE_T ?? 10);
 const HOOK = '5c0a3e1b-7d2f-4e6a-9b8c-1d2e3f4a5b6c';
 const HOOK_CONTROL = '6d1b4f2c-8e3a-4f7b-8c9d-2e3f4a5b6c7d';
+const HOOK_HTTP = '7e2c5a3d-9f4b-4a8c-9dae-3f4a5b6c7d8e';
+const BEARER = { httpBearerAuth: { id: 'ocrBenchBearer02', name: 'bench: Bearer key' } };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function workflow(inbox, { control = false } = {}) {
@@ -81,6 +84,89 @@ function workflow(inbox, { control = false } = {}) {
 	};
 }
 
+/**
+ * The same requests without the package: n8n's own HTTP Request node submitting every document
+ * (Base64 in JSON, as the spec's /api/ocr takes it) and reading each task once: the two requests
+ * per document that are the package's floor, through n8n's request path alone.
+ */
+function httpWorkflow(inbox, serviceUrl) {
+	const node = (id, name, type, typeVersion, x, parameters, extra = {}) => ({
+		id,
+		name,
+		type,
+		typeVersion,
+		position: [x, 0],
+		parameters,
+		...extra,
+	});
+	const auth = { authentication: 'genericCredentialType', genericAuthType: 'httpBearerAuth' };
+	const names = [
+		'Start',
+		'Read PDFs',
+		'To Base64',
+		'Submit (HTTP Request)',
+		'Get task (HTTP Request)',
+	];
+	const connections = {};
+	for (let i = 0; i + 1 < names.length; i++)
+		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
+	return {
+		id: 'ocrBenchScaleHttp',
+		name: 'bench: the same requests with n8n HTTP Request nodes',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			node(
+				'h1',
+				'Start',
+				'n8n-nodes-base.webhook',
+				2,
+				0,
+				{ httpMethod: 'POST', path: 'bench-scale-http', responseMode: 'onReceived', options: {} },
+				{ webhookId: HOOK_HTTP },
+			),
+			node('h2', 'Read PDFs', 'n8n-nodes-base.readWriteFile', 1, 200, {
+				fileSelector: `${inbox}/*.pdf`,
+				options: {},
+			}),
+			node('h3', 'To Base64', 'n8n-nodes-base.extractFromFile', 1, 400, {
+				operation: 'binaryToPropery',
+				binaryPropertyName: 'data',
+				destinationKey: 'imageBase64',
+				options: { keepSource: 'json' },
+			}),
+			node(
+				'h4',
+				'Submit (HTTP Request)',
+				'n8n-nodes-base.httpRequest',
+				4.2,
+				600,
+				{
+					method: 'POST',
+					url: `${serviceUrl}/api/ocr`,
+					...auth,
+					sendBody: true,
+					specifyBody: 'json',
+					jsonBody:
+						'={{ JSON.stringify({ imageBase64: $json.imageBase64, filename: $json.fileName }) }}',
+					options: {},
+				},
+				{ credentials: BEARER },
+			),
+			node(
+				'h5',
+				'Get task (HTTP Request)',
+				'n8n-nodes-base.httpRequest',
+				4.2,
+				800,
+				{ method: 'GET', url: `=${serviceUrl}/api/tasks/{{ $json.taskId }}`, ...auth, options: {} },
+				{ credentials: BEARER },
+			),
+		],
+		connections,
+	};
+}
+
 async function main() {
 	const n8n = await createInstance({
 		label: 'bench-scale',
@@ -90,7 +176,12 @@ async function main() {
 	});
 	try {
 		await n8n.importCredential();
-		n8n.emu.setBalance('acme', N + 1000);
+		// The HTTP Request baseline's key, in n8n's own Bearer Auth credential.
+		await n8n.importOtherCredential(
+			{ ...BEARER.httpBearerAuth, type: 'httpBearerAuth', data: { token: KEYS.full } },
+			KEYS.full,
+		);
+		n8n.emu.setBalance('acme', 2 * N + 1000);
 		const inbox = path.join(n8n.inbox, 'scale');
 		fs.mkdirSync(inbox, { recursive: true });
 		for (let i = 0; i < N; i++)
@@ -100,9 +191,11 @@ async function main() {
 			);
 		const flow = workflow(inbox);
 		const control = workflow(inbox, { control: true });
-		await n8n.importWorkflows([flow, control]);
+		const http = httpWorkflow(inbox, n8n.emu.url);
+		await n8n.importWorkflows([flow, control, http]);
 		await n8n.publish(flow.id);
 		await n8n.publish(control.id);
+		await n8n.publish(http.id);
 		const server = await n8n.startServer();
 		await n8n.setupOwner();
 		const pid = server.child.pid;
@@ -115,6 +208,10 @@ async function main() {
 
 		/** One production execution through the webhook: peak RSS growth, time, what came after. */
 		const measure = async (workflowId, webhookPath) => {
+			// The run measured is a new execution: one listed before the request is an earlier run.
+			const seen = new Set(
+				(await n8n.executions(workflowId, { includeData: false })).map((e) => e.id),
+			);
 			global.gc?.();
 			fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
 			const before = n8n.serverStats();
@@ -132,7 +229,12 @@ async function main() {
 					peakAt = Date.now() - started;
 				}
 				if (tick % 10 === 9) {
-					const [latest] = await n8n.executions(workflowId, { includeData: false });
+					// A server busy with a large run can answer 503 ("Database is not ready"): ask again.
+					const list = await n8n.executions(workflowId, { includeData: false }).catch((error) => {
+						if (/HTTP 503/.test(String(error?.message))) return [];
+						throw error;
+					});
+					const latest = list.find((e) => !seen.has(e.id));
 					if (latest?.stoppedAt && latest.status !== 'running') {
 						execution = latest;
 						break;
@@ -171,10 +273,15 @@ async function main() {
 		n8n.emu.resetStats();
 		const ours = await measure(flow.id, 'bench-scale');
 		const execution = ours.execution;
+		const stats = n8n.emu.stats();
 		const [full] = await n8n.executions(flow.id, { includeData: true });
 		const out = full.data?.resultData?.runData?.['Document OCR']?.[0]?.data?.main?.[0] ?? [];
 		const done = out.filter((item) => item.json?.status === 'done').length;
-		const stats = n8n.emu.stats();
+		// Last: n8n does not give back what the HTTP Request run takes, so nothing is measured after it.
+		const viaHttp = await measure(http.id, 'bench-scale-http');
+		const [httpRun] = await n8n.executions(http.id, { includeData: true });
+		const httpOut =
+			httpRun.data?.resultData?.runData?.['Get task (HTTP Request)']?.[0]?.data?.main?.[0] ?? [];
 		return {
 			N,
 			W,
@@ -192,6 +299,12 @@ async function main() {
 			// The same workflow with Document OCR disabled: n8n reading 5,000 files and saving the run.
 			controlSeconds: baseline.seconds,
 			controlPeakRssGrowthMb: +(baseline.growth / 1e6).toFixed(1),
+			// n8n's HTTP Request node making the same two requests per document.
+			httpRequestStatus: viaHttp.execution.status,
+			httpRequestTasksRead: httpOut.length,
+			httpRequestSeconds: viaHttp.seconds,
+			httpRequestRssBeforeMb: +(viaHttp.rssBefore / 1e6).toFixed(1),
+			httpRequestPeakRssGrowthMb: +(viaHttp.growth / 1e6).toFixed(1),
 			requestsAfterEnd: ours.requestsAfter,
 			idleCpuTicksPer5s: idleEnd.cpuTicks - idleStart.cpuTicks,
 			cpuTicksPer5sAfterEnd: ours.cpuTicksAfter,
