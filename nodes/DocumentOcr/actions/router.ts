@@ -19,6 +19,13 @@ const resources: Record<string, Record<string, Operation>> = {
 /** Items under way at once (each mostly waiting); requests are bounded by `concurrency`. */
 const ITEMS_IN_FLIGHT = 500;
 
+/**
+ * Of the items in flight, how many may have started ahead of the submission front (the first
+ * item that has not sent its submission yet): more than the most requests ever in flight
+ * (MAX_CONCURRENCY), so the request slots never wait for an item to start.
+ */
+const STARTED_AHEAD = 64;
+
 /** Items checked at once in the check phase (no request; reads from n8n's binary store). */
 const CHECKS_IN_FLIGHT = 16;
 
@@ -127,6 +134,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const send = sends[itemIndex];
 			try {
 				if (!send) return undefined;
+				await state.nearTurn(itemIndex, STARTED_AHEAD);
 				return { items: await send(state) };
 			} catch (error) {
 				state.failed();

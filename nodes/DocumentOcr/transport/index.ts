@@ -130,6 +130,9 @@ export class TransportState {
 
 	private turnWaiters = new Map<number, () => void>();
 
+	/** Items waiting to come within `ahead` of the submission front (see `nearTurn`). */
+	private frontWaiters = new Map<number, () => void>();
+
 	private onceResults = new Map<string, Promise<unknown>>();
 
 	/** No request of this execution starts before this time (epoch ms). */
@@ -227,6 +230,20 @@ export class TransportState {
 		for (const listener of this.haltListeners) listener();
 		for (const wake of this.turnWaiters.values()) wake();
 		this.turnWaiters.clear();
+		for (const wake of this.frontWaiters.values()) wake();
+		this.frontWaiters.clear();
+	}
+
+	/**
+	 * Waits until `itemIndex` is at most `ahead` items past the submission front (every item
+	 * before `itemIndex - ahead` has passed its turn). An item starts its work only then: an item
+	 * that has started waits for its turn holding its request and the frames under it, and 500 of
+	 * them waiting for seconds is what the garbage collector moves to the old generation (about
+	 * a fifth of a 5,000-document run's promoted memory). Items waiting here hold almost nothing.
+	 */
+	async nearTurn(itemIndex: number, ahead: number): Promise<void> {
+		if (this.nextTurn >= itemIndex - ahead || this.halted) return;
+		await new Promise<void>((resolve) => this.frontWaiters.set(itemIndex - ahead, resolve));
 	}
 
 	/** Waits until every item before `itemIndex` has started its submission (or sends none). */
@@ -243,6 +260,11 @@ export class TransportState {
 		while (this.passed.has(this.nextTurn)) {
 			this.passed.delete(this.nextTurn);
 			this.nextTurn++;
+			const near = this.frontWaiters.get(this.nextTurn);
+			if (near) {
+				this.frontWaiters.delete(this.nextTurn);
+				near();
+			}
 		}
 		const wake = this.turnWaiters.get(this.nextTurn);
 		if (wake) {
