@@ -28,19 +28,10 @@ const T = Number(process.env.BENCH_SCALE_T ?? 10);
 const HOOK = '5c0a3e1b-7d2f-4e6a-9b8c-1d2e3f4a5b6c';
 const HOOK_CONTROL = '6d1b4f2c-8e3a-4f7b-8c9d-2e3f4a5b6c7d';
 const HOOK_HTTP = '7e2c5a3d-9f4b-4a8c-9dae-3f4a5b6c7d8e';
-const BEARER = { httpBearerAuth: { id: 'ocrBenchBearer02', name: 'bench: Bearer key' } };
+const { node, chain, BEARER, bearerCredential, withoutPackage } = require('./workflow-nodes');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function workflow(inbox, { control = false } = {}) {
-	const node = (id, name, type, typeVersion, x, parameters, extra = {}) => ({
-		id,
-		name,
-		type,
-		typeVersion,
-		position: [x, 0],
-		parameters,
-		...extra,
-	});
 	return {
 		id: control ? 'ocrBenchScaleCtl' : 'ocrBenchScale001',
 		name: control
@@ -77,10 +68,7 @@ function workflow(inbox, { control = false } = {}) {
 				{ credentials: { documentOcrApi: CREDENTIAL }, ...(control ? { disabled: true } : {}) },
 			),
 		],
-		connections: {
-			Start: { main: [[{ node: 'Read PDFs', type: 'main', index: 0 }]] },
-			'Read PDFs': { main: [[{ node: 'Document OCR', type: 'main', index: 0 }]] },
-		},
+		connections: chain('Start', 'Read PDFs', 'Document OCR'),
 	};
 }
 
@@ -90,26 +78,7 @@ function workflow(inbox, { control = false } = {}) {
  * per document that are the package's floor, through n8n's request path alone.
  */
 function httpWorkflow(inbox, serviceUrl) {
-	const node = (id, name, type, typeVersion, x, parameters, extra = {}) => ({
-		id,
-		name,
-		type,
-		typeVersion,
-		position: [x, 0],
-		parameters,
-		...extra,
-	});
-	const auth = { authentication: 'genericCredentialType', genericAuthType: 'httpBearerAuth' };
-	const names = [
-		'Start',
-		'Read PDFs',
-		'To Base64',
-		'Submit (HTTP Request)',
-		'Get task (HTTP Request)',
-	];
-	const connections = {};
-	for (let i = 0; i + 1 < names.length; i++)
-		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
+	const user = withoutPackage(serviceUrl);
 	return {
 		id: 'ocrBenchScaleHttp',
 		name: 'bench: the same requests with n8n HTTP Request nodes',
@@ -129,29 +98,15 @@ function httpWorkflow(inbox, serviceUrl) {
 				fileSelector: `${inbox}/*.pdf`,
 				options: {},
 			}),
-			node('h3', 'To Base64', 'n8n-nodes-base.extractFromFile', 1, 400, {
-				operation: 'binaryToPropery',
-				binaryPropertyName: 'data',
-				destinationKey: 'imageBase64',
-				options: { keepSource: 'json' },
-			}),
+			node('h3', 'To Base64', 'n8n-nodes-base.extractFromFile', 1, 400, user.toBase64),
 			node(
 				'h4',
 				'Submit (HTTP Request)',
 				'n8n-nodes-base.httpRequest',
 				4.2,
 				600,
-				{
-					method: 'POST',
-					url: `${serviceUrl}/api/ocr`,
-					...auth,
-					sendBody: true,
-					specifyBody: 'json',
-					jsonBody:
-						'={{ JSON.stringify({ imageBase64: $json.imageBase64, filename: $json.fileName }) }}',
-					options: {},
-				},
-				{ credentials: BEARER },
+				user.submit,
+				BEARER,
 			),
 			node(
 				'h5',
@@ -159,11 +114,17 @@ function httpWorkflow(inbox, serviceUrl) {
 				'n8n-nodes-base.httpRequest',
 				4.2,
 				800,
-				{ method: 'GET', url: `=${serviceUrl}/api/tasks/{{ $json.taskId }}`, ...auth, options: {} },
-				{ credentials: BEARER },
+				user.getTask,
+				BEARER,
 			),
 		],
-		connections,
+		connections: chain(
+			'Start',
+			'Read PDFs',
+			'To Base64',
+			'Submit (HTTP Request)',
+			'Get task (HTTP Request)',
+		),
 	};
 }
 
@@ -177,10 +138,7 @@ async function main() {
 	try {
 		await n8n.importCredential();
 		// The HTTP Request baseline's key, in n8n's own Bearer Auth credential.
-		await n8n.importOtherCredential(
-			{ ...BEARER.httpBearerAuth, type: 'httpBearerAuth', data: { token: KEYS.full } },
-			KEYS.full,
-		);
+		await n8n.importOtherCredential(bearerCredential(KEYS.full), KEYS.full);
 		n8n.emu.setBalance('acme', 2 * N + 1000);
 		const inbox = path.join(n8n.inbox, 'scale');
 		fs.mkdirSync(inbox, { recursive: true });

@@ -20,25 +20,7 @@ const documents = require('../emulator/documents');
 
 const CREDENTIAL = { documentOcrApi: OCR_CREDENTIAL };
 const MANUAL = "When clicking 'Execute workflow'";
-const BEARER = {
-	credentials: { httpBearerAuth: { id: 'ocrBenchBearer01', name: 'bench: Bearer key' } },
-};
-
-const node = (id, name, type, typeVersion, position, parameters, extra = {}) => ({
-	id,
-	name,
-	type,
-	typeVersion,
-	position,
-	parameters,
-	...extra,
-});
-const chain = (...names) => {
-	const connections = {};
-	for (let i = 0; i + 1 < names.length; i++)
-		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
-	return connections;
-};
+const { node, chain, BEARER, bearerCredential, withoutPackage } = require('./workflow-nodes');
 
 function withPackage(inbox) {
 	return {
@@ -67,9 +49,7 @@ function withPackage(inbox) {
 }
 
 function baseline(inbox, serviceUrl) {
-	// The key lives in an n8n Bearer Auth credential, as a user would keep it: never in the node's
-	// parameters (which n8n prints in its error log when a request fails).
-	const auth = { authentication: 'genericCredentialType', genericAuthType: 'httpBearerAuth' };
+	const user = withoutPackage(serviceUrl);
 	const connections = chain(
 		MANUAL,
 		'Read PDFs',
@@ -96,28 +76,14 @@ function baseline(inbox, serviceUrl) {
 				fileSelector: `${inbox}/*.pdf`,
 				options: {},
 			}),
-			node('b3', 'To Base64', 'n8n-nodes-base.extractFromFile', 1, [400, 0], {
-				operation: 'binaryToPropery',
-				binaryPropertyName: 'data',
-				destinationKey: 'imageBase64',
-				options: { keepSource: 'json' },
-			}),
+			node('b3', 'To Base64', 'n8n-nodes-base.extractFromFile', 1, [400, 0], user.toBase64),
 			node(
 				'b4',
 				'Submit (HTTP Request)',
 				'n8n-nodes-base.httpRequest',
 				4.2,
 				[600, 0],
-				{
-					method: 'POST',
-					url: `${serviceUrl}/api/ocr`,
-					...auth,
-					sendBody: true,
-					specifyBody: 'json',
-					jsonBody:
-						'={{ JSON.stringify({ imageBase64: $json.imageBase64, filename: $json.fileName }) }}',
-					options: {},
-				},
+				user.submit,
 				BEARER,
 			),
 			node('b5', 'Wait 1 s', 'n8n-nodes-base.wait', 1.1, [800, 0], {
@@ -131,12 +97,7 @@ function baseline(inbox, serviceUrl) {
 				'n8n-nodes-base.httpRequest',
 				4.2,
 				[1000, 0],
-				{
-					method: 'GET',
-					url: `=${serviceUrl}/api/tasks/{{ $json.taskId }}`,
-					...auth,
-					options: {},
-				},
+				user.getTask,
 				BEARER,
 			),
 			node('b7', 'Done?', 'n8n-nodes-base.if', 2.2, [1200, 0], {
@@ -242,10 +203,7 @@ async function main({
 	try {
 		await n8n.importCredential();
 		// The baseline's key, in n8n's own Bearer Auth credential.
-		await n8n.importOtherCredential(
-			{ ...BEARER.credentials.httpBearerAuth, type: 'httpBearerAuth', data: { token: KEYS.full } },
-			KEYS.full,
-		);
+		await n8n.importOtherCredential(bearerCredential(KEYS.full), KEYS.full);
 		// Pages for every run of this benchmark (up to four runs of every document, with room).
 		n8n.emu.setBalance('acme', 5 * totalPages + 1000);
 		const inbox = path.join(n8n.inbox, 'bench');
