@@ -165,17 +165,19 @@ async function scanStored(ctx: IExecuteFunctions, binaryId: string): Promise<Sca
 }
 
 /**
- * The size n8n recorded for a stored document (`bytes`, set by n8n 1.x+ when it stores binary
- * data), when the document is small enough to keep and the budget has room: such a document is
- * read whole in one call, which costs a fraction of a stream per file. Undefined otherwise (no
- * recorded size, a large file, or the budget spent): the document is scanned as a stream. The
- * size read is what counts, not the recorded one.
+ * Whether a stored document is read whole in one call rather than scanned as a stream: n8n
+ * recorded its size (`bytes`, which n8n sets when it stores binary data), it is small enough to
+ * keep, and the budget has room. One call costs a fraction of a stream per file. The size read is
+ * what counts afterwards, not the recorded one.
  */
-function storedSizeToKeep(ctx: IExecuteFunctions, recorded: unknown): number | undefined {
-	if (typeof recorded !== 'number' || !Number.isInteger(recorded)) return undefined;
-	if (recorded <= 0 || recorded > KEEP_BYTES) return undefined;
-	if ((kept.get(ctx) ?? 0) + recorded > KEEP_BUDGET_BYTES) return undefined;
-	return recorded;
+function readsWhole(ctx: IExecuteFunctions, recorded: unknown): boolean {
+	return (
+		typeof recorded === 'number' &&
+		Number.isInteger(recorded) &&
+		recorded > 0 &&
+		recorded <= KEEP_BYTES &&
+		(kept.get(ctx) ?? 0) + recorded <= KEEP_BUDGET_BYTES
+	);
 }
 
 /** Detects the file type from its first bytes; null when it is none of the accepted kinds. */
@@ -355,8 +357,7 @@ export async function readDocument(
 				itemIndex,
 			});
 		}
-		const declared = binary.id ? storedSizeToKeep(this, binary.bytes) : undefined;
-		if (binary.id && declared !== undefined) {
+		if (binary.id && readsWhole(this, binary.bytes)) {
 			// Stored, small, and n8n recorded its size: one whole read (no stream), kept for the send.
 			binaryId = binary.id;
 			bytes = await this.helpers.getBinaryDataBuffer(itemIndex, property);

@@ -238,8 +238,8 @@ export class TransportState {
 	 * Waits until `itemIndex` is at most `ahead` items past the submission front (every item
 	 * before `itemIndex - ahead` has passed its turn). An item starts its work only then: an item
 	 * that has started waits for its turn holding its request and the frames under it, and 500 of
-	 * them waiting for seconds is what the garbage collector moves to the old generation (about
-	 * a fifth of a 5,000-document run's promoted memory). Items waiting here hold almost nothing.
+	 * them waiting for seconds is what the garbage collector moved to the old generation (about a
+	 * tenth of what a large batch promotes). Items waiting here hold almost nothing.
 	 */
 	async nearTurn(itemIndex: number, ahead: number): Promise<void> {
 		if (this.nextTurn >= itemIndex - ahead || this.halted) return;
