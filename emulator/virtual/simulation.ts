@@ -93,6 +93,29 @@ export function mixedPages(n: number, max = 20, seed = 3): number[] {
 	return Array.from({ length: n }, () => 1 + Math.floor(random() * max));
 }
 
+/**
+ * Request slots as the node's transport has them: at most `size` status requests under way, the
+ * others queued in order (the time an answer takes includes the wait for a slot).
+ */
+function slots(size: number) {
+	let active = 0;
+	const queued: Array<() => void> = [];
+	return {
+		async acquire() {
+			if (active < size) {
+				active++;
+				return;
+			}
+			await new Promise<void>((resolve) => queued.push(resolve));
+		},
+		release() {
+			const next = queued.shift();
+			if (next) next();
+			else active--;
+		},
+	};
+}
+
 export async function simulate({
 	pages,
 	workers = 4,
@@ -100,13 +123,20 @@ export async function simulate({
 	order = 'fifo',
 	rttMs = 5,
 	seed = 7,
+	requestSlots = Infinity,
+	deadlineMs = 3600_000,
 }: {
 	pages: number[];
 	workers?: number;
 	msPerPage?: number;
 	order?: Order;
+	/** How long the service takes to answer a status request. */
 	rttMs?: number;
 	seed?: number;
+	/** Status requests under way at once at most. */
+	requestSlots?: number;
+	/** Each wait's deadline, from the start. */
+	deadlineMs?: number;
 }) {
 	const clock = new Clock();
 	const random = rng(seed);
@@ -133,14 +163,17 @@ export async function simulate({
 	pump();
 	let polls = 0;
 	const p = poller(clock);
+	const slot = slots(requestSlots);
 	const ended: Array<{ task: SimTask; outcome: PollOutcome; at: number }> = [];
 	for (const task of tasks) {
 		const fetch = async () => {
+			await slot.acquire();
 			polls++;
 			await clock.sleep(rttMs);
+			slot.release();
 			return { record: { status: task.status } };
 		};
-		void p.wait(fetch, { deadline: 3600_000 }).then((outcome) => {
+		void p.wait(fetch, { deadline: deadlineMs }).then((outcome) => {
 			ended.push({ task, outcome, at: clock.now() });
 		});
 	}

@@ -23,10 +23,17 @@ import { classifyStatus } from '../helpers/task';
  *  - A record with the service's own estimate (a v2 `estimatedSeconds`, a synchronous provider)
  *    is first asked at that time, on its own; after that it joins the looks.
  *
- * Every waiter keeps its own deadline: it is asked one last time then, and a request of its own
- * still under way (a Retry-After, a back-off) does not hold it past that. No request waits for
- * another one: answers come back in any order and each only wakes the loop. A Retry-After on a
- * status answer delays that record's next request only. Cancelling the execution, or another item
+ * Answers may take seconds (a slow or busy service, requests queued for a slot). How long they
+ * take is measured (`answerMs`): a look holds the next one until its answers are in, or for
+ * twice that time at most; an answer that comes after that still counts for the look it belongs
+ * to, so a slow service is learnt from like a fast one.
+ *
+ * Every waiter keeps its own deadline, and its wait ends then at the latest, never before. It is
+ * asked one last time early enough for the answer to arrive before the deadline (`lead`: 1.5 times
+ * the answer time plus the shortest pause), and a request of its own still under way at the
+ * deadline (a Retry-After, a back-off) does not hold it past that. No request waits for another
+ * one: answers come back in any order and each only wakes the loop. A Retry-After on a status
+ * answer delays that record's next request only. Cancelling the execution, or another item
  * failing the node, ends every wait at once; no request is sent after it.
  */
 
@@ -55,7 +62,10 @@ export type PollOutcome =
 export interface PollerSettings {
 	/** Shortest pause between two looks. */
 	minIntervalMs: number;
-	/** A look whose answers take longer than this no longer holds the next one. */
+	/**
+	 * A look holds the next one until its answers are in, for at most this long or twice the
+	 * answer time measured, whichever is longer.
+	 */
 	slowMs: number;
 	/** Longest pause between two looks. */
 	maxIntervalMs: number;
@@ -79,8 +89,10 @@ interface Waiter {
 	deadline: number;
 	/** Not asked before this (a Retry-After). */
 	notBefore: number;
-	/** Asked on its own at this time (its estimate, a deadline, a sweep deferred by Retry-After). */
+	/** Asked on its own at this time (its estimate, a sweep deferred by Retry-After). */
 	askAt: number;
+	/** It was asked the last time before its deadline (see `lead`). */
+	lastAsked: boolean;
 	/** Part of the shared looks (false until a record with an estimate was first asked). */
 	inLooks: boolean;
 	busy: boolean;
@@ -103,6 +115,9 @@ interface Look {
 	everyone: boolean;
 	/** It follows a sample (whose hits already gave the rate). */
 	sweep: boolean;
+	/** It no longer holds the next look (its answers are in, or are slow). */
+	released: boolean;
+	/** Every member has answered: what it found was counted. */
 	closed: boolean;
 }
 
@@ -151,6 +166,12 @@ export class Poller {
 
 	private looks = 0;
 
+	/**
+	 * How long an answer takes, from the ask to the answer (a slot's queue included): it rises at
+	 * once to a slower answer and falls back by an eighth of the gap per faster one.
+	 */
+	private answerMs = 0;
+
 	constructor(private readonly settings: PollerSettings) {}
 
 	private now(): number {
@@ -172,10 +193,8 @@ export class Poller {
 				fetch,
 				deadline: options.deadline,
 				notBefore: 0,
-				askAt:
-					expected === undefined
-						? options.deadline
-						: Math.min(options.deadline, now + Math.max(0, expected)),
+				askAt: expected === undefined ? Infinity : now + Math.max(0, expected),
+				lastAsked: false,
 				inLooks: expected === undefined,
 				busy: false,
 				settle,
@@ -183,7 +202,7 @@ export class Poller {
 			this.waiters.add(waiter);
 			// The loop re-plans only if this waiter is due before its pause ends (a batch of
 			// thousands joining costs no wake each).
-			if (Math.min(waiter.askAt, waiter.deadline) < this.sleepingUntil) this.wake?.();
+			if (Math.min(waiter.askAt, this.lastAskAt(waiter)) < this.sleepingUntil) this.wake?.();
 			this.loop ??= this.run().finally(() => (this.loop = undefined));
 		});
 	}
@@ -197,6 +216,28 @@ export class Poller {
 	private settle(waiter: Waiter, outcome: PollOutcome) {
 		this.waiters.delete(waiter);
 		waiter.settle(outcome);
+	}
+
+	/**
+	 * How long before its deadline a waiter is asked for the last time: its answer then arrives
+	 * before the deadline, and a record finished by then is not reported as timed out.
+	 */
+	private lead(): number {
+		return 1.5 * this.answerMs + this.settings.minIntervalMs;
+	}
+
+	private lastAskAt(waiter: Waiter): number {
+		return waiter.lastAsked ? Infinity : waiter.deadline - this.lead();
+	}
+
+	/** When the waiter is next due on its own (an estimate, a deferred sweep, its last ask). */
+	private ownAskAt(waiter: Waiter): number {
+		return Math.min(Math.max(waiter.askAt, waiter.notBefore), this.lastAskAt(waiter));
+	}
+
+	/** When the look under way stops holding the next one. */
+	private holdUntil(look: Look): number {
+		return look.startedAt + Math.max(this.settings.slowMs, 2 * this.answerMs);
 	}
 
 	private inLooks(): Waiter[] {
@@ -244,6 +285,7 @@ export class Poller {
 			exposureMs: now - this.sweptAt,
 			everyone,
 			sweep,
+			released: false,
 			closed: false,
 		};
 		if (everyone) {
@@ -259,24 +301,30 @@ export class Poller {
 	}
 
 	/**
-	 * A look ended (every member answered, or it has taken longer than `slowMs`: slow answers
-	 * carry on for their own records but no longer hold the batch). What it found gives the rate
-	 * at which records finish, and decides whether all the others are asked now.
+	 * The look under way stops holding the next one: its answers are in, or they are slow (they
+	 * carry on for their own records and still count for the look when they come).
+	 */
+	private releaseLook(look: Look, now: number) {
+		if (look.released) return;
+		look.released = true;
+		if (this.look === look) this.look = undefined;
+		if (!look.closed) this.scheduleLook(now);
+	}
+
+	/**
+	 * Every member of a look has answered: what it found gives the rate at which records finish,
+	 * and decides whether all the others are asked now.
 	 */
 	private closeLook(look: Look, now: number) {
 		if (look.closed) return;
 		look.closed = true;
+		const held = !look.released;
+		look.released = true;
 		if (this.look === look) this.look = undefined;
-		if (look.answered === 0) return this.scheduleLook(now);
 		// The share of the waiting records a sample says are finished, leaning towards "more" when
 		// the sample is small (a late look costs the batch's end; an early one a few requests).
 		const share = (look.hits + 1) / (look.answered + 2);
-		if (
-			look.everyone &&
-			look.answered === look.members.size &&
-			look.exposureMs > 0 &&
-			look.hits > 0
-		) {
+		if (look.everyone && look.exposureMs > 0 && look.hits > 0) {
 			// Everyone was asked: exactly how many finished since the last sweep.
 			this.rate = this.sweptRate = (look.found + look.hits) / look.exposureMs;
 		} else if (look.hits === 0) {
@@ -288,19 +336,25 @@ export class Poller {
 			const measured = (look.found + share * look.waiting) / look.exposureMs;
 			this.rate = this.sweptRate > 0 ? (this.sweptRate + measured) / 2 : measured;
 		}
-		if (!look.everyone && share >= this.settings.sweepAt && this.inLooks().length > 0)
+		// A sweep is started only from the newest look: an older one's answers are out of date.
+		const newest = this.look === undefined || this.look.startedAt <= look.startedAt;
+		if (!look.everyone && newest && share >= this.settings.sweepAt && this.inLooks().length > 0)
 			return this.startLook(now, true);
-		this.scheduleLook(now);
+		if (held || this.look === undefined) this.scheduleLook(now);
 	}
 
 	private async ask(waiter: Waiter): Promise<boolean> {
 		waiter.busy = true;
+		const askedAt = this.now();
+		if (askedAt >= this.lastAskAt(waiter)) waiter.lastAsked = true;
 		try {
 			const { record, retryAfterMs } = await waiter.fetch(waiter.deadline);
+			const now = this.now();
+			const took = now - askedAt;
+			this.answerMs = took > this.answerMs ? took : this.answerMs + (took - this.answerMs) / 8;
 			// Ended meanwhile (its deadline passed while this request was under way): nothing to do.
 			if (!this.waiters.has(waiter)) return false;
 			waiter.last = record;
-			const now = this.now();
 			const state = classifyStatus(record.status);
 			if (state !== 'pending') {
 				this.settle(waiter, { state, record });
@@ -311,9 +365,9 @@ export class Poller {
 				return false;
 			}
 			waiter.notBefore = now + (retryAfterMs ?? 0);
-			// From now on it is asked in the looks (and one last time at its deadline).
+			// From now on it is asked in the looks (and one last time before its deadline).
 			waiter.inLooks = true;
-			waiter.askAt = waiter.deadline;
+			waiter.askAt = Infinity;
 			return false;
 		} catch (error) {
 			if (this.waiters.has(waiter)) this.settle(waiter, { state: 'error', error: error as Error });
@@ -338,9 +392,8 @@ export class Poller {
 					if (finished) look.hits++;
 					if (look.answered === look.members.size) this.closeLook(look, this.now());
 				}
-				let due = this.look ? this.look.startedAt + this.settings.slowMs : this.nextLookAt;
-				if (this.waiters.has(waiter))
-					due = Math.min(due, waiter.deadline, Math.max(waiter.askAt, waiter.notBefore));
+				let due = this.look ? this.holdUntil(this.look) : this.nextLookAt;
+				if (this.waiters.has(waiter)) due = Math.min(due, waiter.deadline, this.ownAskAt(waiter));
 				if (this.waiters.size === 0 || due < this.sleepingUntil) {
 					this.dirty = true;
 					this.wake?.();
@@ -350,10 +403,10 @@ export class Poller {
 	}
 
 	private nextWake(now: number): number {
-		let next = this.look ? this.look.startedAt + this.settings.slowMs : this.nextLookAt;
+		let next = this.look ? this.holdUntil(this.look) : this.nextLookAt;
 		for (const waiter of this.waiters) {
 			next = Math.min(next, waiter.deadline);
-			if (!waiter.busy) next = Math.min(next, Math.max(waiter.askAt, waiter.notBefore));
+			if (!waiter.busy) next = Math.min(next, this.ownAskAt(waiter));
 		}
 		return Math.max(next, now + 1);
 	}
@@ -387,16 +440,13 @@ export class Poller {
 				return;
 			}
 			const now = this.now();
-			// A request still under way at its waiter's deadline does not hold the waiter.
-			for (const waiter of [...this.waiters].filter((w) => w.busy && now >= w.deadline))
+			// The deadline ends the wait, whether a request of its own is still under way or not.
+			for (const waiter of [...this.waiters].filter((w) => now >= w.deadline))
 				this.settle(waiter, { state: 'timeout', record: waiter.last });
 			// A look whose answers are slow no longer holds the others.
-			if (this.look && now >= this.look.startedAt + this.settings.slowMs)
-				this.closeLook(this.look, now);
-			// Asked on their own: an estimate come due, a last look at the deadline, a deferred sweep.
-			const own = [...this.waiters].filter(
-				(w) => !w.busy && now >= w.askAt && now >= Math.min(w.notBefore, w.deadline),
-			);
+			if (this.look && now >= this.holdUntil(this.look)) this.releaseLook(this.look, now);
+			// Asked on their own: an estimate come due, a deferred sweep, the last ask before the deadline.
+			const own = [...this.waiters].filter((w) => !w.busy && now >= this.ownAskAt(w));
 			if (own.length > 0) this.launch(own);
 			if (!this.look && now >= this.nextLookAt && this.inLooks().some((w) => !w.busy))
 				this.startLook(now, false);

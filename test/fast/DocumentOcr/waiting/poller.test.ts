@@ -89,10 +89,11 @@ describe('deadlines are per record', () => {
 		}
 	});
 
-	test('a record still running at its deadline is asked once more, then times out; pauses grow', async () => {
+	test('a record still running at its deadline is asked once more before it, then times out at the deadline; pauses grow', async () => {
 		const clock = new Clock();
 		const asked: number[] = [];
 		let outcome: PollOutcome | undefined;
+		let endedAt = 0;
 		void poller(clock)
 			.wait(
 				async () => {
@@ -102,10 +103,16 @@ describe('deadlines are per record', () => {
 				},
 				{ deadline: 30_000 },
 			)
-			.then((o) => (outcome = o));
+			.then((o) => {
+				outcome = o;
+				endedAt = clock.now();
+			});
 		await clock.run(() => outcome !== undefined);
 		expect(outcome).toEqual({ state: 'timeout', record: { status: 'processing' } });
-		expect(asked[asked.length - 1]).toBe(30_000);
+		// The last ask leaves time for its answer (5 ms here) before the deadline.
+		expect(asked[asked.length - 1]).toBeGreaterThanOrEqual(30_000 - 300);
+		expect(asked[asked.length - 1]).toBeLessThan(30_000);
+		expect(endedAt).toBe(30_000);
 		expect(asked.length).toBeLessThan(15);
 	});
 
@@ -156,5 +163,63 @@ describe('deadlines are per record', () => {
 		await clock.run(() => ended.length === 2);
 		expect(firstAsk.sync).toBe(0);
 		expect(firstAsk.v2).toBe(4_000);
+	});
+});
+
+describe('a slow service (answers of seconds, requests queued for a slot)', () => {
+	// Every task is done at 5 s (as many workers as tasks); the node has 16 request slots.
+	const allDoneAt5s = (n: number, rttMs: number) =>
+		simulate({
+			pages: Array<number>(n).fill(1),
+			workers: n,
+			msPerPage: 5_000,
+			rttMs,
+			requestSlots: 16,
+			deadlineMs: 600_000,
+		});
+
+	test.each([900, 1_100, 1_500, 3_000])(
+		'200 tasks, every answer taking %i ms: all done, the end noticed within two rounds of requests',
+		async (rttMs) => {
+			const r = await allDoneAt5s(200, rttMs);
+			expect(r.states.every((s) => s === 'done')).toBe(true);
+			// One round of 200 requests through 16 slots takes 13 answer times.
+			expect(r.lateMs).toBeLessThanOrEqual(2 * 13 * rttMs + 5_000);
+		},
+	);
+
+	test('3,000 tasks, every answer taking 1.2 s: none is reported as timed out within 10 minutes', async () => {
+		const r = await allDoneAt5s(3_000, 1_200);
+		expect(r.states.filter((s) => s !== 'done')).toEqual([]);
+		expect(r.pollsPerTask).toBeLessThanOrEqual(1.5);
+	});
+});
+
+describe('the last ask before a deadline', () => {
+	test.each([5, 50, 500, 1_000, 2_000])(
+		'10 tasks done at 57 s, a 60 s deadline, answers taking %i ms: all done, none timed out',
+		async (rttMs) => {
+			const r = await simulate({
+				pages: Array<number>(10).fill(1),
+				workers: 10,
+				msPerPage: 57_000,
+				rttMs,
+				deadlineMs: 60_000,
+			});
+			expect(r.states).toEqual(Array(10).fill('done'));
+			expect(Math.max(...r.endedAt)).toBeLessThanOrEqual(60_000);
+		},
+	);
+
+	test('a task that never finishes ends at its deadline exactly, not a millisecond later', async () => {
+		const r = await simulate({
+			pages: [1, 1],
+			workers: 1,
+			msPerPage: 3_600_000,
+			rttMs: 700,
+			deadlineMs: 60_000,
+		});
+		expect(r.states).toEqual(['timeout', 'timeout']);
+		expect(r.endedAt).toEqual([60_000, 60_000]);
 	});
 });
