@@ -4,7 +4,8 @@
  * node emulator/cli.js [--port 5680] [--host 127.0.0.1] [--workers 2] [--ms-per-page 300]
  *   [--sync-ms-per-page 10] [--api-port N --separate-api-server] [--log]
  *   [--webhook URL --webhook-secret S] [--error-shape flat|nested|code|text] [--list-shape ...]
- *   [--fields spec|rich] [--completion-order random|fifo]
+ *   [--fields spec|rich] [--completion-order random|fifo] [--list-order newest|oldest]
+ *   [--profile hostile [--seed N] [--time-scale F]]   (see ./profiles.js)
  * Prints one JSON line {"url","apiUrl","adminUrl","keys","keyNames"} and runs until SIGINT/SIGTERM.
  */
 const { startEmulator, KEYS } = require('./index.js');
@@ -47,6 +48,12 @@ async function main() {
 	if (a.fields) options.fields = a.fields;
 	if (a.completionOrder) options.completionOrder = a.completionOrder;
 	if (a.timestampFormat) options.timestampFormat = a.timestampFormat;
+	if (a.listOrder) options.listOrder = a.listOrder;
+	if (a.profile) {
+		options.profile = a.profile;
+		options.seed = num(a.seed, 42);
+		options.timeScale = num(a.timeScale, 1);
+	}
 	if (a.webhook) options.webhooks = [{ url: a.webhook, secret: a.webhookSecret || '' }];
 	const emu = await startEmulator(options);
 	process.stdout.write(

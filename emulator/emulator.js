@@ -27,7 +27,8 @@ const taskApi = require('./surfaces/task-api.js');
 const v2 = require('./surfaces/v2.js');
 const v1 = require('./surfaces/v1.js');
 const admin = require('./surfaces/admin.js');
-const { randomId, Timers, readBody } = require('./util.js');
+const { randomId, Timers, readBody, seededRandom } = require('./util.js');
+const { applyProfile } = require('./profiles.js');
 
 const DEFAULT_OPTIONS = {
 	host: '127.0.0.1',
@@ -68,6 +69,15 @@ const DEFAULT_OPTIONS = {
 	separateApiServer: false,
 	apiPort: 0,
 	rateLimit: null, // { perSecond, burst? }
+	// Opt-in hostility (see ./profiles.js, which sets them all for `profile: 'hostile'`):
+	// `latency` { '<route name>' | '*': ms | [min, max] } before a request is handled;
+	// `listShift` { probability, tasks: n | [min, max] } tasks another client of the account
+	// submits right after a page of GET /api/tasks is answered; `backlog` finished tasks of that
+	// client in the account's list at start; `faults` rules added at start (see ./faults.js).
+	latency: null,
+	listShift: null,
+	backlog: 0,
+	faults: [],
 	dailyQuota: null, // submissions per key until reset()
 	syncTimeoutMs: 5000,
 	failureMessage: DEFAULT_FAILURE_MESSAGE,
@@ -78,7 +88,8 @@ const DEFAULT_OPTIONS = {
 /** Every authenticated route, by surface; handlers name methods the surfaces mix in below. */
 const ROUTES = [...taskApi.routes, ...v2.routes, ...v1.routes];
 
-function mergeOptions(options = {}) {
+function mergeOptions(given = {}) {
+	const options = applyProfile(given);
 	const o = { ...DEFAULT_OPTIONS, ...options };
 	o.shapes = { ...DEFAULT_OPTIONS.shapes, ...(options.shapes || {}) };
 	o.statuses = { ...DEFAULT_OPTIONS.statuses, ...(options.statuses || {}) };
@@ -104,6 +115,8 @@ class Emulator extends EventEmitter {
 			keys: options.keys,
 		});
 		this.faults = new Faults(this.options.seed);
+		for (const rule of this.options.faults || []) this.faults.add(rule);
+		this.hostility = seededRandom(this.options.seed + 1);
 		this.taskMap = new Map(); // /api tasks (kind 'task' | 'v2')
 		this.jobMap = new Map(); // /v1 jobs (kind 'job')
 		this.seq = 0;
@@ -131,6 +144,7 @@ class Emulator extends EventEmitter {
 		});
 		for (const w of this.options.webhooks || []) this.webhooks.addEndpoint(w);
 		this.resetStats();
+		if (this.options.backlog > 0) this.seedBacklog(this.options.backlog);
 	}
 
 	// ------------------------------------------------------------------ lifecycle
@@ -196,6 +210,8 @@ class Emulator extends EventEmitter {
 		this.store.reset();
 		this.faults.clear();
 		this.faults.reseed();
+		for (const rule of this.options.faults || []) this.faults.add(rule);
+		this.hostility = seededRandom(this.options.seed + 1);
 		this.webhooks.abortAll();
 		this.webhooks.deliveries.length = 0;
 		this.webhooks.clearEndpoints();
@@ -204,6 +220,7 @@ class Emulator extends EventEmitter {
 		this.buckets.clear();
 		this.quotaUsed.clear();
 		this.resetStats();
+		if (this.options.backlog > 0) this.seedBacklog(this.options.backlog);
 	}
 
 	// ------------------------------------------------------------------ public helpers
@@ -478,6 +495,18 @@ class Emulator extends EventEmitter {
 			req.socket.destroy();
 			return;
 		}
+		if (ctx.actThenError) {
+			// The service acted; the gateway in front of it answers with an error page instead.
+			const fault = ctx.actThenError;
+			ctx.actThenError = null;
+			this._stats.lostResponses++;
+			return this.send(
+				ctx,
+				Number(fault.status) || 502,
+				{ 'content-type': 'text/html; charset=utf-8' },
+				'<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>',
+			);
+		}
 		if (res.headersSent || res.destroyed) return;
 		const buf = Buffer.isBuffer(body)
 			? body
@@ -621,11 +650,13 @@ class Emulator extends EventEmitter {
 		const latency = fired
 			.filter((r) => r.kind === 'latency')
 			.reduce((a, r) => a + (Number(r.ms) || 0), 0);
-		if (latency > 0) await this.timers.sleep(latency);
+		const slow = latency + this.routeLatency(m.route ? m.route.name : null);
+		if (slow > 0) await this.timers.sleep(slow);
 		if (this.closed) return;
 		ctx.body = await readBody(req, this.options.maxBodyBytes);
 		if (terminal) {
 			if (terminal.kind === 'lostResponse') ctx.lost = true;
+			else if (terminal.kind === 'actThenError') ctx.actThenError = terminal;
 			else return this.sendFault(ctx, terminal);
 		}
 		// 2. auth: missing key -> invalid key -> banned -> scope
@@ -659,6 +690,107 @@ class Emulator extends EventEmitter {
 		const params = {};
 		for (const [k, v] of Object.entries(m.params)) params[k] = decodeSegment(v);
 		return this[route.handler](ctx, params);
+	}
+
+	/** The `latency` option's time for a route (a fixed ms, or seeded within [min, max]). */
+	routeLatency(routeName) {
+		const table = this.options.latency;
+		if (!table) return 0;
+		const spec = (routeName && table[routeName]) ?? table['*'];
+		return this.pick(spec);
+	}
+
+	/** A number, or a seeded whole number within [min, max]. */
+	pick(spec) {
+		if (Array.isArray(spec)) {
+			const [min, max] = spec.map(Number);
+			return Math.round(min + this.hostility() * (max - min));
+		}
+		return Number(spec) || 0;
+	}
+
+	/**
+	 * `listShift`: after a page of the list is answered, another client of the same account (the
+	 * team member carol) submits tasks, so the list the node walks moves under it.
+	 */
+	shiftList(ctx) {
+		const shift = this.options.listShift;
+		if (!shift || !ctx.auth.account) return;
+		if (shift.probability != null && this.hostility() >= Number(shift.probability)) return;
+		const n = this.pick(shift.tasks ?? 1);
+		for (let i = 0; i < n; i++) this.submitAsOtherClient(ctx.auth.account.name);
+	}
+
+	/** The account's first member who is not its owner (the "other client"). */
+	teamMember(accountName) {
+		return [...this.store.users.values()].find(
+			(u) => u.account === accountName && u.role === 'member' && !u.banned,
+		);
+	}
+
+	/** One one-page task of the account's team member, charged to the shared balance and queued. */
+	submitAsOtherClient(accountName) {
+		const account = this.store.accounts.get(accountName);
+		const user = this.teamMember(accountName);
+		if (!account || !user || account.balance < 1) return undefined;
+		const id = randomId('tsk_');
+		this.store.charge(accountName, user.name, 1, id, 'POST /api/ocr');
+		const buf = this.otherClientPdf ?? (this.otherClientPdf = docs.makePdf(['Another client']));
+		const ctx = { auth: { account, user, key: { key: null } } };
+		const t = this.createRecord(ctx, id, 'task', {
+			provider: 'provider-async',
+			documentType: 'general',
+			filename: 'other-client.pdf',
+			pages: 1,
+			buf,
+			type: 'pdf',
+		});
+		t.otherClient = true;
+		this.queue.push(t);
+		return t;
+	}
+
+	/**
+	 * `backlog`: `n` finished tasks of the account's team member, created "earlier" (no ledger
+	 * entries, no webhooks), listed below everything submitted later.
+	 */
+	seedBacklog(n, accountName = 'acme') {
+		const user = this.teamMember(accountName);
+		if (!user) return;
+		const pageTexts = ['An archived scan'];
+		const at = new Date(Date.now() - 86_400_000).toISOString();
+		for (let i = 0; i < n; i++) {
+			const id = randomId('tsk_');
+			this.taskMap.set(id, {
+				taskId: id,
+				kind: 'task',
+				account: accountName,
+				user: user.name,
+				key: null,
+				provider: 'provider-async',
+				status: i % 50 === 49 ? 'failed' : 'done',
+				documentType: 'general',
+				filename: `archive-${i}.pdf`,
+				pages: 1,
+				fileType: 'pdf',
+				size: 0,
+				createdAt: at,
+				updatedAt: at,
+				completedAt: at,
+				resultText: pageTexts[0],
+				metadata: {},
+				words: null,
+				error: i % 50 === 49 ? this.options.failureMessage : null,
+				options: null,
+				fields: null,
+				result: null,
+				seq: ++this.seq,
+				pageTexts,
+				text: pageTexts[0],
+				fate: null,
+				otherClient: true,
+			});
+		}
 	}
 
 	checkRateLimit(ctx) {

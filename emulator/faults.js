@@ -5,6 +5,8 @@
  *            ms?, times?, every?, probability?, code?, message? }
  * kinds: status | rateLimit | quota | reset | latency | lostResponse | failCreation | html | truncatedJson
  *        | body (any answer: { status?, contentType?, body } — a string, or JSON for anything else)
+ *        | actThenError (the request is handled — a task created and charged — and then answered
+ *          with { status? } (502 by default) and a gateway's HTML page instead of the real answer)
  * times: apply to the next N matching requests (default 1; unlimited when `every` or
  *        `probability` is given and `times` is not). every: fire on every k-th match.
  * probability: fire with that probability (seeded PRNG, option `seed`).
@@ -19,6 +21,7 @@ const FAULT_KINDS = [
 	'reset',
 	'latency',
 	'lostResponse',
+	'actThenError',
 	'failCreation',
 	'html',
 	'truncatedJson',

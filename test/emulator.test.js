@@ -988,6 +988,84 @@ describe('spec profile (the default): only what the reference shows', () => {
 	});
 });
 
+// ---------------------------------------------------------------------------- hostile profile
+describe('hostile profile (opt-in): slow, rate-limited, shifting lists, backlog, lost answers', () => {
+	let hostile;
+	const listIds = async (page, pageSize = 20) =>
+		(
+			await call('GET', `/api/tasks?page=${page}&pageSize=${pageSize}`, { base: hostile.url })
+		).json.map((t) => t.taskId);
+
+	afterEach(async () => {
+		await hostile?.close();
+		hostile = undefined;
+	});
+
+	test('the default profile has none of it', async () => {
+		expect(emu.options).toMatchObject({ latency: null, listShift: null, backlog: 0, faults: [] });
+		expect(emu.tasks).toHaveLength(0);
+	});
+
+	test('every answer is slowed by a seeded time within the range; a backlog of finished tasks', async () => {
+		hostile = await startEmulator({ profile: 'hostile', seed: 5, timeScale: 0.02 });
+		expect(hostile.options.latency).toEqual({ '*': [10, 100] });
+		expect(hostile.tasks).toHaveLength(2_000);
+		expect(hostile.tasks.every((t) => t.status === 'done' || t.status === 'failed')).toBe(true);
+		hostile.options.listShift = null;
+		const times = [];
+		for (let i = 0; i < 8; i++) {
+			const started = Date.now();
+			await call('GET', `/api/tasks/${hostile.tasks[i].taskId}`, { base: hostile.url });
+			times.push(Date.now() - started);
+		}
+		expect(Math.min(...times)).toBeGreaterThanOrEqual(9);
+		expect(Math.max(...times)).toBeLessThan(400);
+		expect(new Set(times).size).toBeGreaterThan(1);
+	});
+
+	test('another client submits k × pageSize tasks between two page reads: page 2 repeats page 1', async () => {
+		hostile = await startEmulator({
+			profile: 'hostile',
+			timeScale: 0,
+			backlog: 30,
+			rateLimit: null,
+			faults: [],
+			listShift: { probability: 1, tasks: 20 },
+		});
+		const first = await listIds(1);
+		const second = await listIds(2);
+		expect(second).toEqual(first);
+		// Charged to the shared balance, as the team member's submissions.
+		expect(hostile.ledger('acme').every((e) => e.user === 'carol')).toBe(true);
+		expect(hostile.ledger('acme')).toHaveLength(40);
+	});
+
+	test('a rate limit answers 429 rate_limited with Retry-After', async () => {
+		hostile = await startEmulator({
+			profile: 'hostile',
+			timeScale: 0,
+			backlog: 0,
+			listShift: null,
+		});
+		const answers = await Promise.all(
+			Array.from({ length: 30 }, () => call('GET', '/api/tasks', { base: hostile.url })),
+		);
+		const limited = answers.filter((a) => a.status === 429);
+		expect(limited.length).toBeGreaterThanOrEqual(5);
+		expect(limited[0].json.error).toBe('rate_limited');
+		expect(Number(limited[0].headers['retry-after'])).toBeGreaterThanOrEqual(1);
+	});
+
+	test('actThenError: the task is created and charged, the answer is a 502 gateway page', async () => {
+		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'actThenError' });
+		const r = await submit(docs.makePdf(['acted']));
+		expect(r.status).toBe(502);
+		expect(r.text).toMatch(/Bad Gateway/);
+		expect(emu.tasks).toHaveLength(1);
+		expect(emu.charges('acme')).toBe(1);
+	});
+});
+
 // ---------------------------------------------------------------------------- stats and admin
 describe('stats and admin HTTP API', () => {
 	test('stats count requests, routes, polls, concurrency', async () => {

@@ -146,6 +146,7 @@ class TaskApi {
 				body = { items, page, pageSize, total };
 		}
 		this.sendJson(ctx, 200, body);
+		this.shiftList(ctx);
 	}
 
 	getTaskRoute(ctx, { id }) {

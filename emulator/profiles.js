@@ -1,0 +1,62 @@
+'use strict';
+/**
+ * Opt-in profiles of the emulator. The default (no profile) follows the spec strictly and answers
+ * at once; `hostile` is the service the package must survive in production, everything at once:
+ *
+ *   - slow answers on every route: a seeded time in `slowMs` ([min, max]) before each request
+ *     is handled (so a status answer shows the task as it is when the answer leaves);
+ *   - a request-rate limit per key: 429 `rate_limited` with Retry-After (seconds);
+ *   - another client of the same account (carol, a team member) submitting tasks while the node
+ *     walks the task list: after a page of `GET /api/tasks` is answered, with `shiftProbability`,
+ *     `shiftTasks` ([min, max]) new tasks are created, so the next page read is shifted;
+ *   - a backlog: `backlog` finished tasks of that other client in the account's list at start;
+ *   - answers lost after the service acted: on submissions, `lostAfterAct` of them are created
+ *     and charged, then answered 502 (an HTML gateway page), and as many more lose their
+ *     connection after creation;
+ *   - tasks finishing out of order (the default `completionOrder: 'random'`).
+ *
+ * Every random choice comes from `seed`. `timeScale` multiplies every time (0.1 gives answers of
+ * 50–500 ms for the engine tier). Pass any emulator option beside `profile` to override one part:
+ *   startEmulator({ profile: 'hostile', seed: 7, timeScale: 0.1, listOrder: 'oldest' })
+ */
+
+const HOSTILE = {
+	slowMs: [500, 5_000],
+	rateLimit: { perSecond: 10, burst: 20 },
+	shiftProbability: 0.3,
+	shiftTasks: [1, 20],
+	backlog: 2_000,
+	lostAfterAct: 0.03,
+};
+
+const SUBMISSIONS = { regex: '^/(api/ocr|api/v2/ocr|v1/(markdown|ocr|extract|jobs))$' };
+
+/** The emulator options of the hostile profile (merged under the caller's own options). */
+function hostileOptions({ seed = 42, timeScale = 1, ...overrides } = {}) {
+	const h = { ...HOSTILE, ...(overrides.hostile || {}) };
+	const scale = (range) => range.map((ms) => Math.round(ms * timeScale));
+	return {
+		seed,
+		latency: { '*': scale(h.slowMs) },
+		rateLimit: h.rateLimit,
+		listShift: { probability: h.shiftProbability, tasks: h.shiftTasks },
+		backlog: h.backlog,
+		faults: [
+			{ path: SUBMISSIONS, method: 'POST', kind: 'actThenError', probability: h.lostAfterAct },
+			{ path: SUBMISSIONS, method: 'POST', kind: 'lostResponse', probability: h.lostAfterAct },
+		],
+	};
+}
+
+const PROFILES = { hostile: hostileOptions };
+
+/** The options a profile stands for, with the caller's options on top. */
+function applyProfile(options = {}) {
+	if (!options.profile) return options;
+	const profile = PROFILES[options.profile];
+	if (!profile) throw new Error(`unknown emulator profile "${options.profile}"`);
+	const base = profile(options);
+	return { ...base, ...options, latency: options.latency ?? base.latency };
+}
+
+module.exports = { applyProfile, hostileOptions, HOSTILE, PROFILES };
