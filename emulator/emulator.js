@@ -964,8 +964,12 @@ class Emulator extends EventEmitter {
 			);
 	}
 
-	/** Quota + balance check, deduction (ledger), failCreation fault (refund + 500). Returns the new id. */
-	charge(ctx, pages, prefix, endpoint) {
+	/**
+	 * Quota + balance check, deduction (ledger), failCreation fault (refund + 500). Returns the new
+	 * id. The ledger entry keeps the document's text (`document`), for tests to tell which item
+	 * of a batch a charge belongs to; it is never part of an answer.
+	 */
+	charge(ctx, pages, prefix, endpoint, buf) {
 		const { user, account, key } = ctx.auth;
 		const quota = this.options.dailyQuota;
 		if (quota != null && (this.quotaUsed.get(key.key) || 0) >= quota) {
@@ -981,7 +985,8 @@ class Emulator extends EventEmitter {
 			);
 		}
 		const id = randomId(prefix);
-		this.store.charge(account.name, user.name, pages, id, endpoint);
+		const entry = this.store.charge(account.name, user.name, pages, id, endpoint);
+		if (buf) entry.document = docs.extractPages(buf).join(docs.PAGE_SEPARATOR);
 		if (this.faults.take(ctx.method, ctx.rawPath, 'create').length) {
 			this._stats.faultsFired++;
 			this.store.refund(account.name, user.name, pages, id, endpoint);

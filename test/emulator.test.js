@@ -974,6 +974,22 @@ describe('spec profile (the default): only what the reference shows', () => {
 		expect([d.status, d.text]).toEqual([200, '']);
 	});
 
+	test('/v1/ocr and /v1/extract answer with no id or page count (the reference shows none)', async () => {
+		const pdf = { data: docs.makePdf(['Invoice number: INV-1']), filename: 'a.pdf' };
+		const ocr = await multipart('/v1/ocr', { file: pdf });
+		expect(Object.keys(ocr.json).sort()).toEqual(['blocks', 'text']);
+		const schema = JSON.stringify({
+			type: 'object',
+			properties: { invoiceNumber: { type: 'string' } },
+		});
+		const extract = await multipart('/v1/extract', { file: pdf, schema });
+		expect(Object.keys(extract.json)).toEqual(['data']);
+		expect(emu.ledger('acme').map((e) => e.document)).toEqual([
+			'Invoice number: INV-1',
+			'Invoice number: INV-1',
+		]);
+	});
+
 	test('tasks of mixed page counts finish out of order', async () => {
 		const order = [];
 		const ids = [];

@@ -75,7 +75,7 @@ class TaskApi {
 		const provider = json.provider || 'provider-async';
 		const documentType = json.documentType || 'general';
 		const pages = docs.countPages(buf);
-		const id = this.charge(ctx, pages, 'tsk_', 'POST /api/ocr');
+		const id = this.charge(ctx, pages, 'tsk_', 'POST /api/ocr', buf);
 		const t = this.createRecord(ctx, id, 'task', {
 			provider,
 			documentType,

@@ -31,7 +31,7 @@ class V2Api {
 		const buf = this.decodeBase64(ctx, json.imageBase64);
 		const type = this.checkFile(ctx, buf, API_TYPES);
 		const pages = docs.countPages(buf);
-		const id = this.charge(ctx, pages, 'tsk_', 'POST /api/v2/ocr');
+		const id = this.charge(ctx, pages, 'tsk_', 'POST /api/v2/ocr', buf);
 		const waitMs = this.queue.estimateWaitMs(this.options.msPerPage);
 		const t = this.createRecord(ctx, id, 'v2', {
 			provider: 'provider-async',
