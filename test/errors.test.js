@@ -91,3 +91,50 @@ describe('a service error in every body shape reaches the user as a message that
 		expect(before - emu.balance('acme')).toBe(1);
 	});
 });
+
+describe('an answer that echoes the request headers never puts the key into an output or error', () => {
+	// A misconfigured proxy or a debugging endpoint in front of the service may answer with the
+	// request it received; the harness's secret scan fails the run if the key reaches anything.
+	const echoedText = `GET /api/tasks/tsk_1 HTTP/1.1\r\nauthorization: Bearer ${h.FULL_KEY}\r\nx-api-key: ${h.FULL_KEY}\r\n`;
+	const echoedJson = {
+		taskId: 'tsk_1',
+		status: 'done',
+		resultText: 'text',
+		headers: { authorization: `Bearer ${h.FULL_KEY}`, 'x-api-key': h.FULL_KEY },
+	};
+
+	test('a 2xx text answer is quoted in the error without the key', async () => {
+		emu.fault({
+			path: '/api/tasks/',
+			kind: 'body',
+			status: 200,
+			contentType: 'text/plain',
+			body: echoedText,
+		});
+		const { error } = await h.run(emu, h.task('get', { taskId: 'tsk_1' }));
+		expect(error.message).toMatch(/Unexpected answer/);
+		expect(error.description).toMatch(/\[redacted\]/);
+	});
+
+	test('a 2xx JSON answer carrying the headers reaches the output without the key', async () => {
+		emu.fault({ path: '/api/tasks/', kind: 'body', status: 200, body: echoedJson });
+		const { output, error } = await h.run(emu, h.task('get', { taskId: 'tsk_1' }));
+		expect(error).toBeUndefined();
+		expect(output[0].json.headers).toEqual({
+			authorization: 'Bearer [redacted]',
+			'x-api-key': '[redacted]',
+		});
+	});
+
+	test('an error answer that quotes the key without "Bearer" keeps it out of the error', async () => {
+		emu.fault({
+			path: '/api/tasks/',
+			kind: 'body',
+			status: 400,
+			contentType: 'text/plain',
+			body: `bad_request: key ${h.FULL_KEY} is malformed`,
+		});
+		const { error } = await h.run(emu, h.task('get', { taskId: 'tsk_1' }));
+		expect(error.description).toMatch(/key \[redacted\] is malformed/);
+	});
+});

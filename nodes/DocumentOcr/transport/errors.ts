@@ -226,12 +226,46 @@ function adviceFor(code: string | undefined, status: number, ctx: ErrorContext):
 	};
 }
 
-export function redact(text: string, secrets: string[] | undefined): string {
+/** The secrets themselves replaced by `[redacted]` (secrets shorter than 4 characters are not secrets). */
+function withoutSecrets(text: string, secrets: string[] | undefined): string {
 	let out = text;
 	for (const secret of secrets ?? []) {
-		if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+		if (secret && secret.length >= 4 && out.includes(secret))
+			out = out.split(secret).join('[redacted]');
 	}
-	return out.replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]');
+	return out;
+}
+
+/** Text for an error message: the secrets, and any Bearer token, replaced by `[redacted]`. */
+export function redact(text: string, secrets: string[] | undefined): string {
+	return withoutSecrets(text, secrets).replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]');
+}
+
+/**
+ * An answer's body with every string that holds a secret (the API key, echoed back by a proxy or
+ * a debugging endpoint) redacted — the one place answers pass before anything reads them, so the
+ * key reaches no output and no error. Strings without a secret, Buffers (files) and the body's
+ * shape are left as they are.
+ */
+export function scrubAnswer<T>(body: T, secrets: string[] | undefined): T {
+	if (!secrets?.length) return body;
+	const scrub = (value: unknown): unknown => {
+		if (typeof value === 'string') return withoutSecrets(value, secrets);
+		if (Array.isArray(value)) return value.map(scrub);
+		if (isObject(value) && !Buffer.isBuffer(value)) {
+			const out: Record<string, unknown> = {};
+			for (const [key, inner] of Object.entries(value)) out[key] = scrub(inner);
+			return out;
+		}
+		return value;
+	};
+	const holds = (value: unknown): boolean =>
+		typeof value === 'string'
+			? secrets.some((s) => s.length >= 4 && value.includes(s))
+			: Array.isArray(value)
+				? value.some(holds)
+				: isObject(value) && !Buffer.isBuffer(value) && Object.values(value).some(holds);
+	return holds(body) ? (scrub(body) as T) : body;
 }
 
 /**

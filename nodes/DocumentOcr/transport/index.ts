@@ -18,6 +18,7 @@ import {
 	parseServiceError,
 	redact,
 	refundedCreationFailure,
+	scrubAnswer,
 	serviceError,
 } from './errors';
 
@@ -529,6 +530,7 @@ export async function apiRequest<T = IDataObject>(
 			failure = () => networkError(node, code, new URL(root).host, errorContext());
 		} else {
 			const { response } = sent;
+			response.body = scrubAnswer(response.body, secrets);
 			const { statusCode } = response;
 			const headers = response.headers ?? {};
 			const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'));
@@ -574,9 +576,11 @@ export function unexpectedBody(
 	what: string,
 	body: unknown,
 ): NodeApiError {
+	// The body was scrubbed of the key by apiRequest; a Bearer token of some other credential is
+	// redacted here too before any of it is quoted.
 	const preview =
 		typeof body === 'string'
-			? body.slice(0, 120)
+			? redact(body.slice(0, 120), [])
 			: Buffer.isBuffer(body)
 				? `${body.length} bytes`
 				: typeof body;
