@@ -299,4 +299,85 @@ describe('re-run safety: Skip Already Submitted Documents', () => {
 		await h.run(emu, h.submit(), [item], { staticData: plain });
 		expect(plain).toEqual({});
 	});
+
+	test('with 10,000 documents remembered, a submission does not sort the memory', async () => {
+		const submitted = {};
+		for (let i = 0; i < 10_000; i++)
+			submitted[`task:old:${i}`] = { kind: 'task', id: `tsk_old_${i}`, at: i };
+		const staticData = { 'node:Document OCR': { submitted } };
+		const sort = jest.spyOn(Array.prototype, 'sort');
+		try {
+			const { error } = await h.run(emu, remembering(), docs(20), { staticData });
+			expect(error).toBeUndefined();
+			expect(sort.mock.contexts.filter((array) => array.length >= 10_000)).toHaveLength(0);
+		} finally {
+			sort.mockRestore();
+		}
+		// The oldest were forgotten, the newest kept: still 10,000.
+		const kept = Object.keys(staticData['node:Document OCR'].submitted);
+		expect(kept).toHaveLength(10_000);
+		expect(kept[0]).toBe('task:old:20');
+	});
+
+	test('a remembered task that failed is sent again on the next run, once', async () => {
+		const staticData = {};
+		const item = h.pdfItem('Failed once');
+		emu.failNextTasks(1);
+		const first = await h.run(emu, remembering(), [item], { staticData });
+		expect(first.error.message).toMatch(/failed/);
+		const second = await h.run(emu, remembering(), [item], { staticData });
+		expect(second.error).toBeUndefined();
+		expect(second.output[0].json.status).toBe('done');
+		expect(second.output[0].json.previouslySubmitted).toBeUndefined();
+		expect(submissions()).toBe(2);
+		const third = await h.run(emu, remembering(), [item], { staticData });
+		expect(third.output[0].json.previouslySubmitted).toBe(true);
+		expect(submissions()).toBe(2);
+	});
+
+	test('Wait for Completion off: a remembered document is returned by its ID, with no read (a submit-only key)', async () => {
+		const staticData = {};
+		const item = h.pdfItem('Submitted, not waited for');
+		const params = remembering({ waitForCompletion: false });
+		const first = await h.run(emu, params, [item], { staticData, apiKey: KEYS.submitOnly });
+		const second = await h.run(emu, params, [item], { staticData, apiKey: KEYS.submitOnly });
+		expect(second.error).toBeUndefined();
+		expect(second.output[0].json).toEqual({
+			taskId: first.output[0].json.taskId,
+			previouslySubmitted: true,
+		});
+		expect(h.hits(emu, 'GET /api/tasks/:id')).toBe(0);
+		expect(submissions()).toBe(1);
+	});
+
+	test('the same document in two items, the first answer lost after the send (Continue on Fail): sent once, the second names the first', async () => {
+		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'lostResponse', times: 1 });
+		const same = h.pdfItem('Answer lost', 'lost.pdf');
+		const { output } = await h.run(emu, remembering(), [same, same], {
+			staticData: {},
+			continueOnFail: true,
+		});
+		expect(submissions()).toBe(1);
+		expect(h.netCharged(emu)).toBe(1);
+		expect(output[0].json.error).toMatch(/may have been created/);
+		expect(output[1].json.error).toMatch(/same document as item 0/);
+		expect(output[1].pairedItem).toEqual({ item: 1 });
+	});
+
+	test("another account's memory is not consulted: a switched credential sends the document anew without reading the other account's task", async () => {
+		const staticData = {};
+		const item = h.pdfItem('Two accounts');
+		const first = await h.run(emu, remembering(), [item], { staticData });
+		emu.setBalance('broke', 10);
+		const reads = h.hits(emu, 'GET /api/tasks/:id');
+		const second = await h.run(emu, remembering(), [item], { staticData, apiKey: KEYS.broke });
+		expect(second.error).toBeUndefined();
+		expect(second.output[0].json.taskId).not.toBe(first.output[0].json.taskId);
+		expect(second.output[0].json.previouslySubmitted).toBeUndefined();
+		expect(emu.getTask(second.output[0].json.taskId).account).toBe('broke');
+		// Only the new task was read (its wait): not the first account's (a 404 for this key).
+		const newId = second.output[0].json.taskId;
+		const ownReads = emu.stats().pollLog.filter((p) => p.taskId === newId).length;
+		expect(h.hits(emu, 'GET /api/tasks/:id') - reads).toBe(ownReads);
+	});
 });

@@ -160,7 +160,13 @@ export async function postDocumentV1(
 		Array.isArray(answer) ||
 		Buffer.isBuffer(answer)
 	) {
-		throw unexpectedBody(this, itemIndex, `/v1/${endpoint} (pages may have been charged)`, answer);
+		throw unexpectedBody(
+			this,
+			itemIndex,
+			`/v1/${endpoint} (pages may have been charged)`,
+			answer,
+			true,
+		);
 	}
 	const result = answer as IDataObject;
 	const id = unwrapRecord(result, 'id')?.id;
@@ -217,7 +223,13 @@ export async function createJob(
 	const id = job?.id;
 	if (!job || (typeof id !== 'string' && typeof id !== 'number')) {
 		state.failed();
-		throw unexpectedBody(this, itemIndex, 'the job creation (a job may have been created)', job);
+		throw unexpectedBody(
+			this,
+			itemIndex,
+			'the job creation (a job may have been created)',
+			job,
+			true,
+		);
 	}
 	return { job: { ...job, id: String(id) }, jobId: String(id) };
 }
@@ -264,6 +276,7 @@ export async function submitDocumentTask(
 			itemIndex,
 			'the submission (a task may have been created)',
 			response.body,
+			true,
 		);
 	}
 	const billed = pagesBilled(accepted);

@@ -1,5 +1,5 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /**
  * The one place that turns what the service answered into an error a user can act on.
@@ -281,6 +281,18 @@ export function refundedCreationFailure(status: number, body: unknown): boolean 
 	return status >= 500 && /creat\w* fail/i.test(text) && /refund/i.test(text);
 }
 
+/**
+ * Whether a failed submission may have created (and charged) a task, job or document: its request
+ * reached the service and the answer was lost or was a 5xx other than a refunded creation, or a
+ * 2xx came without the ID it must carry. The errors of this module say so in `context`.
+ */
+export function mayHaveCreated(error: unknown): boolean {
+	return (
+		(error instanceof NodeApiError || error instanceof NodeOperationError) &&
+		error.context?.mayHaveCreated === true
+	);
+}
+
 /** The HTTP status a NodeApiError of this module carries (undefined for other errors). */
 export function httpStatus(error: unknown): number | undefined {
 	if (!(error instanceof NodeApiError)) return undefined;
@@ -310,12 +322,15 @@ export function serviceError(
 		message,
 		description,
 	};
-	return new NodeApiError(node, errorBody, {
+	const error = new NodeApiError(node, errorBody, {
 		message,
 		description,
 		httpCode: String(status),
 		itemIndex: ctx.itemIndex,
 	});
+	if (ctx.submission && status >= 500 && code !== 'task_creation_failed')
+		error.context.mayHaveCreated = true;
+	return error;
 }
 
 const CONNECTION_FAILURES: Record<string, string> = {
@@ -357,9 +372,11 @@ export function networkError(
 				};
 	const message = redact(advice.message, ctx.secrets);
 	const description = redact(`${advice.description} (Error code: ${errorCode}.)`, ctx.secrets);
-	return new NodeApiError(
+	const error = new NodeApiError(
 		node,
 		{ connectionError: errorCode, message, description },
 		{ message, description, itemIndex: ctx.itemIndex },
 	);
+	if (ctx.submission && reached) error.context.mayHaveCreated = true;
+	return error;
 }

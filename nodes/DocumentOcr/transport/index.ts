@@ -9,6 +9,7 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { createHash } from 'crypto';
 
 import { StreamedBlob } from '../helpers/body';
 import type { RequestKind, RetrySettings, Tried } from './retry';
@@ -135,6 +136,9 @@ export class TransportState {
 	private frontWaiters = new Map<number, () => void>();
 
 	private onceResults = new Map<string, Promise<unknown>>();
+
+	/** Documents being submitted in this execution, by memory key (see helpers/memory.ts). */
+	readonly inFlightSubmissions = new Map<string, Promise<unknown>>();
 
 	/** No request of this execution starts before this time (epoch ms). */
 	gateUntil = 0;
@@ -286,6 +290,18 @@ export class TransportState {
 	async once<T>(key: string, work: () => Promise<T>): Promise<T> {
 		if (!this.onceResults.has(key)) this.onceResults.set(key, work());
 		return (await this.onceResults.get(key)) as T;
+	}
+
+	/**
+	 * Which account the credential reaches: a digest of the Base URL, the API URL and the key (never
+	 * the key itself), for memory that must not cross accounts.
+	 */
+	async accountDigest(ctx: TransportContext, itemIndex: number): Promise<string> {
+		const { base, api, credential } = await this.resolve(ctx, itemIndex);
+		return createHash('sha256')
+			.update([base, api, String(credential.data?.apiKey ?? '')].join('\n'))
+			.digest('hex')
+			.slice(0, 16);
 	}
 
 	async resolve(ctx: TransportContext, itemIndex: number) {
@@ -569,12 +585,17 @@ export async function apiRequest<T = IDataObject>(
 	}
 }
 
-/** A 2xx answer whose body is not the JSON object the endpoint promises. */
+/**
+ * A 2xx answer whose body is not the JSON object the endpoint promises. `mayHaveCreated`: it
+ * answered a submission, so a task, job or document may exist and be charged (see
+ * `mayHaveCreated` in ./errors).
+ */
 export function unexpectedBody(
 	ctx: TransportContext,
 	itemIndex: number,
 	what: string,
 	body: unknown,
+	mayHaveCreated = false,
 ): NodeApiError {
 	// The body was scrubbed of the key by apiRequest; a Bearer token of some other credential is
 	// redacted here too before any of it is quoted.
@@ -584,7 +605,7 @@ export function unexpectedBody(
 			: Buffer.isBuffer(body)
 				? `${body.length} bytes`
 				: typeof body;
-	return new NodeApiError(
+	const error = new NodeApiError(
 		ctx.getNode(),
 		{ message: `Unexpected answer from the OCR service for ${what}` },
 		{
@@ -593,4 +614,6 @@ export function unexpectedBody(
 			itemIndex,
 		},
 	);
+	if (mayHaveCreated) error.context.mayHaveCreated = true;
+	return error;
 }

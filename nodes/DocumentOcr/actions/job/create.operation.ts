@@ -84,7 +84,7 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 		const outcome = await submitRemembered(this, itemIndex, state, {
 			kind: 'job',
 			key: options.skipSubmitted
-				? async () => await submissionKey(this, 'job', { fields }, document)
+				? async () => await submissionKey(this, state, itemIndex, 'job', { fields }, document)
 				: undefined,
 			wait: wait ? waitSettings : undefined,
 			submit: async () => {

@@ -105,7 +105,15 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 		const outcome = await submitRemembered(this, itemIndex, state, {
 			kind: 'task',
 			key: options.skipSubmitted
-				? async () => await submissionKey(this, 'task', { provider, documentType }, document)
+				? async () =>
+						await submissionKey(
+							this,
+							state,
+							itemIndex,
+							'task',
+							{ provider, documentType },
+							document,
+						)
 				: undefined,
 			wait: wait ? waitSettings : undefined,
 			submit: async () => {

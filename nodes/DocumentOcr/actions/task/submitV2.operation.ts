@@ -118,7 +118,7 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 		const outcome = await submitRemembered(this, itemIndex, state, {
 			kind: 'task',
 			key: options.skipSubmitted
-				? async () => await submissionKey(this, 'v2', fields, document)
+				? async () => await submissionKey(this, state, itemIndex, 'v2', fields, document)
 				: undefined,
 			wait: wait ? () => ({ deadline: Date.now() + timeoutMs }) : undefined,
 			submit: async () => {
