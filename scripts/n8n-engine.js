@@ -255,12 +255,13 @@ function nodeWorkflow({ parameters, items = [{ json: {} }], nodeSettings = {} })
  * Runs Input → Document OCR once. Returns { promise, cancel }; the promise resolves with
  * { run, output, error, status }, `output` being the OCR node's items.
  */
-function runNode({ parameters, items, nodeSettings, credentials, settings = {}, staticData }) {
+function runNode({ parameters, items, nodeSettings, credentials, settings = {}, staticData, mode }) {
 	return runWorkflow({
 		...nodeWorkflow({ parameters, items, nodeSettings }),
 		credentials,
 		settings,
 		staticData,
+		mode,
 	});
 }
 
@@ -268,8 +269,18 @@ function runNode({ parameters, items, nodeSettings, credentials, settings = {}, 
  * Runs any workflow of known node types; starts at the first node without inputs. `staticData`:
  * the workflow's static data, changed in place by the run — pass the same object to the next run
  * to do what n8n does for production executions (save it after a run, load it for the next).
+ * `mode`: n8n's execution mode, 'manual' (a test run from the editor) unless given, e.g. 'cli'
+ * (`n8n execute`) or 'trigger' for a production run.
  */
-function runWorkflow({ nodes, connections, credentials, settings = {}, resultNode, staticData }) {
+function runWorkflow({
+	nodes,
+	connections,
+	credentials,
+	settings = {},
+	resultNode,
+	staticData,
+	mode = 'manual',
+}) {
 	const { nodeTypes, credentialsHelper } = engine;
 	if (credentials)
 		credentialsHelper.credentials = {
@@ -288,7 +299,7 @@ function runWorkflow({ nodes, connections, credentials, settings = {}, resultNod
 		settings,
 		staticData,
 	});
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
 	let resolveRun;
 	const finished = new Promise((resolve) => (resolveRun = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
@@ -334,7 +345,7 @@ function runWorkflow({ nodes, connections, credentials, settings = {}, resultNod
 
 	const promise = (async () => {
 		await initBinaryData();
-		const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+		const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
 		const cancellable = execution.processRunExecutionData(workflow);
 		handle.cancel = () => cancellable.cancel();
 		await cancellable.catch(() => undefined);

@@ -54,12 +54,15 @@ const job = (operation, overrides = {}) => ({
 	...overrides,
 });
 
-/** Runs the Document OCR node once; resolves to { output, error, status, run }. */
+/**
+ * Runs the Document OCR node once; resolves to { output, error, status, run }. `mode`: n8n's
+ * execution mode ('manual' unless given; 'cli' is a production run by `n8n execute`).
+ */
 async function run(
 	emu,
 	parameters,
 	items = [{ json: {} }],
-	{ apiKey = FULL_KEY, continueOnFail = false, creds, staticData } = {},
+	{ apiKey = FULL_KEY, continueOnFail = false, creds, staticData, mode } = {},
 ) {
 	const handle = runNode({
 		parameters,
@@ -67,6 +70,7 @@ async function run(
 		credentials: creds ?? credentials(emu, apiKey),
 		nodeSettings: continueOnFail ? { onError: 'continueRegularOutput' } : {},
 		staticData,
+		mode,
 	});
 	return await handle.promise;
 }

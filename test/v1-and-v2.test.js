@@ -179,6 +179,97 @@ describe('Document (/v1)', () => {
 	);
 });
 
+describe('Document (/v1) results billed before the node fails are not lost, nor billed again', () => {
+	const SCHEMA = JSON.stringify({
+		type: 'object',
+		properties: { invoiceNumber: { type: 'string' } },
+	});
+	const operations = [
+		[
+			'Convert to Markdown',
+			'markdown',
+			doc('markdown', { options: { concurrency: 1 } }),
+			'markdown',
+		],
+		['Recognize', 'ocr', doc('recognize', { options: { concurrency: 1 } }), 'text'],
+		['Extract', 'extract', doc('extract', { schema: SCHEMA, options: { concurrency: 1 } }), 'data'],
+	];
+	const refusals = [
+		['402 insufficient_pages', { kind: 'status', status: 402, code: 'insufficient_pages' }],
+		['429 daily_quota_exceeded', { kind: 'quota' }],
+		['503', { kind: 'status', status: 503 }],
+	];
+	const cases = operations.flatMap(([name, ...o]) =>
+		refusals.map(([refused, r]) => [name, refused, ...o, r]),
+	);
+	const files = () => [0, 1, 2].map((i) => h.pdfItem(`Billed document ${i}`, `doc-${i}.pdf`));
+	const charged = () => emu.ledger('acme').filter((e) => e.reason === 'submit').length;
+
+	afterEach(() => emu.clearFaults());
+
+	test.each(cases)(
+		'%s over 3 files, the third refused (%s): the error names both billed documents; the next run bills at most the third',
+		async (_, __, endpoint, parameters, field, refusal) => {
+			const staticData = {};
+			const before = charged();
+			emu.fault({ method: 'POST', path: `/v1/${endpoint}`, every: 3, times: 1, ...refusal });
+			const first = await h.run(emu, parameters, files(), { staticData, mode: 'cli' });
+			expect(first.output).toEqual([]);
+			expect(first.error.context.itemIndex).toBe(2);
+			expect(charged() - before).toBe(2);
+			expect(first.error.description).toMatch(/billed 2 document\(s\) of this run/);
+			expect(first.error.description).toContain('item 0: document doc-0.pdf');
+			expect(first.error.description).toContain('item 1: document doc-1.pdf');
+			expect(first.error.description).toMatch(/kept by this node: its next run outputs them/);
+			expect(first.error.description).not.toMatch(/Task → Get \(or Job → Get\)/);
+			expect(first.error.context.billedResults.map((r) => r.itemIndex)).toEqual([0, 1]);
+
+			// Topped up (the fault is spent): the next run sends only the third.
+			const second = await h.run(emu, parameters, files(), { staticData, mode: 'cli' });
+			expect(second.error).toBeUndefined();
+			expect(charged() - before).toBe(3);
+			expect(second.output.map((o) => o.json.previouslyBilled === true)).toEqual([
+				true,
+				true,
+				false,
+			]);
+			for (const o of second.output) expect(o.json[field]).toBeDefined();
+			expect(second.output.map((o) => o.pairedItem.item)).toEqual([0, 1, 2]);
+			// Delivered: a third run sends them all again, as any run would.
+			await h.run(emu, parameters, files(), { staticData, mode: 'cli' });
+			expect(charged() - before).toBe(6);
+		},
+	);
+
+	test('a manual test run says that n8n keeps nothing after it, and carries the results in the error', async () => {
+		emu.fault({ method: 'POST', path: '/v1/markdown', every: 3, times: 1, kind: 'quota' });
+		const { error } = await h.run(emu, operations[0][2], files());
+		expect(error.description).toMatch(/manual test run, after which n8n keeps no node memory/);
+		expect(error.context.billedResults.map((r) => r.result.markdown)).toEqual([
+			expect.stringContaining('Billed document 0'),
+			expect.stringContaining('Billed document 1'),
+		]);
+	});
+
+	test("another item whose answer was lost after the send is named by the node's error too", async () => {
+		// Item 0 is refused (quota) after 300 ms; meanwhile item 1's answer is lost after the service
+		// acted, and item 2 is billed and answered.
+		emu.fault({ method: 'POST', path: '/v1/markdown', kind: 'latency', ms: 300, times: 1 });
+		emu.fault({ method: 'POST', path: '/v1/markdown', kind: 'quota', times: 1 });
+		emu.fault({ method: 'POST', path: '/v1/markdown', kind: 'actThenError', every: 2, times: 1 });
+		const { error } = await h.run(emu, doc('markdown', { options: { concurrency: 5 } }), files(), {
+			mode: 'cli',
+		});
+		expect(error.context.itemIndex).toBe(0);
+		expect(error.message).toMatch(/daily quota/);
+		expect(error.description).toContain('item 2: document doc-2.pdf');
+		expect(error.description).toMatch(
+			/The answer to the submission of item 1 was lost after the document was sent: the service may have created \(and billed\) it/,
+		);
+		expect(error.context.lostAnswers).toEqual([1]);
+	});
+});
+
 describe('Job (/v1/jobs)', () => {
 	test('Create sends the file and the fields, waits, and outputs the finished job', async () => {
 		const { output, error } = await h.run(

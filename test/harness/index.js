@@ -41,12 +41,13 @@ function runWorkflow(options) {
 }
 
 /** Input (emitting `items`) → Document OCR (`parameters`), run and scanned. */
-function runNode({ parameters, items, credentials, settings = {}, nodeSettings, staticData }) {
+function runNode({ parameters, items, credentials, settings = {}, nodeSettings, staticData, mode }) {
 	return runWorkflow({
 		...nodeWorkflow({ parameters, items, nodeSettings }),
 		credentials,
 		settings,
 		staticData,
+		mode,
 	});
 }
 

@@ -1,8 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { holdResults, releaseHeld } from '../helpers/memory';
 import { runPool } from '../helpers/pool';
 import type { Created } from '../transport';
+import { mayHaveCreated } from '../transport/errors';
 import { StoppedError, TransportState } from '../transport';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './shared.description';
 import * as document from './document/Document.resource';
@@ -43,7 +45,7 @@ function errorJson(error: Error, created: Created[]): IDataObject {
 	const code = response?.code ?? response?.connectionError;
 	if (typeof code === 'string') json.code = code;
 	for (const c of created) {
-		json[ID_FIELD[c.kind]] = c.id;
+		if (c.id !== undefined) json[ID_FIELD[c.kind]] = c.id;
 		if (c.pagesBilled !== undefined) json.pagesBilled = c.pagesBilled;
 	}
 	return json;
@@ -57,20 +59,78 @@ function withItemIndex(this: IExecuteFunctions, error: Error, itemIndex: number)
 	return new NodeOperationError(this.getNode(), error, { itemIndex });
 }
 
+function billedLine(c: Created): string {
+	const pages = c.pagesBilled === undefined ? '' : ` (${c.pagesBilled} page(s))`;
+	if (c.kind !== 'document') return `item ${c.itemIndex}: ${c.kind} ${c.id}${pages}`;
+	const what = [c.fileName, c.id].filter((v) => v !== undefined).join(', ');
+	return `item ${c.itemIndex}: document${what ? ` ${what}` : ''}${pages}`;
+}
+
 /**
- * Adds to the error that fails the node every task, job or document the service accepted in
- * this execution: the user sees what was billed, and how to fetch it instead of paying again.
+ * Adds to the error that fails the node everything the service billed in this execution that the
+ * user would otherwise lose with the run: every task and job (with its ID, to fetch instead of
+ * paying again), every `/v1` document result (kept by the node for its next run: held results in
+ * helpers/memory.ts), and every other item whose submission may have created something although
+ * its answer was lost.
  */
-function listCreated(error: NodeApiError | NodeOperationError, created: Created[]) {
-	if (created.length === 0) return error;
-	const sorted = [...created].sort((a, b) => a.itemIndex - b.itemIndex);
-	const lines = sorted.map(
-		(c) =>
-			`item ${c.itemIndex}: ${c.kind} ${c.id}${c.pagesBilled === undefined ? '' : ` (${c.pagesBilled} page(s))`}`,
+async function reportBilled(
+	this: IExecuteFunctions,
+	error: NodeApiError | NodeOperationError,
+	state: TransportState,
+	outcomes: Array<Outcome | undefined>,
+	failedItem: number,
+) {
+	const created = [...state.created].sort((a, b) => a.itemIndex - b.itemIndex);
+	const uncertain = outcomes.flatMap((outcome, itemIndex) =>
+		itemIndex !== failedItem && outcome && 'error' in outcome && mayHaveCreated(outcome.error)
+			? [itemIndex]
+			: [],
 	);
-	const note = `Before the node stopped, the service accepted (and billed) ${created.length} submission(s) of this run — ${lines.join('; ')}. Re-running the node submits them again and bills them again: fetch their results with Task → Get (or Job → Get) and these IDs instead.`;
+	if (created.length === 0 && uncertain.length === 0) return error;
+
+	const notes: string[] = [];
+	const records = created.filter((c) => c.kind !== 'document');
+	if (records.length > 0)
+		notes.push(
+			`Before the node stopped, the service accepted (and billed) ${records.length} submission(s) of this run — ${records.map(billedLine).join('; ')}. Re-running the node submits them again and bills them again: fetch their results with Task → Get (tasks) or Job → Get (jobs) and these IDs instead, or turn on "Skip Already Submitted Documents".`,
+		);
+
+	const documents = created.filter((c) => c.kind === 'document');
+	const results = documents.flatMap((c) => {
+		const billed = state.billedResults.get(c.itemIndex);
+		return billed ? [{ c, billed }] : [];
+	});
+	const keys = await Promise.all(results.map(async ({ billed }) => await billed.key()));
+	const kept = holdResults(
+		this,
+		results.map(({ billed }, i) => ({ key: keys[i], json: billed.result })),
+	);
+	if (documents.length > 0) {
+		const manual = this.getMode() === 'manual';
+		const allKept = results.every((_, i) => kept.has(keys[i]));
+		const where = manual
+			? "This was a manual test run, after which n8n keeps no node memory: running it again from the editor bills them again. Their results are in this error's details (billedResults); run the workflow from its trigger, or turn on Continue on Fail, to have them kept."
+			: allKept
+				? 'Their results are kept by this node: its next run outputs them (previouslyBilled: true) without sending these documents again.'
+				: "Their results are in this error's details (billedResults); those too large to keep for the next run are billed again if it sends them.";
+		notes.push(
+			`Before the node stopped, the service billed ${documents.length} document(s) of this run whose results did not reach the output — ${documents.map(billedLine).join('; ')}. ${where}`,
+		);
+		error.context.billedResults = results.map(({ c, billed }) => ({
+			itemIndex: c.itemIndex,
+			fileName: c.fileName ?? null,
+			result: billed.result,
+		}));
+	}
+	if (uncertain.length > 0)
+		notes.push(
+			`The answer to the submission of ${uncertain.map((i) => `item ${i}`).join(', ')} was lost after the document was sent: the service may have created (and billed) it. Check the task list (Get Many) before sending it again.`,
+		);
+
+	const note = notes.join('\n\n');
 	error.description = error.description ? `${error.description}\n\n${note}` : note;
-	error.context.created = sorted.map((c) => ({ ...c }));
+	error.context.created = created.map((c) => ({ ...c }));
+	if (uncertain.length > 0) error.context.lostAnswers = uncertain;
 	return error;
 }
 
@@ -154,9 +214,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 		const { error } = sent[first] as { error: Error };
 		if (this.getExecutionCancelSignal()?.aborted) throw error;
-		throw listCreated(withItemIndex.call(this, error, first), state.created);
+		throw await reportBilled.call(this, withItemIndex.call(this, error, first), state, sent, first);
 	}
 
+	// The run reaches the user: results held from an earlier run and output now are let go.
+	releaseHeld(this, state.deliveredHeld);
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const outcome = outcomes[itemIndex] ?? sent[itemIndex];

@@ -4,7 +4,8 @@ import { createHash } from 'crypto';
 
 import type { TransportState } from '../transport';
 import type { RecordKind } from '../transport/client';
-import { getRecord, readRecord } from '../transport/client';
+import { getRecord, postDocumentV1, readRecord } from '../transport/client';
+import type { StreamedBlob } from './body';
 import { httpStatus, mayHaveCreated } from '../transport/errors';
 import type { WaitSettings } from '../waiting';
 import { classifyStatus } from './task';
@@ -214,13 +215,17 @@ export async function submitRemembered<T>(
 }
 
 /** A `/v1` document result held for this node from a run that failed, if any, for `key`. */
-export function heldResult(ctx: IExecuteFunctions, key: string): IDataObject | undefined {
+function heldResult(ctx: IExecuteFunctions, key: string): IDataObject | undefined {
 	return area<Held>(ctx, 'held')[key]?.json;
 }
 
-/** Whether anything is held at all (a run with nothing held computes no keys for it). */
-export function anythingHeld(ctx: IExecuteFunctions): boolean {
-	return Object.keys(area<Held>(ctx, 'held')).length > 0;
+/**
+ * Whether anything is held at all (a run with nothing held computes no keys for it). Reads only:
+ * a node that never held anything leaves its static data untouched.
+ */
+function anythingHeld(ctx: IExecuteFunctions): boolean {
+	const held = ctx.getWorkflowStaticData('node').held;
+	return typeof held === 'object' && held !== null && Object.keys(held).length > 0;
 }
 
 /**
@@ -231,6 +236,7 @@ export function holdResults(
 	ctx: IExecuteFunctions,
 	results: Array<{ key: string; json: IDataObject }>,
 ): Set<string> {
+	if (results.length === 0) return new Set();
 	const held = area<Held>(ctx, 'held');
 	let bytes = JSON.stringify(held).length;
 	const kept = new Set<string>();
@@ -245,7 +251,43 @@ export function holdResults(
 }
 
 /** Lets go of held results delivered by a run that succeeded. */
-export function releaseHeld(ctx: IExecuteFunctions, keys: Iterable<string>) {
+export function releaseHeld(ctx: IExecuteFunctions, keys: Set<string>) {
+	if (keys.size === 0) return;
 	const held = area<Held>(ctx, 'held');
 	for (const key of keys) delete held[key];
+}
+
+/**
+ * Sends a `/v1` document (Convert to Markdown, Recognize, Extract) — or, when a failed earlier run
+ * of this node was billed for the same document and kept its result, returns that result without
+ * sending anything (`previouslyBilled`). A result billed now is registered with the execution, to
+ * be kept if the run fails before it reaches the user (see the router).
+ */
+export async function sendDocumentOnce(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	state: TransportState,
+	request: { endpoint: string; settings: IDataObject; document: DocumentInput; body: StreamedBlob },
+): Promise<{ result: IDataObject; previouslyBilled: boolean }> {
+	const { endpoint, settings, document, body } = request;
+	const key = async () =>
+		await submissionKey(ctx, state, itemIndex, `v1-${endpoint}`, settings, document);
+	if (anythingHeld(ctx)) {
+		const held = await key();
+		const result = heldResult(ctx, held);
+		if (result) {
+			state.deliveredHeld.add(held);
+			return { result, previouslyBilled: true };
+		}
+	}
+	const result = await postDocumentV1.call(
+		ctx,
+		itemIndex,
+		state,
+		endpoint,
+		body,
+		document.fileName,
+	);
+	state.billedResults.set(itemIndex, { result, key });
+	return { result, previouslyBilled: false };
 }

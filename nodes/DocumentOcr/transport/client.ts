@@ -139,13 +139,18 @@ export async function ensureCanReadTasks(
 	});
 }
 
-/** POST a document as multipart (a body from multipartWithDocument) to a /v1 endpoint; returns the JSON object answered. */
+/**
+ * POST a document as multipart (a body from multipartWithDocument) to a /v1 endpoint; returns the
+ * JSON object answered. Every accepted document is recorded as billed, with its ID when the answer
+ * carries one (the reference shows one for `/v1/markdown` and `/v1/jobs` only).
+ */
 export async function postDocumentV1(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	state: TransportState,
 	endpoint: string,
 	body: StreamedBlob,
+	fileName?: string,
 ): Promise<IDataObject> {
 	const response = await apiRequest.call(
 		this,
@@ -170,12 +175,15 @@ export async function postDocumentV1(
 	}
 	const result = answer as IDataObject;
 	const id = unwrapRecord(result, 'id')?.id;
-	if (typeof id === 'string' || typeof id === 'number') {
+	const hasId = typeof id === 'string' || typeof id === 'number';
+	// A job without an ID is refused by createJob (it may exist: that error says so).
+	if (endpoint !== 'jobs' || hasId) {
 		state.recordCreated({
 			itemIndex,
 			kind: endpoint === 'jobs' ? 'job' : 'document',
-			id: String(id),
+			id: hasId ? String(id) : undefined,
 			pagesBilled: pagesBilled(result),
+			fileName,
 		});
 	}
 	return result;

@@ -81,9 +81,18 @@ export interface ApiResponse<T = unknown> {
 export interface Created {
 	itemIndex: number;
 	kind: 'task' | 'job' | 'document';
-	id: string;
+	/** The ID the answer carried (a `/v1/ocr` or `/v1/extract` answer may carry none). */
+	id?: string;
 	/** Pages the answer says were billed, when it says so. */
 	pagesBilled?: number;
+	/** The document's file name, to name a billed document that has no ID. */
+	fileName?: string;
+}
+
+/** A `/v1` document result the service billed, and how to find the document's memory key. */
+export interface BilledResult {
+	result: IDataObject;
+	key: () => Promise<string>;
 }
 
 /** Requests in flight at the start of an execution; more open while the service keeps up. */
@@ -139,6 +148,15 @@ export class TransportState {
 
 	/** Documents being submitted in this execution, by memory key (see helpers/memory.ts). */
 	readonly inFlightSubmissions = new Map<string, Promise<unknown>>();
+
+	/**
+	 * `/v1` document results billed in this execution, by item: kept for the next run if this one
+	 * fails before they reach the user (see helpers/memory.ts, held results).
+	 */
+	readonly billedResults = new Map<number, BilledResult>();
+
+	/** Memory keys of held results this execution output instead of sending their documents. */
+	readonly deliveredHeld = new Set<string>();
 
 	/** No request of this execution starts before this time (epoch ms). */
 	gateUntil = 0;

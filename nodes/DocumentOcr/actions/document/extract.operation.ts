@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { v1Upload } from '../../helpers/body';
-import { postDocumentV1 } from '../../transport/client';
+import { sendDocumentOnce } from '../../helpers/memory';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
@@ -88,12 +88,18 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 		['schema', JSON.stringify(schema)],
 	]);
 	return async (state) => {
-		const result = await postDocumentV1.call(this, itemIndex, state, 'extract', body);
+		const { result, previouslyBilled } = await sendDocumentOnce(this, itemIndex, state, {
+			endpoint: 'extract',
+			settings: { schema },
+			document,
+			body,
+		});
 		// The response shape is not published: the extracted object under data / result / extracted / output, or the body itself.
 		const data =
 			[result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
 		const json: IDataObject = { data, fileName: document.fileName };
 		for (const key of ['id', 'pages']) if (result[key] !== undefined) json[key] = result[key];
+		if (previouslyBilled) json.previouslyBilled = true;
 		return [{ json }];
 	};
 }

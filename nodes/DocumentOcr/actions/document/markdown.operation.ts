@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { v1Upload } from '../../helpers/body';
-import { postDocumentV1 } from '../../transport/client';
+import { sendDocumentOnce } from '../../helpers/memory';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
@@ -44,8 +44,14 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 		'data';
 
 	return async (state) => {
-		const result = await postDocumentV1.call(this, itemIndex, state, 'markdown', body);
+		const { result, previouslyBilled } = await sendDocumentOnce(this, itemIndex, state, {
+			endpoint: 'markdown',
+			settings: {},
+			document,
+			body,
+		});
 		const json: IDataObject = { ...result, fileName: document.fileName };
+		if (previouslyBilled) json.previouslyBilled = true;
 		if (!outputFile) return [{ json }];
 		const markdown = typeof result.markdown === 'string' ? result.markdown : '';
 		const name = `${document.fileName.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.md`;

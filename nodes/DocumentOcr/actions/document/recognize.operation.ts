@@ -1,8 +1,8 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { v1Upload } from '../../helpers/body';
-import { postDocumentV1 } from '../../transport/client';
+import { sendDocumentOnce } from '../../helpers/memory';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
@@ -15,7 +15,14 @@ export const description = updateDisplayOptions(
 export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
 	const { document, body } = await v1Upload(this, itemIndex, 'ocr');
 	return async (state) => {
-		const result = await postDocumentV1.call(this, itemIndex, state, 'ocr', body);
-		return [{ json: { ...result, fileName: document.fileName } }];
+		const { result, previouslyBilled } = await sendDocumentOnce(this, itemIndex, state, {
+			endpoint: 'ocr',
+			settings: {},
+			document,
+			body,
+		});
+		const json: IDataObject = { ...result, fileName: document.fileName };
+		if (previouslyBilled) json.previouslyBilled = true;
+		return [{ json }];
 	};
 }
