@@ -1,0 +1,220 @@
+'use strict';
+/**
+ * The action node's promises, checked from outside: a seeded scenario (operation, batch, settings)
+ * and the invariants over what the node returned and what the emulator's ledger and request log
+ * saw. Used by the engine tier (`invariants.test.js`) and the reliability tier
+ * (`reliability/hostile.rel.js`).
+ */
+const h = require('./helpers');
+const { PAGE_SEPARATOR } = require('../emulator/documents');
+
+function rng(seed) {
+	let s = (seed * 2654435761) >>> 0 || 1;
+	return () => {
+		s ^= s << 13;
+		s ^= s >>> 17;
+		s ^= s << 5;
+		return (s >>> 0) / 4294967296;
+	};
+}
+
+const pick = (random, list) => list[Math.floor(random() * list.length)];
+
+const SCHEMA = JSON.stringify({
+	type: 'object',
+	properties: { invoiceNumber: { type: 'string' }, total: { type: 'number' } },
+});
+
+/** The operations that bill, with the parameters of each. */
+const OPERATIONS = {
+	submit: (o) => h.submit({ options: o }),
+	submitNoWait: (o) => h.submit({ waitForCompletion: false, options: o }),
+	submitSync: (o) => h.submit({ provider: 'provider-sync', options: o }),
+	submitV2: (o) => h.submit({ operation: 'submitV2', format: 'markdown', options: o }),
+	markdown: (o) => h.doc('markdown', { options: o }),
+	recognize: (o) => h.doc('recognize', { options: o }),
+	extract: (o) => h.doc('extract', { schema: SCHEMA, options: o }),
+	job: (o) => h.job('create', { waitForCompletion: true, options: o }),
+};
+
+const WAITS = new Set(['submit', 'submitSync', 'submitV2', 'job']);
+
+/** A seeded batch: each item a PDF of 1–3 pages with a text of its own; some fail, some never finish. */
+function scenario(seed, { timeScale = 0.02, maxItems = 16 } = {}) {
+	const random = rng(seed);
+	const operation = pick(random, Object.keys(OPERATIONS));
+	const n = 3 + Math.floor(random() * (maxItems - 2));
+	const continueOnFail = random() < 0.5;
+	const concurrency = pick(random, [1, 2, 5, 16]);
+	const waitTimeoutMinutes = Math.max(0.05, (pick(random, [4, 6, 10]) * timeScale) / 0.02 / 60);
+	const texts = [];
+	const items = [];
+	let pages = 0;
+	for (let i = 0; i < n; i++) {
+		const fate = random();
+		const marker = fate < 0.1 ? ' FAIL' : fate < 0.18 ? ' STUCK' : '';
+		const count = 1 + Math.floor(random() * 3);
+		const text = `Seed ${seed} item ${i}${marker}`;
+		texts.push(text);
+		pages += count;
+		const pdf = h.documents.makePdf(
+			Array.from({ length: count }, (_, p) => (p === 0 ? text : `page ${p + 1}`)),
+		);
+		items.push(h.binaryItem(pdf, `seed-${seed}-item-${i}.pdf`));
+	}
+	const options = { concurrency };
+	if (WAITS.has(operation)) options.waitTimeout = waitTimeoutMinutes;
+	// A third of the runs cannot pay for the whole batch: the balance runs out midway.
+	const balance = random() < 0.33 ? Math.floor(pages * (0.3 + random() * 0.5)) : undefined;
+	return {
+		seed,
+		operation,
+		parameters: OPERATIONS[operation](options),
+		items,
+		texts,
+		continueOnFail,
+		balance,
+		waitTimeoutMs: WAITS.has(operation) ? waitTimeoutMinutes * 60_000 : undefined,
+		msPerPage: Math.round(400 * (timeScale / 0.02)),
+		summary: `${operation} × ${n}, continueOnFail ${continueOnFail}, concurrency ${concurrency}${balance === undefined ? '' : `, balance ${balance} of ${pages} pages`}`,
+	};
+}
+
+/** The item a charge belongs to: its document's first page is the item's own text. */
+function itemOf(plan, document) {
+	return typeof document === 'string' ? plan.texts.indexOf(document.split(PAGE_SEPARATOR)[0]) : -1;
+}
+
+const SYNC_V1 = new Set(['POST /v1/markdown', 'POST /v1/ocr', 'POST /v1/extract']);
+const MAY_EXIST =
+	/may have been created|may exist|may have been charged|(was|were) (charged|billed)/i;
+const TIMED_OUT = /did not finish within/;
+
+/**
+ * What the node promised, checked against what the service saw. Returns the violations found
+ * (an empty list when every promise held).
+ */
+function checkInvariants({ emu, plan, result, started, answerAllowanceMs = 3_000 }) {
+	const violations = [];
+	const { output, error } = result;
+
+	// 4. pairedItem on every output item.
+	for (const item of output)
+		if (!item.pairedItem || typeof item.pairedItem.item !== 'number')
+			violations.push(
+				`an output item has no pairedItem: ${JSON.stringify(item.json).slice(0, 120)}`,
+			);
+
+	// The node's own charges (alice's key; the other client is carol), net of refunds.
+	const ledger = emu.ledger('acme').filter((e) => e.user === 'alice');
+	const refunded = new Set(ledger.filter((e) => e.reason === 'refund').map((e) => e.taskId));
+	const charges = ledger.filter((e) => e.reason === 'submit' && !refunded.has(e.taskId));
+
+	// 1. Nothing billed twice: one charge per document at most.
+	const byItem = new Map();
+	for (const charge of charges) {
+		const index = itemOf(plan, charge.document);
+		if (index < 0) {
+			violations.push(`a charge for a document of no item: ${charge.taskId}`);
+			continue;
+		}
+		if (byItem.has(index))
+			violations.push(
+				`item ${index} was billed twice (${byItem.get(index).taskId}, ${charge.taskId})`,
+			);
+		byItem.set(index, charge);
+	}
+
+	// 2. Every charge reaches the user: as the item's output, or named by an error.
+	const outputs = new Map();
+	for (const item of output) {
+		const index = item.pairedItem?.item;
+		if (!outputs.has(index)) outputs.set(index, []);
+		outputs.get(index).push(item.json);
+	}
+	const created = error?.context?.created ?? [];
+	const failedItem = error?.context?.itemIndex;
+	const errorText = error ? `${error.message}\n${error.description ?? ''}` : '';
+	for (const [index, charge] of byItem) {
+		// The emulator charges a /v1 recognition it then fails (422 `ocr_failed`, text FAIL): there
+		// is no result and no ID to deliver, and the item's own error says it failed.
+		if (SYNC_V1.has(charge.endpoint) && / FAIL$/.test(plan.texts[index])) continue;
+		const jsons = outputs.get(index) ?? [];
+		const success = jsons.find((j) => j.error === undefined);
+		const failure = jsons.find((j) => j.error !== undefined);
+		const mentions = (json) => JSON.stringify(json).includes(charge.taskId);
+		if (success) {
+			// A result is its own proof; an ID, when the service gave one, must be there.
+			const hasResult = ['markdown', 'text', 'data', 'resultText', 'taskId', 'id', 'jobId'].some(
+				(k) => success[k] !== undefined,
+			);
+			if (!hasResult)
+				violations.push(
+					`item ${index}: billed, and its output carries neither the result nor the ID`,
+				);
+			continue;
+		}
+		// An item whose request the service answered with a 4xx: the service decided, and the
+		// item's own error says so (it gave the node no ID to name).
+		const refused = (httpCode) => /^4\d\d$/.test(String(httpCode ?? ''));
+		if (failure) {
+			if (
+				!mentions(failure) &&
+				!MAY_EXIST.test(`${failure.error} ${failure.description ?? ''}`) &&
+				!failure.taskId &&
+				!failure.id &&
+				!failure.jobId &&
+				!refused(failure.httpCode)
+			)
+				violations.push(
+					`item ${index}: billed (${charge.taskId}), and its error item neither names the ID nor says it may have been billed: ${failure.error}`,
+				);
+			continue;
+		}
+		if (error) {
+			// Named as billed (with its ID or file), or as an item whose answer was lost after the send.
+			const listed =
+				created.some((c) => c.itemIndex === index) ||
+				(error.context?.lostAnswers ?? []).includes(index);
+			const ownError =
+				failedItem === index &&
+				(errorText.includes(charge.taskId) || MAY_EXIST.test(errorText) || refused(error.httpCode));
+			if (!listed && !ownError)
+				violations.push(
+					`item ${index}: billed (${charge.taskId} on ${charge.endpoint}), and the node's error does not name it`,
+				);
+			continue;
+		}
+		violations.push(
+			`item ${index}: billed (${charge.taskId}), and neither an output nor an error reached the user`,
+		);
+	}
+
+	// 3. Waits: a timed-out task did not finish long before its deadline; no status request
+	// after a wait's deadline.
+	if (plan.waitTimeoutMs !== undefined) {
+		const polls = emu.stats().pollLog;
+		for (const [index, charge] of byItem) {
+			const deadline = Date.parse(charge.at) + plan.waitTimeoutMs;
+			const last = Math.max(0, ...polls.filter((p) => p.taskId === charge.taskId).map((p) => p.at));
+			if (last > deadline + answerAllowanceMs)
+				violations.push(
+					`item ${index}: its task was still asked ${last - deadline} ms after its wait's deadline`,
+				);
+			const jsons = outputs.get(index) ?? [];
+			const timedOut =
+				jsons.some((j) => TIMED_OUT.test(String(j.error))) ||
+				(failedItem === index && TIMED_OUT.test(errorText));
+			const record = emu.getTask(charge.taskId);
+			const finishedAt = record?.completedAt ? Date.parse(record.completedAt) : undefined;
+			if (timedOut && finishedAt !== undefined && finishedAt < deadline - answerAllowanceMs)
+				violations.push(
+					`item ${index}: reported as timed out, but its task finished ${deadline - finishedAt} ms before the deadline`,
+				);
+		}
+	}
+	void started;
+	return violations;
+}
+
+module.exports = { scenario, checkInvariants, rng };

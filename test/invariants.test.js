@@ -1,0 +1,58 @@
+'use strict';
+/**
+ * The action node's promises as invariants, over many seeds, in n8n's engine against the
+ * emulator's hostile profile (slow answers, a rate limit with Retry-After, another client
+ * submitting, a backlog, submissions created and then answered 502 or dropped, tasks finishing out
+ * of order) — not only against the fast, polite default:
+ *
+ *  1. nothing is billed twice;
+ *  2. no billed ID or result is lost without an error naming it: every document the service
+ *     charged reaches the user as an output item, or as an error (the item's, or the node's)
+ *     that names it;
+ *  3. every wait ends by its deadline, and no task that finished before its deadline (less the
+ *     time a status answer takes) is reported as timed out;
+ *  4. every output item carries `pairedItem`.
+ *
+ * Each seed draws an operation, a batch (some documents failing, some never finishing, some
+ * refused for the balance), Continue on Fail, Concurrency and the service's randomness. The
+ * long variant (answers of 0.5–5 s) is `test/reliability/hostile.rel.js`.
+ */
+const h = require('./helpers');
+const { startEmulator } = require('../emulator');
+const { scenario, checkInvariants } = require('./invariants');
+
+const SEEDS = Number(process.env.INVARIANT_SEEDS || 16);
+
+jest.setTimeout(120_000);
+
+describe('the action node on a hostile service: its promises hold on every seed', () => {
+	test.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i', async (seed) => {
+		const plan = scenario(seed);
+		const emu = await startEmulator({
+			profile: 'hostile',
+			seed,
+			timeScale: 0.02,
+			backlog: 50,
+			rateLimit: { perSecond: 40, burst: 20 },
+			workers: 4,
+			msPerPage: plan.msPerPage,
+			syncMsPerPage: 5,
+			syncTimeoutMs: 300,
+		});
+		try {
+			if (plan.balance !== undefined) emu.setBalance('acme', plan.balance);
+			const started = Date.now();
+			const result = await h.run(emu, plan.parameters, plan.items, {
+				continueOnFail: plan.continueOnFail,
+			});
+			const violations = checkInvariants({ emu, plan, result, started });
+			expect({ seed, plan: plan.summary, violations }).toEqual({
+				seed,
+				plan: plan.summary,
+				violations: [],
+			});
+		} finally {
+			await emu.close();
+		}
+	});
+});
