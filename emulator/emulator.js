@@ -71,7 +71,7 @@ const DEFAULT_OPTIONS = {
 	rateLimit: null, // { perSecond, burst? }
 	// Opt-in hostility (see ./profiles.js, which sets them all for `profile: 'hostile'`):
 	// `latency` { '<route name>' | '*': ms | [min, max] } before a request is handled;
-	// `listShift` { probability, tasks: n | [min, max] } tasks another client of the account
+	// `listShift` { probability, tasks: n | [min, max], times? } tasks another client of the account
 	// submits right after a page of GET /api/tasks is answered; `backlog` finished tasks of that
 	// client in the account's list at start; `faults` rules added at start (see ./faults.js).
 	latency: null,
@@ -144,7 +144,7 @@ class Emulator extends EventEmitter {
 		});
 		for (const w of this.options.webhooks || []) this.webhooks.addEndpoint(w);
 		this.resetStats();
-		if (this.options.backlog > 0) this.seedBacklog(this.options.backlog);
+		if (this.options.backlog > 0) this.addFinishedTasks(this.options.backlog);
 	}
 
 	// ------------------------------------------------------------------ lifecycle
@@ -220,7 +220,7 @@ class Emulator extends EventEmitter {
 		this.buckets.clear();
 		this.quotaUsed.clear();
 		this.resetStats();
-		if (this.options.backlog > 0) this.seedBacklog(this.options.backlog);
+		if (this.options.backlog > 0) this.addFinishedTasks(this.options.backlog);
 	}
 
 	// ------------------------------------------------------------------ public helpers
@@ -716,6 +716,7 @@ class Emulator extends EventEmitter {
 	shiftList(ctx) {
 		const shift = this.options.listShift;
 		if (!shift || !ctx.auth.account) return;
+		if (shift.times !== undefined && !(shift.times-- > 0)) return;
 		if (shift.probability != null && this.hostility() >= Number(shift.probability)) return;
 		const n = this.pick(shift.tasks ?? 1);
 		for (let i = 0; i < n; i++) this.submitAsOtherClient(ctx.auth.account.name);
@@ -751,10 +752,11 @@ class Emulator extends EventEmitter {
 	}
 
 	/**
-	 * `backlog`: `n` finished tasks of the account's team member, created "earlier" (no ledger
-	 * entries, no webhooks), listed below everything submitted later.
+	 * `n` finished tasks of the account's team member (no ledger entries, no webhooks), listed as
+	 * the newest so far; the `backlog` option adds them at start, below everything submitted later.
+	 * One in fifty failed.
 	 */
-	seedBacklog(n, accountName = 'acme') {
+	addFinishedTasks(n, accountName = 'acme') {
 		const user = this.teamMember(accountName);
 		if (!user) return;
 		const pageTexts = ['An archived scan'];

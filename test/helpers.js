@@ -121,8 +121,14 @@ function useEmulator({ perTest = false, ...options } = {}) {
 	);
 }
 
+/** The log lines n8n and the nodes wrote lately, as { level, text } (test/harness/secrets.js). */
+function secretsLog() {
+	return require('./harness/secrets').lines;
+}
+
 module.exports = {
 	FULL_KEY,
+	secretsLog,
 	binaryItem,
 	pdfItem,
 	credentials,

@@ -231,6 +231,30 @@ describe('Get Many walks the list to its end, whatever page size the service kee
 	);
 });
 
+describe('Get Many on a list that moves while it is read', () => {
+	test.each([1, 2])(
+		'45 tasks, %i × 20 more submitted by another client between page reads: Return All outputs every task once and does not end early',
+		async (shifts) => {
+			emu.options.msPerPage = 0;
+			const { output: sent } = await h.run(
+				emu,
+				h.submit({ waitForCompletion: false, options: { concurrency: 10 } }),
+				docs(45),
+			);
+			emu.options.listShift = { probability: 1, tasks: 20, times: shifts };
+			const { output, error } = await h.run(
+				emu,
+				h.task('getMany', { returnAll: true, filters: {}, options: {} }),
+			);
+			emu.options.listShift = null;
+			expect(error).toBeUndefined();
+			const ids = output.map((o) => o.json.taskId);
+			expect(ids).toHaveLength(new Set(ids).size);
+			for (const o of sent) expect(ids).toContain(o.json.taskId);
+		},
+	);
+});
+
 describe('re-run safety: Skip Already Submitted Documents', () => {
 	const remembering = (overrides = {}) =>
 		h.submit({ options: { skipSubmitted: true }, ...overrides });

@@ -127,13 +127,11 @@ describe('Document OCR Poll Trigger in the real engine (PollContext)', () => {
 		expect((await trigger.poll()).emitted).toBe(false);
 	});
 
-	test('a 429 on a poll is a clear error, changes nothing, and the next poll catches up', async () => {
+	test('a 429 whose Retry-After fits the poll is waited out: one poll, every task', async () => {
 		const trigger = start();
 		await trigger.poll();
 		const ids = await submit(30);
 		await settled(ids);
-		const before = JSON.stringify(trigger.memory());
-		// The second page of the list is throttled: page 1 was read, yet nothing may be kept.
 		emu.fault({
 			method: 'GET',
 			path: '/api/tasks',
@@ -142,17 +140,137 @@ describe('Document OCR Poll Trigger in the real engine (PollContext)', () => {
 			every: 2,
 			times: 1,
 		});
-		const failed = await trigger.poll();
-		expect(failed.error).toBeDefined();
-		expect(failed.error.constructor.name).toBe('NodeApiError');
-		expect(`${failed.error.message} ${failed.error.description}`).toMatch(/rate|429|throttl/i);
-		expect(failed.error.description).toMatch(/next poll/);
-		expect(failed.items).toEqual([]);
-		expect(JSON.stringify(trigger.memory())).toBe(before);
 		const next = await trigger.poll();
 		expect(next.error).toBeUndefined();
 		expect(new Set(next.items.map((i) => i.taskId))).toEqual(new Set(ids));
 		expect(next.items).toHaveLength(30);
+	});
+
+	test('a 429 whose Retry-After does not fit: the tasks read before it are emitted, the next poll goes on', async () => {
+		const trigger = start();
+		await trigger.poll();
+		const ids = await submit(30);
+		await settled(ids);
+		emu.fault({
+			method: 'GET',
+			path: '/api/tasks',
+			kind: 'rateLimit',
+			retryAfter: 3600,
+			every: 2,
+			times: 1,
+		});
+		const first = await trigger.poll();
+		expect(first.error).toBeUndefined();
+		expect(first.items).toHaveLength(20);
+		expect(
+			h.secretsLog().some((l) => /the next poll goes on where this one stopped/.test(l.text)),
+		).toBe(true);
+		const next = await trigger.poll();
+		expect(next.items).toHaveLength(10);
+		expect(trigger.emitted.map((i) => i.taskId).sort()).toEqual([...ids].sort());
+	});
+
+	test('a poll whose first request fails is a clear error that keeps the memory; the next poll catches up', async () => {
+		const trigger = start();
+		await trigger.poll();
+		const ids = await submit(30);
+		await settled(ids);
+		const before = JSON.stringify(trigger.memory());
+		emu.fault({ method: 'GET', path: '/api/tasks', kind: 'rateLimit', retryAfter: 3600, times: 1 });
+		const failed = await trigger.poll();
+		expect(failed.error.constructor.name).toBe('NodeApiError');
+		expect(`${failed.error.message} ${failed.error.description}`).toMatch(/rate|429|throttl/i);
+		expect(failed.error.description).toMatch(/next poll goes on where it stopped/);
+		expect(JSON.stringify(trigger.memory())).toBe(before);
+		const next = await trigger.poll();
+		expect(new Set(next.items.map((i) => i.taskId))).toEqual(new Set(ids));
+	});
+
+	test('another client submitting between page reads (k × pageSize at a time): every task emitted exactly once', async () => {
+		const trigger = start();
+		await trigger.poll();
+		const ids = await submit(45);
+		await settled(ids);
+		// After each of the next two pages answered, 20 tasks more of the team member.
+		emu.options.listShift = { probability: 1, tasks: 20, times: 2 };
+		await trigger.poll();
+		emu.options.listShift = null;
+		await emu.waitFor(() => emu.tasks.every((t) => t.status === 'done'), { timeoutMs: 10_000 });
+		for (let i = 0; i < 5; i++) await trigger.poll();
+		const emitted = trigger.emitted.map((i) => i.taskId);
+		expect(emitted).toHaveLength(new Set(emitted).size);
+		const created = emu.tasks.map((t) => t.taskId);
+		expect(new Set(emitted)).toEqual(new Set(created));
+	});
+
+	test('an 800-task burst on a service allowing 20 requests per poll: worked off over polls, each task once', async () => {
+		const trigger = start();
+		await trigger.poll();
+		emu.addFinishedTasks(800);
+		emu.options.rateLimit = { perSecond: 0.001, burst: 20 };
+		let polls = 0;
+		while (trigger.emitted.length < 800 && polls < 10) {
+			emu.buckets.clear(); // a new poll: the service allows 20 requests again
+			await trigger.poll();
+			polls++;
+		}
+		emu.options.rateLimit = null;
+		const emitted = trigger.emitted.map((i) => i.taskId);
+		expect(emitted).toHaveLength(800);
+		expect(new Set(emitted).size).toBe(800);
+		expect(polls).toBeLessThanOrEqual(4);
+	});
+
+	test('1,500 tasks between two polls (more than Max Pages per Poll holds): the rest come with the next poll', async () => {
+		const trigger = start();
+		await trigger.poll();
+		emu.addFinishedTasks(1_500);
+		const first = await trigger.poll();
+		expect(first.items).toHaveLength(1_000);
+		const second = await trigger.poll();
+		expect(second.items).toHaveLength(500);
+		expect(new Set(trigger.emitted.map((i) => i.taskId)).size).toBe(1_500);
+	});
+
+	test('an oldest-first service with the default setting: new tasks are reported, and a warning says to change the setting', async () => {
+		emu.options.listOrder = 'oldest';
+		await submit(25);
+		await emu.waitFor(() => emu.tasks.every((t) => t.status === 'done'), { timeoutMs: 10_000 });
+		const trigger = start();
+		await trigger.poll();
+		const ids = await submit(5);
+		await settled(ids);
+		const next = await trigger.poll();
+		expect(new Set(next.items.map((i) => i.taskId))).toEqual(new Set(ids));
+		expect(
+			h
+				.secretsLog()
+				.some((l) => l.level === 'warn' && /set Options → List Order to Oldest First/.test(l.text)),
+		).toBe(true);
+	});
+
+	test('deactivate and activate: starts from now (tasks finished while inactive are not reported); an n8n restart goes on', async () => {
+		const trigger = start();
+		await trigger.poll();
+		const before = await submit(3);
+		await settled(before);
+		trigger.reactivate();
+		expect((await trigger.poll()).items).toEqual([]);
+		const after = await submit(2);
+		await settled(after);
+		trigger.restart();
+		expect(new Set((await trigger.poll()).items.map((i) => i.taskId))).toEqual(new Set(after));
+	});
+
+	test('two polls at once (n8n does not wait for the previous tick): each task emitted once', async () => {
+		const trigger = start();
+		await trigger.poll();
+		const ids = await submit(30);
+		await settled(ids);
+		emu.fault({ method: 'GET', path: '/api/tasks', kind: 'latency', ms: 300, times: 1 });
+		const [a, b] = await Promise.all([trigger.poll(), trigger.poll()]);
+		expect([a.items.length, b.items.length].sort()).toEqual([0, 30]);
+		expect(trigger.emitted).toHaveLength(30);
 	});
 
 	test('a 5xx while checking a followed task: error, then caught up once', async () => {

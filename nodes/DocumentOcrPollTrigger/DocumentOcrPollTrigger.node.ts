@@ -27,17 +27,31 @@ const MAX_POLL_MS = 4 * 60_000;
 const DETAILS_TIMEOUT_MS = 10_000;
 
 /**
- * Requests of one poll: 5xx and network errors are retried a little within the poll; a 429 is
- * not waited out — the poll fails with the service's error and the next poll is the retry.
+ * Requests of one poll: 5xx and network errors are retried a little, and a 429 is waited out as
+ * its Retry-After asks — within the poll's budget (each request carries the poll's deadline, and
+ * no wait goes past it). What does not fit is left to the next poll, which goes on from there.
  */
 function pollTransport(): TransportState {
 	return new TransportState(1, {
 		...DEFAULT_RETRY,
 		maxReadRetries: 2,
-		maxRateLimitRetries: 0,
 		backoffMaxMs: 4_000,
 	});
 }
+
+/** A request started this close to the poll's deadline would not end in time: none is started. */
+const DEADLINE_MARGIN_MS = 5_000;
+
+/**
+ * Marks on the node's static data object itself, which n8n keeps in memory for the activation and
+ * shares between overlapping polls (`getStaticData('node')` of the activation's Workflow; the
+ * durable cursors of n8n 2.41, when enabled, serialise polls themselves). Symbols are not saved
+ * with the static data, so a restart or a new activation starts without them.
+ */
+const POLL_UNDER_WAY = Symbol('documentOcrPollUnderWay');
+const ACTIVATION_SEEN = Symbol('documentOcrActivationSeen');
+
+type Marked = IDataObject & { [POLL_UNDER_WAY]?: number; [ACTIVATION_SEEN]?: boolean };
 
 export class DocumentOcrPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -165,6 +179,7 @@ export class DocumentOcrPollTrigger implements INodeType {
 		const budget = Math.min(MAX_POLL_MS, Math.max(10_000, Number(this.getPollBudgetMs?.()) || 0));
 		const deadline = Date.now() + budget;
 		const state = pollTransport();
+		settings.canRead = () => Date.now() < deadline - DEADLINE_MARGIN_MS;
 
 		const readPage: PageReader = async (page) => {
 			const response = await apiRequest.call(
@@ -197,30 +212,39 @@ export class DocumentOcrPollTrigger implements INodeType {
 
 		const manual = this.getMode() === 'manual';
 		let found: Finished[];
-		try {
-			if (manual) {
-				// A test run shows the latest finished task as a sample and changes no memory.
+		if (manual) {
+			// A test run shows the latest finished task as a sample and changes no memory.
+			try {
 				const sample = await newestFinished(
 					{ events, order, maxPages: Math.min(settings.maxPages, 5) },
 					readPage,
 				);
 				found = sample ? [sample] : [];
-			} else {
-				const data = this.getWorkflowStaticData('node');
-				const previous = readState(data[STATE_KEY]);
-				const result = await pollOnce(previous, settings, readPage, readTask);
-				for (const warning of result.warnings)
-					this.logger.warn(`Document OCR Poll Trigger: ${warning}`);
-				if (result.baseline)
-					this.logger.debug(
-						`Document OCR Poll Trigger: starting point recorded (${result.state.seen.length} tasks listed, ${result.state.pending.length} unfinished followed); tasks finished before now are not reported`,
-					);
-				// The memory changes only after the whole poll has succeeded.
-				data[STATE_KEY] = result.state;
-				found = result.emit;
+			} catch (error) {
+				throw pollFailed(this, error, false);
 			}
-		} catch (error) {
-			throw pollFailed(this, error);
+		} else {
+			const data = this.getWorkflowStaticData('node') as Marked;
+			// One poll at a time: n8n starts a poll on every tick without waiting for the one before
+			// (n8n-core's ActiveWorkflowTriggers.activatePollTrigger); a tick that finds one under
+			// way (and not past its deadline) is skipped, the next tick goes on.
+			const underWay = data[POLL_UNDER_WAY];
+			if (underWay !== undefined && underWay > Date.now()) {
+				this.logger.debug(
+					'Document OCR Poll Trigger: the previous poll is still running; this tick is skipped',
+				);
+				return null;
+			}
+			Object.defineProperty(data, POLL_UNDER_WAY, {
+				value: deadline,
+				configurable: true,
+				writable: true,
+			});
+			try {
+				found = await pollAndKeep(this, data, settings, readPage, readTask);
+			} finally {
+				data[POLL_UNDER_WAY] = undefined;
+			}
 		}
 		if (found.length === 0) return null;
 
@@ -243,10 +267,45 @@ export class DocumentOcrPollTrigger implements INodeType {
 	}
 }
 
-/** A failed poll: the service's own error, saying that nothing was lost and the next poll retries. */
-function pollFailed(ctx: IPollFunctions, error: unknown): Error {
-	const note =
-		"Nothing was emitted and the trigger's memory was not changed: the next poll reads the same tasks again, so no task is skipped or reported twice.";
+/**
+ * One poll against the memory in the node's static data: a user's activation (activate, as
+ * opposed to n8n starting up or a saved change) starts from now; what the poll learnt is kept
+ * whatever happens, and what it found is emitted. A poll that failed before finding anything
+ * fails, saying that the next poll goes on where it stopped.
+ */
+async function pollAndKeep(
+	ctx: IPollFunctions,
+	data: Marked,
+	settings: PollSettings,
+	readPage: PageReader,
+	readTask: TaskReader,
+): Promise<Finished[]> {
+	if (!data[ACTIVATION_SEEN]) {
+		Object.defineProperty(data, ACTIVATION_SEEN, { value: true, configurable: true });
+		if (ctx.getActivationMode() === 'activate') delete data[STATE_KEY];
+	}
+	const previous = readState(data[STATE_KEY]);
+	const result = await pollOnce(previous, settings, readPage, readTask);
+	if (result.state) data[STATE_KEY] = result.state;
+	for (const warning of result.warnings) ctx.logger.warn(`Document OCR Poll Trigger: ${warning}`);
+	if (result.baseline)
+		ctx.logger.debug(
+			`Document OCR Poll Trigger: starting point recorded (${result.state?.seen.length ?? 0} tasks listed, ${result.state?.pending.length ?? 0} unfinished followed); tasks finished before now are not reported`,
+		);
+	if (result.failure !== undefined) {
+		if (result.emit.length === 0) throw pollFailed(ctx, result.failure, true);
+		ctx.logger.warn(
+			`Document OCR Poll Trigger: ${(result.failure as Error)?.message ?? String(result.failure)} — the tasks found before it are emitted; the next poll goes on where this one stopped.`,
+		);
+	}
+	return result.emit;
+}
+
+/** A failed poll: the service's own error, and what becomes of the tasks not read. */
+function pollFailed(ctx: IPollFunctions, error: unknown, kept: boolean): Error {
+	const note = kept
+		? "Nothing was emitted. What this poll read before the failure is kept in the trigger's memory: the next poll goes on where it stopped, so no task is skipped or reported twice."
+		: 'Nothing was changed.';
 	let failure: NodeApiError;
 	if (error instanceof NodeApiError) {
 		const description = `${error.description ?? ''}\n\n${note}`.trim();

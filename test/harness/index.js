@@ -41,7 +41,15 @@ function runWorkflow(options) {
 }
 
 /** Input (emitting `items`) → Document OCR (`parameters`), run and scanned. */
-function runNode({ parameters, items, credentials, settings = {}, nodeSettings, staticData, mode }) {
+function runNode({
+	parameters,
+	items,
+	credentials,
+	settings = {},
+	nodeSettings,
+	staticData,
+	mode,
+}) {
 	return runWorkflow({
 		...nodeWorkflow({ parameters, items, nodeSettings }),
 		credentials,
@@ -268,9 +276,11 @@ async function startTriggerServer({ parameters, credentials, staticData = {} }) 
 /**
  * An active poll-trigger workflow, polled the way n8n's poll executor does: a real PollContext
  * (n8n-core) per poll on ONE workflow object that lives as long as the activation, so the node's
- * static data stays in memory between polls. As n8n's server does, the static data is "saved"
- * (`saved`, a deep copy) only when a poll emits; `restart()` reloads the workflow from that copy,
- * which is what an n8n restart does. `poll({ mode })`: 'trigger' (default) or 'manual'.
+ * static data stays in memory between polls (and is shared by polls that overlap). As n8n's
+ * server does, the static data is "saved" (`saved`, a deep copy) only when a poll emits;
+ * `restart()` reloads the workflow from that copy with the activation mode 'init' (an n8n
+ * restart), `reactivate()` with 'activate' (the user deactivating and activating it). The first
+ * activation is 'activate'. `poll({ mode })`: 'trigger' (default) or 'manual'.
  * Returns { items, error } per poll; `emitted` collects every emitted item.
  */
 function startPollTrigger({ parameters, credentials, staticData = {} }) {
@@ -298,11 +308,23 @@ function startPollTrigger({ parameters, credentials, staticData = {} }) {
 		});
 	const trigger = {
 		workflow: load(staticData),
+		activation: 'activate',
+		/** The activation's first poll is still to come (n8n saves the static data after it). */
+		activating: true,
 		saved: JSON.parse(JSON.stringify(staticData)),
 		emitted: [],
 		polls: 0,
 		restart() {
 			trigger.workflow = load(trigger.saved);
+			trigger.activation = 'init';
+			trigger.activating = true;
+		},
+		reactivate() {
+			// n8n saves the static data when it deactivates the workflow, and loads it to activate.
+			trigger.saved = JSON.parse(JSON.stringify(trigger.workflow.staticData));
+			trigger.workflow = load(trigger.saved);
+			trigger.activation = 'activate';
+			trigger.activating = true;
 		},
 		async poll({ mode = 'trigger' } = {}) {
 			trigger.polls++;
@@ -312,17 +334,24 @@ function startPollTrigger({ parameters, credentials, staticData = {} }) {
 				variables: {},
 			};
 			const { workflow } = trigger;
-			const context = new core.PollContext(workflow, node, additionalData, mode, 'trigger');
+			const context = new core.PollContext(
+				workflow,
+				node,
+				additionalData,
+				mode,
+				trigger.activation,
+			);
 			try {
 				const result = await engine.documentOcrPollTrigger.poll.call(context);
 				secrets.scan('the poll output', result ?? {});
 				secrets.assertLogsClean();
 				const items = result ? result[0].map((i) => i.json) : [];
-				// n8n saves the workflow's static data when a poll emits (and not otherwise).
-				if (result && mode !== 'manual') {
+				// n8n saves the workflow's static data when a poll emits, and at the end of an activation
+				// (whose first poll this is; workflow-trigger-activator.js in n8n 2.41).
+				if ((result || trigger.activating) && mode !== 'manual')
 					trigger.saved = JSON.parse(JSON.stringify(workflow.staticData));
-					trigger.emitted.push(...items);
-				}
+				if (mode !== 'manual') trigger.activating = false;
+				if (result && mode !== 'manual') trigger.emitted.push(...items);
 				return { items, emitted: result !== null };
 			} catch (error) {
 				secrets.scan('the poll error', error);

@@ -27,6 +27,10 @@ class FakeService {
 	/** Throws on the n-th page read from now (1 = the next one). */
 	failPageAt = 0;
 	failTaskAt = 0;
+	/** Requests answered before a 429 (a rate limit per poll; reset by the Trigger). */
+	allowance = Infinity;
+	/** Runs after each page answered (another client submitting while the list is read). */
+	afterPage?: (page: number) => void;
 
 	create(n = 1, status = 'queued') {
 		const ids: string[] = [];
@@ -78,20 +82,26 @@ class FakeService {
 	readPage = async (page: number) => {
 		this.pageCalls++;
 		if (this.failPageAt > 0 && --this.failPageAt === 0) throw new Error('HTTP 429 rate_limited');
+		if (this.allowance-- <= 0) throw new Error('HTTP 429 rate_limited');
 		const list = unwrapList(this.body(page));
 		if (!list) throw new Error('unreadable list');
+		this.afterPage?.(page);
 		return list;
 	};
 
 	readTask = async (id: string): Promise<IDataObject | undefined> => {
 		this.taskCalls++;
 		if (this.failTaskAt > 0 && --this.failTaskAt === 0) throw new Error('HTTP 503');
+		if (this.allowance-- <= 0) throw new Error('HTTP 429 rate_limited');
 		const task = this.tasks.find((t) => t.taskId === id);
 		return task ? { ...task } : undefined;
 	};
 }
 
-/** Polls like n8n: the state is replaced only when a poll succeeds. */
+/**
+ * Polls as the node does: the state a poll returns is stored and what it found is emitted, also
+ * when a request failed midway (the failure is recorded, as n8n records a poll's error).
+ */
 class Trigger {
 	state: PollState | undefined;
 	emitted: string[] = [];
@@ -105,25 +115,20 @@ class Trigger {
 	) {}
 
 	async poll() {
-		try {
-			const result = await pollOnce(
-				this.state,
-				this.settings,
-				this.service.readPage,
-				this.service.readTask,
-			);
-			this.state = JSON.parse(JSON.stringify(result.state)) as PollState;
-			this.emitted.push(...result.emit.map((e) => `${e.event}:${e.taskId}`));
-			return result;
-		} catch (error) {
-			// As n8n does with a poll's error: recorded; the state stays as it was.
-			this.errors.push(error);
-			return undefined;
-		}
+		const result = await pollOnce(
+			this.state,
+			this.settings,
+			this.service.readPage,
+			this.service.readTask,
+		);
+		this.state = result.state && (JSON.parse(JSON.stringify(result.state)) as PollState);
+		this.emitted.push(...result.emit.map((e) => `${e.event}:${e.taskId}`));
+		if (result.failure !== undefined) this.errors.push(result.failure);
+		return result;
 	}
 }
 
-const SEEDS = [7, 11, 23, 42, 99];
+const SEEDS = Array.from({ length: 30 }, (_, i) => 7 + i * 13);
 
 const count = (list: string[]) => {
 	const counts = new Map<string, number>();
@@ -163,10 +168,12 @@ describe('first poll', () => {
 });
 
 describe('steady state', () => {
-	test('one page is read when nothing changed', async () => {
+	test('one page is read when nothing changed (once the order is confirmed)', async () => {
 		const svc = new FakeService();
 		svc.create(100, 'done');
 		const t = new Trigger(svc);
+		await t.poll();
+		svc.create(1, 'done');
 		await t.poll();
 		svc.pageCalls = 0;
 		const result = await t.poll();
@@ -313,29 +320,36 @@ test('a service that ignores `page` (the same page again) ends the walk', async 
 	const t = new Trigger(svc);
 	svc.pageCalls = 0;
 	const first = await t.poll();
-	expect(first?.pagesRead).toBe(2);
+	// Page 2 repeats page 1, and page 1 read again is unchanged: the service ignores `page`.
+	expect(first?.pagesRead).toBe(3);
+	expect(first?.warnings.join(' ')).toMatch(/ignore the "page" parameter/);
 	svc.create(1, 'done');
 	await t.poll();
 	expect(t.emitted).toEqual(['ocr.done:t31']);
 });
 
-describe('a failed poll changes nothing', () => {
-	test.each([1, 2, 3])('error on page %i, then the next poll catches up', async (at) => {
-		const svc = new FakeService();
-		const t = new Trigger(svc);
-		await t.poll();
-		const ids = svc.create(50, 'done');
-		const before = JSON.stringify(t.state);
-		svc.failPageAt = at;
-		expect(await t.poll()).toBeUndefined();
-		expect(JSON.stringify(t.state)).toBe(before);
-		expect(t.emitted).toEqual([]);
-		await t.poll();
-		expect(new Set(t.emitted)).toEqual(new Set(ids.map((id) => `ocr.done:${id}`)));
-		expect(t.emitted).toHaveLength(50);
-	});
+describe('a failed poll keeps what it learnt', () => {
+	test.each([1, 2, 3])(
+		'error on page %i: what was read before is emitted, the next poll goes on from there',
+		async (at) => {
+			const svc = new FakeService();
+			const t = new Trigger(svc);
+			await t.poll();
+			const ids = svc.create(50, 'done');
+			svc.failPageAt = at;
+			const failed = await t.poll();
+			expect(failed.failure).toBeDefined();
+			expect(t.emitted).toHaveLength(20 * (at - 1));
+			svc.pageCalls = 0;
+			await t.poll();
+			expect(new Set(t.emitted)).toEqual(new Set(ids.map((id) => `ocr.done:${id}`)));
+			expect(t.emitted).toHaveLength(50);
+			// Only what was not read yet: the top, the page that held the last task read, and on.
+			expect(svc.pageCalls).toBeLessThanOrEqual(6 - at);
+		},
+	);
 
-	test('error while checking a followed task', async () => {
+	test('error while checking a followed task: the next poll checks it again', async () => {
 		const svc = new FakeService();
 		const t = new Trigger(svc);
 		await t.poll();
@@ -345,28 +359,164 @@ describe('a failed poll changes nothing', () => {
 		await t.poll();
 		svc.finish(slow);
 		svc.failTaskAt = 1;
-		const before = JSON.stringify(t.state);
-		expect(await t.poll()).toBeUndefined();
-		expect(JSON.stringify(t.state)).toBe(before);
+		expect((await t.poll()).failure).toBeDefined();
 		await t.poll();
 		expect(t.emitted.filter((e) => e.endsWith(`:${slow}`))).toHaveLength(1);
 	});
 
-	test('the first poll failing records nothing: the next one is the starting point', async () => {
+	test('a first poll failing after its first page keeps its starting point', async () => {
 		const svc = new FakeService();
-		svc.create(5, 'done');
+		svc.create(45, 'done');
+		const [waiting] = svc.create(1);
 		const t = new Trigger(svc);
-		svc.failPageAt = 1;
+		svc.failPageAt = 2;
+		const first = await t.poll();
+		expect(first.baseline).toBe(true);
+		expect(first.failure).toBeDefined();
+		expect(t.state?.gaps).toEqual([{ page: 2, after: expect.any(String), baseline: true }]);
+		const fresh = svc.create(2, 'done');
+		svc.finish(waiting);
 		await t.poll();
-		expect(t.state).toBeUndefined();
-		const result = await t.poll();
-		expect(result?.baseline).toBe(true);
+		// The rest of the first reading is read quietly; the new tasks and the followed one are emitted.
+		expect(new Set(t.emitted)).toEqual(new Set([...fresh, waiting].map((id) => `ocr.done:${id}`)));
+		expect(t.state?.gaps).toEqual([]);
+	});
+});
+
+describe('a list that moves while it is read (issue 23, finding 3)', () => {
+	test.each([
+		[20, 30, 20],
+		[1, 3, 1],
+		[20, 100, 40],
+	])(
+		'page size %i, %i new tasks, %i more submitted between two page reads: every task emitted once',
+		async (pageSize, n, between) => {
+			const svc = new FakeService();
+			svc.cap = pageSize;
+			const t = new Trigger(svc);
+			await t.poll();
+			const ids = svc.create(n, 'done');
+			let extra: string[] = [];
+			svc.afterPage = (page) => {
+				if (page === 1 && extra.length === 0) extra = svc.create(between, 'done');
+			};
+			await t.poll();
+			svc.afterPage = undefined;
+			await t.poll();
+			const all = [...ids, ...extra].map((id) => `ocr.done:${id}`);
+			expect(t.emitted.sort()).toEqual(all.sort());
+		},
+	);
+});
+
+test('a page repeated because tasks were added while the first page was read again is not taken for a service ignoring `page`', async () => {
+	const svc = new FakeService();
+	const t = new Trigger(svc);
+	await t.poll();
+	const ids = svc.create(45, 'done');
+	let shifts = 2;
+	const extra: string[] = [];
+	svc.afterPage = () => {
+		if (shifts-- > 0) extra.push(...svc.create(20, 'done'));
+	};
+	await t.poll();
+	svc.afterPage = undefined;
+	for (let i = 0; i < 3; i++) await t.poll();
+	expect(t.emitted.sort()).toEqual([...ids, ...extra].map((id) => `ocr.done:${id}`).sort());
+});
+
+describe('a backlog on a rate-limiting service is worked off over several polls (finding 4)', () => {
+	test('an 800-task burst, 20 requests allowed per poll: every task once, within 50 polls', async () => {
+		const svc = new FakeService();
+		const t = new Trigger(svc);
+		await t.poll();
+		const ids = svc.create(800, 'done');
+		const more: string[] = [];
+		let polls = 0;
+		while (t.emitted.length < 850 && polls < 50) {
+			svc.allowance = 20;
+			if (polls === 3) more.push(...svc.create(50, 'done'));
+			await t.poll();
+			polls++;
+		}
+		const expected = [...ids, ...more].map((id) => `ocr.done:${id}`);
+		expect(new Set(t.emitted)).toEqual(new Set(expected));
+		expect(t.emitted).toHaveLength(850);
+		expect(t.failures).toBeGreaterThan(0);
+		expect(polls).toBeLessThanOrEqual(50);
+	});
+
+	test('more tasks than Max Pages per Poll holds between two polls: the deeper ones come with the next polls', async () => {
+		const svc = new FakeService();
+		const t = new Trigger(svc);
+		await t.poll();
+		const ids = svc.create(1_500, 'done');
+		const first = await t.poll();
+		expect(t.emitted).toHaveLength(1_000);
+		expect(first.warnings.join(' ')).toMatch(/next poll goes on/);
+		const later = svc.create(30, 'done');
+		await t.poll();
+		expect(new Set(t.emitted)).toEqual(new Set([...ids, ...later].map((id) => `ocr.done:${id}`)));
+		expect(t.emitted).toHaveLength(1_530);
+		expect(t.state?.gaps).toEqual([]);
+	});
+
+	test('a history of 3,000 tasks at activation: unfinished tasks deep in it are followed too', async () => {
+		const svc = new FakeService();
+		const [deep] = svc.create(1);
+		svc.create(2_999, 'done');
+		const t = new Trigger(svc);
+		for (let i = 0; i < 4; i++) await t.poll();
 		expect(t.emitted).toEqual([]);
+		svc.finish(deep);
+		await t.poll();
+		expect(t.emitted).toEqual([`ocr.done:${deep}`]);
+	});
+});
+
+describe('the list order is checked against the setting', () => {
+	test('an oldest-first service with the default setting: new tasks are reported, with a warning', async () => {
+		const svc = new FakeService();
+		svc.order = 'oldest';
+		svc.create(45, 'done');
+		const t = new Trigger(svc);
+		await t.poll();
+		const fresh = svc.create(5, 'done');
+		const result = await t.poll();
+		expect(new Set(t.emitted)).toEqual(new Set(fresh.map((id) => `ocr.done:${id}`)));
+		expect(result.warnings.join(' ')).toMatch(/set Options → List Order to Oldest First/);
+	});
+
+	test('a newest-first service with List Order: Oldest First: new tasks are reported, with a warning', async () => {
+		const svc = new FakeService();
+		svc.create(45, 'done');
+		const t = new Trigger(svc, { ...DEFAULT_SETTINGS, order: 'oldest' });
+		await t.poll();
+		const fresh = svc.create(5, 'done');
+		const result = await t.poll();
+		expect(new Set(t.emitted)).toEqual(new Set(fresh.map((id) => `ocr.done:${id}`)));
+		expect(result.warnings.join(' ')).toMatch(/set Options → List Order to Newest First/);
+	});
+
+	test('once new tasks have appeared where the setting says, the other end is no longer read', async () => {
+		const svc = new FakeService();
+		svc.create(45, 'done');
+		const t = new Trigger(svc);
+		await t.poll();
+		svc.pageCalls = 0;
+		await t.poll();
+		expect(svc.pageCalls).toBe(2); // page 1, and the end of the list
+		svc.create(3, 'done');
+		await t.poll();
+		expect(t.state?.orderConfirmed).toBe(true);
+		svc.pageCalls = 0;
+		await t.poll();
+		expect(svc.pageCalls).toBe(1);
 	});
 });
 
 test.each(SEEDS)(
-	'random creations, finishes, deletions and failures (seed %i): nothing skipped, nothing twice',
+	'random creations, finishes, deletions, failures, rate limits and lists moving while read (seed %i): nothing skipped, nothing twice',
 	async (start) => {
 		let seed = start;
 		const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -390,9 +540,23 @@ test.each(SEEDS)(
 			}
 			if (random() < 0.1) svc.failPageAt = 1 + Math.floor(random() * 3);
 			if (random() < 0.05) svc.failTaskAt = 1;
+			// Another client submitting while the list is read, and a rate limit of a few requests.
+			svc.afterPage =
+				random() < 0.3
+					? () => {
+							if (random() < 0.3)
+								for (const id of svc.create(1 + Math.floor(random() * 25))) expected.add(id);
+						}
+					: undefined;
+			svc.allowance = random() < 0.3 ? 1 + Math.floor(random() * 5) : Infinity;
 			await t.poll();
 		}
+		svc.afterPage = undefined;
+		svc.allowance = Infinity;
 		for (const task of svc.tasks) if (task.status === 'queued') svc.finish(task.taskId);
+		// Gaps left by the last polls are read, and followed tasks checked 25 a poll.
+		const busy = () => (t.state?.gaps.length ?? 0) > 0 || (t.state?.pending.length ?? 0) > 0;
+		for (let i = 0; i < 40 && busy(); i++) await t.poll();
 		await t.poll();
 		await t.poll();
 		expect(t.failures).toBeGreaterThan(0);
@@ -528,14 +692,32 @@ describe('manual test run sample', () => {
 	});
 });
 
-test('stored state is read defensively', () => {
+test('stored state is read defensively; the first version is carried over', () => {
 	expect(readState(undefined)).toBeUndefined();
-	expect(readState({ v: 2, seen: [], pending: [] })).toBeUndefined();
+	expect(readState({ v: 3, seen: [], pending: [] })).toBeUndefined();
 	expect(readState({ v: 1, seen: [1], pending: [] })).toBeUndefined();
 	expect(readState({ v: 1, seen: ['a'], pending: ['b'], resumePage: 3 })).toEqual({
-		v: 1,
+		v: 2,
 		seen: ['a'],
 		pending: ['b'],
+		gaps: [],
 		resumePage: 3,
+	});
+	expect(
+		readState({
+			v: 2,
+			seen: ['a'],
+			pending: [],
+			gaps: [{ page: 4, after: 'x', baseline: false }, { page: 'bad' }],
+			end: { page: 2, last: 'z' },
+			orderConfirmed: true,
+		}),
+	).toEqual({
+		v: 2,
+		seen: ['a'],
+		pending: [],
+		gaps: [{ page: 4, after: 'x', baseline: false }],
+		end: { page: 2, last: 'z' },
+		orderConfirmed: true,
 	});
 });

@@ -6,6 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { idsOf, isLastPage, samePage } from '../../helpers/list';
+import type { ListPage } from '../../helpers/task';
 import { unwrapList } from '../../helpers/task';
 import { requireInteger } from '../../helpers/validate';
 import type { TransportState } from '../../transport';
@@ -121,10 +123,10 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 
 /**
  * Walks the list by what each answer says — `hasMore`, `totalPages`, `total` with the page size
- * the service used — and only without any of those by the page's length: a page shorter than the
- * longest one seen ends the walk, and so does an empty page. A service that caps `pageSize` below
- * the one asked (the reference shows no maximum) therefore never ends the walk early: its pages
- * are all as long as its cap, and only the last one is shorter (or empty).
+ * the service used — and only without any of those by the page's length (helpers/list.ts). The
+ * list may move while it is walked (tasks submitted meanwhile push every task down a place): a
+ * task met again is output once, and a page made only of tasks met before ends the walk only when
+ * the first page, read again, shows that the service ignores `page`.
  */
 async function listTasks(
 	this: IExecuteFunctions,
@@ -137,11 +139,7 @@ async function listTasks(
 		status,
 	}: { limit: number; pageSize: number; page: number; status?: string },
 ): Promise<INodeExecutionData[]> {
-	let page = startPage;
-	let longest = 0;
-	const tasks: IDataObject[] = [];
-	let previousFirstId: unknown;
-	for (let walked = 0; walked < MAX_PAGES && tasks.length < limit; walked++, page++) {
+	const read = async (page: number): Promise<ListPage> => {
 		const response = await apiRequest.call(
 			this,
 			itemIndex,
@@ -156,24 +154,30 @@ async function listTasks(
 		);
 		const list = unwrapList(response.body);
 		if (!list) throw unexpectedBody(this, itemIndex, 'the task list', response.body);
-		const firstId = list.records[0]?.taskId;
-		// A service that ignores `page` would return the same page forever.
-		if (
-			list.records.length === 0 ||
-			(walked > 0 && firstId !== undefined && firstId === previousFirstId)
-		)
-			break;
-		previousFirstId = firstId;
-		tasks.push(...list.records);
+		return list;
+	};
+	const tasks: IDataObject[] = [];
+	const met = new Set<string>();
+	let longest = 0;
+	for (let page = startPage; page < startPage + MAX_PAGES && tasks.length < limit; page++) {
+		const list = await read(page);
+		let fresh = 0;
+		for (const record of list.records) {
+			const id = idsOf({ records: [record] })[0];
+			if (id !== undefined) {
+				if (met.has(id)) continue;
+				met.add(id);
+			}
+			fresh++;
+			tasks.push(record);
+		}
 		longest = Math.max(longest, list.records.length);
-		// The page size the service used: as it says, else its longest page so far.
-		const used = list.pageSize ?? longest;
-		let lastPage: boolean;
-		if (list.hasMore !== undefined) lastPage = !list.hasMore;
-		else if (list.totalPages !== undefined) lastPage = page >= list.totalPages;
-		else if (list.total !== undefined) lastPage = page * used >= list.total;
-		else lastPage = list.records.length < longest;
-		if (lastPage) break;
+		if (isLastPage(list, page, longest)) break;
+		if (fresh === 0 && page > startPage) {
+			// Every task of this page was met before: the list moved, or `page` is ignored.
+			const first = await read(startPage);
+			if (samePage(idsOf(list), idsOf(first))) break;
+		}
 	}
 	return tasks.slice(0, limit).map((json) => ({ json }));
 }
