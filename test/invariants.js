@@ -217,4 +217,74 @@ function checkInvariants({ emu, plan, result, started, answerAllowanceMs = 3_000
 	return violations;
 }
 
-module.exports = { scenario, checkInvariants, rng };
+const FINAL = new Set(['done', 'failed']);
+
+/**
+ * The poll trigger, activated on a hostile service with a backlog and unfinished tasks, then
+ * polled while bursts of tasks are submitted (by another client of the account) and the list
+ * moves under the walk; at the end every task finishes and the trigger drains its gaps and
+ * followed tasks. Returns the tasks emitted twice and those that finished after the activation
+ * and were never emitted. Newest first, or oldest first with List Order set to match (a
+ * contradicting setting is the subject of its own test in poll-trigger.test.js).
+ */
+async function pollTriggerRun(seed, { timeScale, rounds = 8 }) {
+	const { startEmulator } = require('../emulator');
+	const { startPollTrigger } = require('./harness');
+	const random = rng(seed);
+	const order = random() < 0.25 ? 'oldest' : 'newest';
+	const emu = await startEmulator({
+		profile: 'hostile',
+		seed,
+		timeScale,
+		backlog: 100 + Math.floor(random() * 400),
+		rateLimit: { perSecond: 30, burst: 20 },
+		workers: 4,
+		msPerPage: 20,
+		listOrder: order === 'oldest' ? 'oldest' : undefined,
+	});
+	try {
+		// Unfinished tasks at activation are reported when they finish; finished ones are not.
+		for (let i = 0; i < 10; i++) emu.submitAsOtherClient('acme');
+		emu.pauseQueue();
+		const trigger = startPollTrigger({
+			parameters: {
+				events: ['ocr.done', 'ocr.failed'],
+				includeTaskDetails: false,
+				options: { maxPages: 5 + Math.floor(random() * 20), listOrder: order },
+			},
+			credentials: h.credentials(emu),
+		});
+		await trigger.poll();
+		const before = new Set(emu.tasks.filter((t) => FINAL.has(t.status)).map((t) => t.taskId));
+		emu.resumeQueue();
+		for (let round = 0; round < rounds; round++) {
+			const burst = random() < 0.3 ? 50 + Math.floor(random() * 150) : Math.floor(random() * 30);
+			for (let i = 0; i < burst; i++) emu.submitAsOtherClient('acme');
+			if (random() < 0.3) emu.addFinishedTasks(Math.floor(random() * 60));
+			await trigger.poll();
+		}
+		emu.options.listShift = null;
+		await emu.waitFor(() => emu.tasks.every((t) => FINAL.has(t.status)), { timeoutMs: 120_000 });
+		for (let i = 0; i < 40; i++) {
+			const memory = trigger.memory()?.taskPoll;
+			if (i > 2 && memory && memory.gaps.length === 0 && memory.pending.length === 0) break;
+			emu.buckets.clear();
+			await trigger.poll();
+		}
+		const emitted = trigger.emitted.map((item) => item.taskId);
+		const seen = new Set(emitted);
+		return {
+			twice: emitted.filter((id, i) => emitted.indexOf(id) !== i),
+			missing: emu.tasks
+				.filter((t) => !before.has(t.taskId) && !seen.has(t.taskId))
+				.map((t) => t.taskId),
+			polls: trigger.polls,
+			rateLimited: emu.stats().rateLimited,
+			tasks: emu.tasks.length,
+		};
+	} finally {
+		await emu.close();
+	}
+}
+
+module.exports = { scenario, checkInvariants, pollTriggerRun, rng };
