@@ -88,6 +88,11 @@ beforeAll(async () => {
 			operation: 'markdown',
 			options: {},
 		}),
+		batchWorkflow('ocrE2eMarkdownRerun', 'md-rerun', {
+			resource: 'document',
+			operation: 'markdown',
+			options: {},
+		}),
 	]);
 	await n8n.startServer();
 	await n8n.setupOwner();
@@ -200,5 +205,29 @@ test('Skip Already Submitted Documents: after a 402 at item 3 of 6, the re-run b
 		const third = await n8n.execute('ocrE2eRerun');
 		expect(third.data.resultData.error).toBeUndefined();
 		expect(n8n.chargedSince(mark)).toBe(6);
+	});
+});
+
+test('3 documents through Convert to Markdown, the third refused (402): the error names both billed documents, and the re-run after topping up bills the third only', async () => {
+	writeBatch('md-rerun', 3);
+	const mark = n8n.emu.ledger('acme').length;
+	await withBalance(2, async (restore) => {
+		const failed = await n8n.executeExpectingFailure('ocrE2eMarkdownRerun');
+		const error = failed.data.resultData.error;
+		expect(error.message).toMatch(/page balance/);
+		expect(error.description).toContain('item 0: document doc-00.pdf');
+		expect(error.description).toContain('item 1: document doc-01.pdf');
+		expect(error.description).toMatch(/kept by this node: its next run outputs them/);
+		expect(n8n.chargedSince(mark)).toBe(2);
+
+		restore();
+		const rerun = await n8n.execute('ocrE2eMarkdownRerun');
+		expect(rerun.data.resultData.error).toBeUndefined();
+		expect(n8n.chargedSince(mark)).toBe(3);
+		const output = nodeOutput(rerun, 'Document OCR');
+		expect(output.map((o) => o.json.previouslyBilled === true)).toEqual([true, true, false]);
+		expect(output.map((o) => o.json.markdown)).toEqual(
+			[0, 1, 2].map((i) => expect.stringContaining(`Batch document ${i}`)),
+		);
 	});
 });

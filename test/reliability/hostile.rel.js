@@ -118,6 +118,7 @@ describe('the action node on a hostile service with answers of 0.5–5 s (engine
 				seed,
 				timeScale: 1,
 				backlog: 200,
+				rateLimit: { perSecond: 3, burst: 6 },
 				workers: 4,
 				msPerPage: plan.msPerPage,
 				syncMsPerPage: 5,
