@@ -237,7 +237,7 @@ async function pollTriggerRun(seed, { timeScale, rounds = 8 }) {
 		seed,
 		timeScale,
 		backlog: 100 + Math.floor(random() * 400),
-		rateLimit: { perSecond: 30, burst: 20 },
+		rateLimit: { perSecond: 20, burst: 8 },
 		workers: 4,
 		msPerPage: 20,
 		listOrder: order === 'oldest' ? 'oldest' : undefined,
