@@ -94,7 +94,7 @@ const TIMED_OUT = /did not finish within/;
  * What the node promised, checked against what the service saw. Returns the violations found
  * (an empty list when every promise held).
  */
-function checkInvariants({ emu, plan, result, started, answerAllowanceMs = 3_000 }) {
+function checkInvariants({ emu, plan, result, answerAllowanceMs = 3_000 }) {
 	const violations = [];
 	const { output, error } = result;
 
@@ -213,8 +213,47 @@ function checkInvariants({ emu, plan, result, started, answerAllowanceMs = 3_000
 				);
 		}
 	}
-	void started;
 	return violations;
+}
+
+/**
+ * One seed of the action node on the hostile emulator: the seed's scenario run in n8n's engine,
+ * and the invariants checked. `timeScale` scales the service's answers; `rateLimit` its limit;
+ * `answerAllowanceMs` how long before a deadline a finished task may still end as timed out.
+ */
+async function actionRun(
+	seed,
+	{ timeScale, rateLimit, answerAllowanceMs, maxItems, backlog = 50, syncTimeoutMs = 300 },
+) {
+	const { startEmulator } = require('../emulator');
+	const plan = scenario(seed, { maxItems });
+	const emu = await startEmulator({
+		profile: 'hostile',
+		seed,
+		timeScale,
+		backlog,
+		rateLimit,
+		workers: 4,
+		msPerPage: plan.msPerPage,
+		syncMsPerPage: 5,
+		syncTimeoutMs,
+	});
+	try {
+		if (plan.balance !== undefined) emu.setBalance('acme', plan.balance);
+		const started = Date.now();
+		const result = await h.run(emu, plan.parameters, plan.items, {
+			continueOnFail: plan.continueOnFail,
+		});
+		const violations = checkInvariants({ emu, plan, result, answerAllowanceMs });
+		return {
+			plan,
+			violations,
+			seconds: (Date.now() - started) / 1000,
+			rateLimited: emu.stats().rateLimited,
+		};
+	} finally {
+		await emu.close();
+	}
 }
 
 const FINAL = new Set(['done', 'failed']);
@@ -287,4 +326,4 @@ async function pollTriggerRun(seed, { timeScale, rounds = 8 }) {
 	}
 }
 
-module.exports = { scenario, checkInvariants, pollTriggerRun, rng };
+module.exports = { scenario, checkInvariants, actionRun, pollTriggerRun, rng };

@@ -7,47 +7,13 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { createInstance, startNode, nodeOutput, KEYS } = require('../../scripts/n8n-instance');
+const { createInstance, nodeOutput, KEYS } = require('../../scripts/n8n-instance');
+const { folderWorkflow: batchWorkflow } = require('./scenarios');
 const documents = require('../../emulator/documents');
 
 let n8n;
 
-const CREDENTIAL = { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' };
 const SUBMIT_ONLY = { id: 'ocrSubmitOnlyKey', name: 'Document OCR (submit-only key)' };
-
-/** Manual Trigger → Read Files (`/data/ocr-inbox/<dir>/*.pdf`) → Document OCR (`parameters`). */
-function batchWorkflow(id, dir, parameters, credential = CREDENTIAL) {
-	return {
-		id,
-		name: `e2e: ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			startNode(`${id}-1`),
-			{
-				id: `${id}-2`,
-				name: 'Read files',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [200, 0],
-				parameters: { fileSelector: `/data/ocr-inbox/${dir}/*.pdf`, options: {} },
-			},
-			{
-				id: `${id}-3`,
-				name: 'Document OCR',
-				type: 'n8n-nodes-document-ocr.documentOcr',
-				typeVersion: 1,
-				position: [400, 0],
-				credentials: { documentOcrApi: credential },
-				parameters,
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Read files', type: 'main', index: 0 }]] },
-			'Read files': { main: [[{ node: 'Document OCR', type: 'main', index: 0 }]] },
-		},
-	};
-}
 
 const submit = { resource: 'task', operation: 'submit', waitForCompletion: true, options: {} };
 

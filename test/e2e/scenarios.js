@@ -6,7 +6,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { nodeOutput } = require('../../scripts/n8n-instance');
+const { nodeOutput, startNode } = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
 const { readZip } = require('../../emulator');
 
@@ -218,7 +218,49 @@ async function sideEffects(n8n, workflowId, minExecutions) {
 	).length;
 }
 
+/** The local emulator's credential as the suites import it. */
+const CREDENTIAL = { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' };
+
+/**
+ * Manual Trigger → Read Files (`/data/ocr-inbox/<dir>/*.pdf`) → Document OCR (`parameters`): a
+ * folder of documents through one operation, as the money and reliability suites run them.
+ */
+function folderWorkflow(id, dir, parameters, credential = CREDENTIAL) {
+	return {
+		id,
+		name: `e2e: ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			startNode(`${id}-1`),
+			{
+				id: `${id}-2`,
+				name: 'Read files',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: { fileSelector: `/data/ocr-inbox/${dir}/*.pdf`, options: {} },
+			},
+			{
+				id: `${id}-3`,
+				name: 'Document OCR',
+				type: 'n8n-nodes-document-ocr.documentOcr',
+				typeVersion: 1,
+				position: [400, 0],
+				credentials: { documentOcrApi: credential },
+				parameters,
+			},
+		],
+		connections: {
+			Start: { main: [[{ node: 'Read files', type: 'main', index: 0 }]] },
+			'Read files': { main: [[{ node: 'Document OCR', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
 module.exports = {
+	CREDENTIAL,
+	folderWorkflow,
 	fillInbox,
 	triggerWorkflow,
 	sideEffects,

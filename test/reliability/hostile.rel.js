@@ -12,49 +12,13 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const h = require('../helpers');
-const { startEmulator } = require('../../emulator');
-const { createInstance, startNode } = require('../../scripts/n8n-instance');
+const { createInstance } = require('../../scripts/n8n-instance');
+const { folderWorkflow } = require('../e2e/scenarios');
 const documents = require('../../emulator/documents');
-const { scenario, checkInvariants, pollTriggerRun } = require('../invariants');
+const { actionRun, pollTriggerRun } = require('../invariants');
 const report = require('./report');
 
 const rows = [];
-const CREDENTIAL = { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' };
-
-/** Manual Trigger → Read Files (`/data/ocr-inbox/<dir>/*.pdf`) → Document OCR (`parameters`). */
-function folderWorkflow(id, dir, parameters) {
-	return {
-		id,
-		name: `rel: ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			startNode(`${id}-1`),
-			{
-				id: `${id}-2`,
-				name: 'Read files',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [200, 0],
-				parameters: { fileSelector: `/data/ocr-inbox/${dir}/*.pdf`, options: {} },
-			},
-			{
-				id: `${id}-3`,
-				name: 'Document OCR',
-				type: 'n8n-nodes-document-ocr.documentOcr',
-				typeVersion: 1,
-				position: [400, 0],
-				credentials: { documentOcrApi: CREDENTIAL },
-				parameters,
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Read files', type: 'main', index: 0 }]] },
-			'Read files': { main: [[{ node: 'Document OCR', type: 'main', index: 0 }]] },
-		},
-	};
-}
 
 describe('real n8n against a slow service', () => {
 	let n8n;
@@ -112,45 +76,25 @@ describe('the action node on a hostile service with answers of 0.5–5 s (engine
 	test.each(Array.from({ length: SEEDS }, (_, i) => 101 + i))(
 		'seed %i',
 		async (seed) => {
-			const plan = scenario(seed, { maxItems: 24 });
-			const emu = await startEmulator({
-				profile: 'hostile',
-				seed,
+			const { plan, violations, seconds, rateLimited } = await actionRun(seed, {
 				timeScale: 1,
-				backlog: 200,
 				rateLimit: { perSecond: 3, burst: 6 },
-				workers: 4,
-				msPerPage: plan.msPerPage,
-				syncMsPerPage: 5,
+				answerAllowanceMs: 10_000,
+				maxItems: 24,
+				backlog: 200,
 				syncTimeoutMs: 2_000,
 			});
-			try {
-				if (plan.balance !== undefined) emu.setBalance('acme', plan.balance);
-				const started = Date.now();
-				const result = await h.run(emu, plan.parameters, plan.items, {
-					continueOnFail: plan.continueOnFail,
-				});
-				const violations = checkInvariants({
-					emu,
-					plan,
-					result,
-					started,
-					answerAllowanceMs: 10_000,
-				});
-				rows.push([
-					`engine, hostile 0.5–5 s, seed ${seed}: ${plan.summary}`,
-					`${violations.length} violation(s)`,
-					`${((Date.now() - started) / 1000).toFixed(1)} s`,
-					`${emu.stats().rateLimited} × 429`,
-				]);
-				expect({ seed, plan: plan.summary, violations }).toEqual({
-					seed,
-					plan: plan.summary,
-					violations: [],
-				});
-			} finally {
-				await emu.close();
-			}
+			rows.push([
+				`engine, hostile 0.5–5 s, seed ${seed}: ${plan.summary}`,
+				`${violations.length} violation(s)`,
+				`${seconds.toFixed(1)} s`,
+				`${rateLimited} × 429`,
+			]);
+			expect({ seed, plan: plan.summary, violations }).toEqual({
+				seed,
+				plan: plan.summary,
+				violations: [],
+			});
 		},
 		600_000,
 	);
