@@ -43,15 +43,20 @@ function pollTransport(): TransportState {
 const DEADLINE_MARGIN_MS = 5_000;
 
 /**
- * Marks on the node's static data object itself, which n8n keeps in memory for the activation and
- * shares between overlapping polls (`getStaticData('node')` of the activation's Workflow; the
- * durable cursors of n8n 2.41, when enabled, serialise polls themselves). Symbols are not saved
- * with the static data, so a restart or a new activation starts without them.
+ * Marks on the poll context itself: n8n creates one context per activation and polls with it on
+ * every tick (n8n-core's ActiveWorkflowTriggers.activatePollTrigger), so they last as long as the
+ * activation, are shared by overlapping ticks, and are gone after a restart or a new activation.
+ * (n8n 2.41's scheduler with durable cursors, when enabled, makes a context per tick with the
+ * activation mode 'update' and serialises polls itself.)
  */
 const POLL_UNDER_WAY = Symbol('documentOcrPollUnderWay');
 const ACTIVATION_SEEN = Symbol('documentOcrActivationSeen');
 
-type Marked = IDataObject & { [POLL_UNDER_WAY]?: number; [ACTIVATION_SEEN]?: boolean };
+type Marked = { [POLL_UNDER_WAY]?: number; [ACTIVATION_SEEN]?: boolean };
+
+function mark<K extends keyof Marked>(ctx: IPollFunctions, key: K, value: Marked[K]) {
+	Object.defineProperty(ctx, key, { value, configurable: true, writable: true });
+}
 
 export class DocumentOcrPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -224,26 +229,20 @@ export class DocumentOcrPollTrigger implements INodeType {
 				throw pollFailed(this, error, false);
 			}
 		} else {
-			const data = this.getWorkflowStaticData('node') as Marked;
-			// One poll at a time: n8n starts a poll on every tick without waiting for the one before
-			// (n8n-core's ActiveWorkflowTriggers.activatePollTrigger); a tick that finds one under
-			// way (and not past its deadline) is skipped, the next tick goes on.
-			const underWay = data[POLL_UNDER_WAY];
+			// One poll at a time: n8n starts a poll on every tick without waiting for the one before;
+			// a tick that finds one under way (and not past its deadline) is skipped.
+			const underWay = (this as Marked)[POLL_UNDER_WAY];
 			if (underWay !== undefined && underWay > Date.now()) {
 				this.logger.debug(
 					'Document OCR Poll Trigger: the previous poll is still running; this tick is skipped',
 				);
 				return null;
 			}
-			Object.defineProperty(data, POLL_UNDER_WAY, {
-				value: deadline,
-				configurable: true,
-				writable: true,
-			});
+			mark(this, POLL_UNDER_WAY, deadline);
 			try {
-				found = await pollAndKeep(this, data, settings, readPage, readTask);
+				found = await pollAndKeep(this, settings, readPage, readTask);
 			} finally {
-				data[POLL_UNDER_WAY] = undefined;
+				mark(this, POLL_UNDER_WAY, undefined);
 			}
 		}
 		if (found.length === 0) return null;
@@ -275,13 +274,13 @@ export class DocumentOcrPollTrigger implements INodeType {
  */
 async function pollAndKeep(
 	ctx: IPollFunctions,
-	data: Marked,
 	settings: PollSettings,
 	readPage: PageReader,
 	readTask: TaskReader,
 ): Promise<Finished[]> {
-	if (!data[ACTIVATION_SEEN]) {
-		Object.defineProperty(data, ACTIVATION_SEEN, { value: true, configurable: true });
+	const data = ctx.getWorkflowStaticData('node');
+	if (!(ctx as Marked)[ACTIVATION_SEEN]) {
+		mark(ctx, ACTIVATION_SEEN, true);
 		if (ctx.getActivationMode() === 'activate') delete data[STATE_KEY];
 	}
 	const previous = readState(data[STATE_KEY]);

@@ -334,13 +334,12 @@ function startPollTrigger({ parameters, credentials, staticData = {} }) {
 				variables: {},
 			};
 			const { workflow } = trigger;
-			const context = new core.PollContext(
-				workflow,
-				node,
-				additionalData,
-				mode,
-				trigger.activation,
-			);
+			// As n8n does: one context per activation, polled with on every tick; a manual test run
+			// gets one of its own.
+			const fresh = () =>
+				new core.PollContext(workflow, node, additionalData, mode, trigger.activation);
+			if (mode !== 'manual' && trigger.context?.workflow !== workflow) trigger.context = fresh();
+			const context = mode === 'manual' ? fresh() : trigger.context;
 			try {
 				const result = await engine.documentOcrPollTrigger.poll.call(context);
 				secrets.scan('the poll output', result ?? {});
