@@ -1,25 +1,13 @@
 'use strict';
 /**
- * The poller alone on a virtual clock (emulator/virtual/simulation.ts, the emulator's
- * simulated service): status requests per task and how late the end of a batch is noticed, for
- * services that finish tasks in order, at random, or smallest first. Runs the TypeScript sources
- * directly (transpiled on load), so it needs no build.
+ * The poller alone on a virtual clock (test/support/simulation.js, a simulated service): status
+ * requests per task and how late the end of a batch is noticed, for services that finish tasks in
+ * order, at random, or smallest first. Runs the built poller (dist/): `npm run build` first.
  *   node bench/poller.js
  */
-const fs = require('node:fs');
-const path = require('node:path');
-const ts = require('typescript');
+const { simulation } = require('../test/support/simulation');
 
-require.extensions['.ts'] = (module, filename) => {
-	const source = fs.readFileSync(filename, 'utf8');
-	const { outputText } = ts.transpileModule(source, {
-		compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
-		fileName: filename,
-	});
-	module._compile(outputText, filename);
-};
-
-const { simulate, mixedPages } = require(path.join(__dirname, '../emulator/virtual/simulation.ts'));
+const { simulate, mixedPages } = simulation(require('../dist/nodes/DocumentOcr/waiting/poller.js'));
 
 const SCENARIOS = [
 	['200 × 1 page, in order', { pages: Array(200).fill(1), order: 'fifo' }],

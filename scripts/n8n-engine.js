@@ -191,11 +191,11 @@ async function initBinaryData() {
 function createEngine() {
 	const documentOcr = loadBuilt('nodes/DocumentOcr/DocumentOcr.node.js', 'DocumentOcr');
 	const documentOcrTrigger = loadBuilt(
-		'nodes/DocumentOcrTrigger/DocumentOcrTrigger.node.js',
+		'nodes/DocumentOcr/DocumentOcrTrigger.node.js',
 		'DocumentOcrTrigger',
 	);
 	const documentOcrPollTrigger = loadBuilt(
-		'nodes/DocumentOcrPollTrigger/DocumentOcrPollTrigger.node.js',
+		'nodes/DocumentOcr/DocumentOcrPollTrigger.node.js',
 		'DocumentOcrPollTrigger',
 	);
 	const credentialTypes = {

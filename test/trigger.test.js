@@ -3,7 +3,7 @@ const crypto = require('node:crypto');
 const { request } = require('undici');
 const h = require('./helpers');
 const { startTriggerServer } = require('./harness');
-const signature = require('../dist/nodes/DocumentOcrTrigger/signature.js');
+const { signatureHeader } = require('../emulator/sign');
 
 const SECRET = 'whsec_test_0123456789abcdef';
 const emu = h.useEmulator();
@@ -45,7 +45,7 @@ function signed(body = payload(), { secret = SECRET, timestamp = nowSeconds(), n
 			'content-type': 'application/json',
 			'x-webhook-timestamp': timestamp,
 			'x-webhook-nonce': n,
-			'x-webhook-signature': signature.sign(secret, timestamp, n, body),
+			'x-webhook-signature': signatureHeader(secret, timestamp, n, body),
 		},
 	};
 }

@@ -13,7 +13,7 @@ const { request } = require('undici');
 const h = require('../helpers');
 const secrets = require('../harness/secrets');
 const { startTriggerServer, runWorkflow } = require('../harness');
-const signature = require('../../dist/nodes/DocumentOcrTrigger/signature.js');
+const { signatureHeader } = require('../../emulator/sign');
 const report = require('./report');
 
 const emu = h.useEmulator();
@@ -199,7 +199,7 @@ describe('other paths', () => {
 				const timestamp = String(Math.floor(Date.now() / 1000));
 				const headers = {
 					'content-type': 'application/json',
-					'x-webhook-signature': signature.sign(secret, timestamp, nonce, body),
+					'x-webhook-signature': signatureHeader(secret, timestamp, nonce, body),
 					'x-webhook-timestamp': timestamp,
 					'x-webhook-nonce': nonce,
 				};

@@ -1,6 +1,9 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { isObject } from '../shared/object';
+import { neverSent } from './retry';
+
 /**
  * The one place that turns what the service answered into an error a user can act on.
  *
@@ -53,10 +56,6 @@ const MAX_SERVICE_MESSAGE = 300;
 
 function str(value: unknown): string | undefined {
 	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function shorten(text: string): string {
@@ -139,75 +138,71 @@ function codeForStatus(status: number): string | undefined {
 	}
 }
 
+/**
+ * What each service error code means for the user, and what to do: the message, and the advice.
+ * `notCharged` is said of a submission the service refused (nothing was charged for it).
+ */
+type Said = { ctx: ErrorContext; subject: string; notCharged: string };
+
+const ADVICE: Record<string, (said: Said) => Advice> = {
+	missing_api_key: () => ({
+		message: 'No API key was sent to the OCR service',
+		description:
+			'Open the Document OCR API credential and enter the API key from the account settings.',
+	}),
+	invalid_api_key: () => ({
+		message: 'The OCR service refused the API key',
+		description:
+			'The key is wrong, revoked or expired. Create a new key in the account settings (a key is shown only once) and paste it into the Document OCR API credential.',
+	}),
+	user_banned: () => ({
+		message: 'The OCR account is banned',
+		description:
+			'Every request of this account is refused. Contact the service to restore the account; retrying will not help.',
+	}),
+	insufficient_scope: ({ ctx }) => ({
+		message: ctx.scope
+			? `The API key lacks the "${ctx.scope}" scope this operation needs`
+			: 'The API key lacks the scope this operation needs',
+		description: `Create a key with the ${ctx.scope ? `"${ctx.scope}"` : 'needed'} scope in the account settings ("read" for Get, Get Many and Export; "export" for Delete) and update the credential.`,
+	}),
+	insufficient_pages: ({ notCharged }) => ({
+		message: 'The account has no page balance left for this document',
+		description: `Top up the page balance (team members share the plan owner's balance), then run the workflow again.${notCharged}`,
+	}),
+	not_found: ({ subject }) => ({
+		message: `${subject} was not found`,
+		description:
+			'Check the ID. Deleted tasks, and tasks created with another account, cannot be read.',
+	}),
+	payload_too_large: ({ notCharged }) => ({
+		message: 'The document is too large for the OCR service (limit 10 MB)',
+		description: `Compress the file or split it into smaller documents.${notCharged}`,
+	}),
+	unsupported_media_type: ({ notCharged }) => ({
+		message: 'The OCR service does not accept this file type',
+		description: `Send a PDF or an image (PNG, JPEG, WEBP; TIFF and GIF on the task API) whose content matches its file name.${notCharged}`,
+	}),
+	rate_limited: ({ ctx, notCharged }) => ({
+		message: 'The OCR service is throttling requests (rate limited)',
+		description: `The node waited as the service asked and retried ${ctx.retries ?? 0} time(s). Lower the node's concurrency or spread the items over time.${notCharged}`,
+	}),
+	task_creation_failed: () => ({
+		message: 'The OCR service could not create the task, and refunded its pages',
+		description:
+			'Nothing was charged for this document. The node sent it once more and the service failed again: try again later.',
+	}),
+	daily_quota_exceeded: ({ notCharged }) => ({
+		message: "The account's daily quota of the OCR service is used up",
+		description: `No more requests are accepted today; the node does not retry. Run the workflow again after the quota resets.${notCharged}`,
+	}),
+};
+
 function adviceFor(code: string | undefined, status: number, ctx: ErrorContext): Advice {
 	const subject = ctx.subject ?? 'The requested item';
 	const notCharged = ctx.submission ? ' Nothing was charged for this document.' : '';
-	switch (code) {
-		case 'missing_api_key':
-			return {
-				message: 'No API key was sent to the OCR service',
-				description:
-					'Open the Document OCR API credential and enter the API key from the account settings.',
-			};
-		case 'invalid_api_key':
-			return {
-				message: 'The OCR service refused the API key',
-				description:
-					'The key is wrong, revoked or expired. Create a new key in the account settings (a key is shown only once) and paste it into the Document OCR API credential.',
-			};
-		case 'user_banned':
-			return {
-				message: 'The OCR account is banned',
-				description:
-					'Every request of this account is refused. Contact the service to restore the account; retrying will not help.',
-			};
-		case 'insufficient_scope':
-			return {
-				message: ctx.scope
-					? `The API key lacks the "${ctx.scope}" scope this operation needs`
-					: 'The API key lacks the scope this operation needs',
-				description: `Create a key with the ${ctx.scope ? `"${ctx.scope}"` : 'needed'} scope in the account settings ("read" for Get, Get Many and Export; "export" for Delete) and update the credential.`,
-			};
-		case 'insufficient_pages':
-			return {
-				message: 'The account has no page balance left for this document',
-				description: `Top up the page balance (team members share the plan owner's balance), then run the workflow again.${notCharged}`,
-			};
-		case 'not_found':
-			return {
-				message: `${subject} was not found`,
-				description:
-					'Check the ID. Deleted tasks, and tasks created with another account, cannot be read.',
-			};
-		case 'payload_too_large':
-			return {
-				message: 'The document is too large for the OCR service (limit 10 MB)',
-				description: `Compress the file or split it into smaller documents.${notCharged}`,
-			};
-		case 'unsupported_media_type':
-			return {
-				message: 'The OCR service does not accept this file type',
-				description: `Send a PDF or an image (PNG, JPEG, WEBP; TIFF and GIF on the task API) whose content matches its file name.${notCharged}`,
-			};
-		case 'rate_limited':
-			return {
-				message: 'The OCR service is throttling requests (rate limited)',
-				description: `The node waited as the service asked and retried ${ctx.retries ?? 0} time(s). Lower the node's concurrency or spread the items over time.${notCharged}`,
-			};
-		case 'task_creation_failed':
-			return {
-				message: 'The OCR service could not create the task, and refunded its pages',
-				description:
-					'Nothing was charged for this document. The node sent it once more and the service failed again: try again later.',
-			};
-		case 'daily_quota_exceeded':
-			return {
-				message: "The account's daily quota of the OCR service is used up",
-				description: `No more requests are accepted today; the node does not retry. Run the workflow again after the quota resets.${notCharged}`,
-			};
-		default:
-			break;
-	}
+	const known = code === undefined ? undefined : ADVICE[code];
+	if (known) return known({ ctx, subject, notCharged });
 	if (status >= 500) {
 		return ctx.submission
 			? {
@@ -252,7 +247,7 @@ export function scrubAnswer<T>(body: T, secrets: string[] | undefined): T {
 	const scrub = (value: unknown): unknown => {
 		if (typeof value === 'string') return withoutSecrets(value, secrets);
 		if (Array.isArray(value)) return value.map(scrub);
-		if (isObject(value) && !Buffer.isBuffer(value)) {
+		if (isObject(value)) {
 			const out: Record<string, unknown> = {};
 			for (const [key, inner] of Object.entries(value)) out[key] = scrub(inner);
 			return out;
@@ -264,7 +259,7 @@ export function scrubAnswer<T>(body: T, secrets: string[] | undefined): T {
 			? secrets.some((s) => s.length >= 4 && value.includes(s))
 			: Array.isArray(value)
 				? value.some(holds)
-				: isObject(value) && !Buffer.isBuffer(value) && Object.values(value).some(holds);
+				: isObject(value) && Object.values(value).some(holds);
 	return holds(body) ? (scrub(body) as T) : body;
 }
 
@@ -355,8 +350,7 @@ export function networkError(
 	// The system code stays out of the message: NodeApiError swaps any message containing one for
 	// its generic text ("You can retry the request immediately"), exactly wrong for a submission.
 	const what = CONNECTION_FAILURES[errorCode] ?? 'connection failed';
-	const reached =
-		errorCode !== 'ECONNREFUSED' && errorCode !== 'ENOTFOUND' && errorCode !== 'EAI_AGAIN';
+	const reached = !neverSent(errorCode);
 	const advice: Advice =
 		ctx.submission && reached
 			? {
@@ -379,4 +373,14 @@ export function networkError(
 	);
 	if (ctx.submission && reached) error.context.mayHaveCreated = true;
 	return error;
+}
+
+/**
+ * An item stopped because another item had already failed the node: its billable request was
+ * not sent, or its wait was ended. Never the node's error; what it had billed is listed there.
+ */
+export class StoppedError extends Error {
+	constructor(readonly itemIndex: number) {
+		super(`Item ${itemIndex} was stopped: another item failed the node`);
+	}
 }

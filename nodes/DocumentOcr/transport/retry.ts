@@ -1,7 +1,7 @@
 /**
  * The retry policy as one pure decision: given what a request is, what came back and what has
  * been tried, retry (after how long, and whether the whole execution pauses) or fail. No I/O,
- * no clock of its own; tested on its own (test/unit/retry.test.js).
+ * no clock of its own; tested on its own (test/fast/DocumentOcr/transport/retry.test.ts).
  *
  *  - 429 rate_limited: wait for Retry-After (bounded) and retry, for every kind of request: the
  *    service refused the request, so nothing was created or charged. The wait pauses the whole
@@ -74,8 +74,12 @@ export type Decision =
 	/** A retried delete whose first attempt went through. */
 	| { action: 'deleted' };
 
-/** Errors where the request never left this machine. */
+/** Connection failures where the request never left this machine: nothing reached the service. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+export function neverSent(code: string): boolean {
+	return NOT_SENT.has(code);
+}
 
 /** The `retry`-th exponential back-off step, with jitter (half fixed, half random). */
 export function backoffMs(settings: RetrySettings, retry: number, random = Math.random): number {
@@ -100,7 +104,7 @@ export function decide(
 
 	if (outcome.type === 'network') {
 		// A submission that may have reached the service is never resent.
-		if (submission && !NOT_SENT.has(outcome.code)) return { action: 'fail' };
+		if (submission && !neverSent(outcome.code)) return { action: 'fail' };
 		if (tried.read >= settings.maxReadRetries) return { action: 'fail' };
 		return retry(backoffMs(settings, tried.read, random), 'read', outcome.code);
 	}

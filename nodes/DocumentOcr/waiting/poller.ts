@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { classifyStatus } from '../helpers/task';
+import { classifyStatus } from '../shared/records';
 
 /**
  * Waits for all the tasks (or jobs) of one execution together, asking the service as little as

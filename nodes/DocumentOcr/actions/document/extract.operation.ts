@@ -1,8 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { v1Upload } from '../../helpers/body';
-import { sendDocumentOnce } from '../../helpers/memory';
+import type { Execution } from '../../batch/execution';
+import { isObject } from '../../shared/object';
+import { sendDocumentOnce } from '../../batch/memory';
+import { v1Upload } from '../../documents/upload';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
@@ -41,10 +43,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-function isObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Parses and checks the schema before anything is sent: JSON, an object schema with properties. */
 function readSchema(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	const node = ctx.getNode();
@@ -82,13 +80,17 @@ function readSchema(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 }
 
 /** POST /v1/extract: the document plus a JSON Schema; outputs the validated JSON the service returns. */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
 	const schema = readSchema(this, itemIndex);
-	const { document, body } = await v1Upload(this, itemIndex, 'extract', [
+	const { document, body } = await v1Upload(this, itemIndex, run.kept, 'extract', [
 		['schema', JSON.stringify(schema)],
 	]);
-	return async (state) => {
-		const { result, previouslyBilled } = await sendDocumentOnce(this, itemIndex, state, {
+	return async () => {
+		const { result, previouslyBilled } = await sendDocumentOnce(run, itemIndex, {
 			endpoint: 'extract',
 			settings: { schema },
 			document,

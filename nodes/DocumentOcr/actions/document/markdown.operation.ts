@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { v1Upload } from '../../helpers/body';
-import { sendDocumentOnce } from '../../helpers/memory';
+import type { Execution } from '../../batch/execution';
+import { sendDocumentOnce } from '../../batch/memory';
+import { v1Upload } from '../../documents/upload';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
@@ -36,15 +37,19 @@ export const description = updateDisplayOptions(
 );
 
 /** POST /v1/markdown: the document as Markdown (id, pages, markdown), optionally also as a .md file. */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
-	const { document, body } = await v1Upload(this, itemIndex, 'markdown');
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
+	const { document, body } = await v1Upload(this, itemIndex, run.kept, 'markdown');
 	const outputFile = this.getNodeParameter('outputFile', itemIndex, false) as boolean;
 	const property =
 		(this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() ||
 		'data';
 
-	return async (state) => {
-		const { result, previouslyBilled } = await sendDocumentOnce(this, itemIndex, state, {
+	return async () => {
+		const { result, previouslyBilled } = await sendDocumentOnce(run, itemIndex, {
 			endpoint: 'markdown',
 			settings: {},
 			document,

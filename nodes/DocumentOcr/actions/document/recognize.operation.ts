@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { v1Upload } from '../../helpers/body';
-import { sendDocumentOnce } from '../../helpers/memory';
+import type { Execution } from '../../batch/execution';
+import { sendDocumentOnce } from '../../batch/memory';
+import { v1Upload } from '../../documents/upload';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
@@ -12,10 +13,14 @@ export const description = updateDisplayOptions(
 );
 
 /** POST /v1/ocr: text and blocks, output as the service returns them. */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
-	const { document, body } = await v1Upload(this, itemIndex, 'ocr');
-	return async (state) => {
-		const { result, previouslyBilled } = await sendDocumentOnce(this, itemIndex, state, {
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
+	const { document, body } = await v1Upload(this, itemIndex, run.kept, 'ocr');
+	return async () => {
+		const { result, previouslyBilled } = await sendDocumentOnce(run, itemIndex, {
 			endpoint: 'ocr',
 			settings: {},
 			document,

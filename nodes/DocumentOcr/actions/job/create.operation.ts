@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { v1Upload } from '../../helpers/body';
-import { waitTimeoutMs } from '../../waiting';
-import { skipSubmittedOption, submissionKey, submitRemembered } from '../../helpers/memory';
-import { createJob, waitForRecord } from '../../transport/client';
+import type { Execution } from '../../batch/execution';
+import { skipSubmittedOption } from '../../batch/memory';
+import { submitAndWait } from '../../batch/submit';
+import { v1Upload } from '../../documents/upload';
+import { waitTimeoutMs } from '../../waiting/wait';
 import type { Send } from '../types';
 import {
 	concurrencyOption,
@@ -48,7 +49,11 @@ export const description = updateDisplayOptions(
 );
 
 /** POST /v1/jobs (multipart: file + the given fields); optionally waits via GET /v1/jobs/{id}. */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
 	const node = this.getNode();
 	const pairs = ((this.getNodeParameter('jobFields', itemIndex, {}) as IDataObject).field ??
 		[]) as IDataObject[];
@@ -75,28 +80,17 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
-	const { document, body } = await v1Upload(this, itemIndex, 'jobs', fields);
-
-	// The Wait Timeout runs from the moment the service accepted the job.
-	const waitSettings = () => ({ deadline: Date.now() + timeoutMs });
-
-	return async (state) => {
-		const outcome = await submitRemembered(this, itemIndex, state, {
+	const { document, body } = await v1Upload(this, itemIndex, run.kept, 'jobs', fields);
+	return async () => {
+		const json = await submitAndWait(run, itemIndex, {
 			kind: 'job',
-			key: options.skipSubmitted
-				? async () => await submissionKey(this, state, itemIndex, 'job', { fields }, document)
+			send: async () => await run.createJob(itemIndex, body),
+			remember: options.skipSubmitted
+				? { operation: 'job', settings: { fields }, document }
 				: undefined,
-			wait: wait ? waitSettings : undefined,
-			submit: async () => {
-				const { job, jobId } = await createJob.call(this, itemIndex, state, body);
-				return { id: jobId, answer: job };
-			},
+			// The Wait Timeout runs from the moment the service accepted the job.
+			wait: wait ? { timeoutMs } : undefined,
 		});
-		if ('reused' in outcome) return [{ json: { ...outcome.reused, previouslySubmitted: true } }];
-		const created = outcome.submitted;
-		const jobId = String(created.id);
-		if (!wait) return [{ json: created }];
-		const job = await waitForRecord.call(this, itemIndex, state, 'job', jobId, waitSettings());
-		return [{ json: job }];
+		return [{ json }];
 	};
 }

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requireId } from '../../helpers/validate';
-import { getRecord } from '../../transport/client';
+import type { Execution } from '../../batch/execution';
+import { requireId } from '../../shared/validate';
 import type { Send } from '../types';
 
 export const description = updateDisplayOptions(
@@ -22,10 +22,11 @@ export const description = updateDisplayOptions(
 );
 
 /** GET /v1/jobs/{id}: the job as the service returns it (status, and its result once finished). */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
 	const id = requireId(this, itemIndex, this.getNodeParameter('jobId', itemIndex), 'job ID');
-	return async (state) => {
-		const { record } = await getRecord.call(this, itemIndex, state, 'job', id);
-		return [{ json: record }];
-	};
+	return async () => [{ json: (await run.client.getRecord(itemIndex, 'job', id)).record }];
 }

@@ -1,8 +1,8 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requireId } from '../../helpers/validate';
-import { apiRequest } from '../../transport';
+import type { Execution } from '../../batch/execution';
+import { requireId } from '../../shared/validate';
 import { taskIdField } from '../shared.description';
 import type { Send } from '../types';
 
@@ -12,26 +12,14 @@ export const description = updateDisplayOptions(
 );
 
 /** DELETE /api/tasks/{taskId} (scope "export"): removes the task and its files. */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
 	const taskId = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
-	return async (state) => {
-		const response = await apiRequest.call(
-			this,
-			itemIndex,
-			{
-				method: 'DELETE',
-				path: ['api', 'tasks', taskId],
-				kind: 'delete',
-				scope: 'export',
-				subject: `Task "${taskId}"`,
-			},
-			state,
-		);
-		const body = response.body;
-		const extra =
-			typeof body === 'object' && body !== null && !Array.isArray(body)
-				? (body as IDataObject)
-				: {};
-		return [{ json: { ...extra, taskId, deleted: true } }];
+	return async () => {
+		const answer = await run.client.deleteTask(itemIndex, taskId);
+		return [{ json: { ...answer, taskId, deleted: true } }];
 	};
 }

@@ -1,14 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { classifyStatus } from '../../helpers/task';
-import { safeFileName } from '../../helpers/text';
-import { requireId } from '../../helpers/validate';
-import type { TransportState } from '../../transport';
-import { apiRequest } from '../../transport';
-import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
-import { getRecord } from '../../transport/client';
+import type { Execution } from '../../batch/execution';
+import type { ServiceClient } from '../../service/client';
+import { classifyStatus } from '../../shared/records';
+import { safeFileName } from '../../shared/text';
+import { requireId } from '../../shared/validate';
 import { httpStatus } from '../../transport/errors';
+import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
 import type { Send } from '../types';
 
 const FORMATS: Record<string, { mime: string; label: string }> = {
@@ -67,7 +66,11 @@ function fileNameFromDisposition(value: unknown): string | undefined {
 }
 
 /** GET /api/export/{taskId}/{format}: the export as n8n binary data. */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
 	const node = this.getNode();
 	const taskId = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
 	const format = String(this.getNodeParameter('format', itemIndex)).trim().toLowerCase();
@@ -79,13 +82,13 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		});
 	}
-	return async (state) => await exportTask.call(this, itemIndex, state, taskId, format, property);
+	return async () => await exportTask.call(this, itemIndex, run.client, taskId, format, property);
 }
 
 async function exportTask(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	state: TransportState,
+	client: ServiceClient,
 	taskId: string,
 	format: string,
 	property: string,
@@ -99,7 +102,7 @@ async function exportTask(
 	};
 	const notReady = async (original: NodeApiError | NodeOperationError) => {
 		// The spec does not say how the service answers for an unfinished task: look at the task.
-		const { record } = await getRecord.call(this, itemIndex, state, 'task', taskId);
+		const { record } = await client.getRecord(itemIndex, 'task', taskId);
 		if (classifyStatus(record.status) === 'done') return original;
 		return new NodeOperationError(
 			node,
@@ -114,19 +117,7 @@ async function exportTask(
 
 	let response;
 	try {
-		response = await apiRequest.call(
-			this,
-			itemIndex,
-			{
-				method: 'GET',
-				path: ['api', 'export', taskId, format],
-				kind: 'read',
-				scope: 'read',
-				subject: `Task "${taskId}"`,
-				binary: true,
-			},
-			state,
-		);
+		response = await client.exportTask(itemIndex, taskId, format);
 	} catch (error) {
 		throw await explain(error as NodeApiError | NodeOperationError);
 	}

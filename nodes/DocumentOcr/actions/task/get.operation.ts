@@ -1,9 +1,9 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requireId } from '../../helpers/validate';
+import type { Execution } from '../../batch/execution';
+import { requireId } from '../../shared/validate';
 import { taskIdField } from '../shared.description';
-import { getRecord } from '../../transport/client';
 import type { Send } from '../types';
 
 export const description = updateDisplayOptions(
@@ -12,10 +12,11 @@ export const description = updateDisplayOptions(
 );
 
 /** GET /api/tasks/{taskId}: status, and resultText / metadata once done. */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
 	const id = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
-	return async (state) => {
-		const { record } = await getRecord.call(this, itemIndex, state, 'task', id);
-		return [{ json: record }];
-	};
+	return async () => [{ json: (await run.client.getRecord(itemIndex, 'task', id)).record }];
 }

@@ -6,14 +6,12 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { idsOf, isLastPage, samePage } from '../../helpers/list';
-import type { ListPage } from '../../helpers/task';
-import { unwrapList } from '../../helpers/task';
-import { requireInteger } from '../../helpers/validate';
-import type { TransportState } from '../../transport';
-import { apiRequest, unexpectedBody } from '../../transport';
-import type { Send } from '../types';
+import type { Execution } from '../../batch/execution';
+import type { ServiceClient } from '../../service/client';
+import { idsOf, ListWalk } from '../../service/list';
+import { requireInteger } from '../../shared/validate';
 import { optionsCollection } from '../shared.description';
+import type { Send } from '../types';
 
 const MAX_PAGES = 10_000;
 const MAX_PAGE_SIZE = 1_000;
@@ -84,7 +82,11 @@ export const description = updateDisplayOptions(
 );
 
 /** GET /api/tasks, page by page: Return All walks pages until the last; Limit stops early. */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll
 		? Infinity
@@ -117,8 +119,7 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
 	const status =
 		typeof filters.status === 'string' && filters.status.trim() ? filters.status.trim() : undefined;
 
-	return async (state) =>
-		await listTasks.call(this, itemIndex, state, { limit, pageSize, page, status });
+	return async () => await listTasks(run.client, itemIndex, { limit, pageSize, page, status });
 }
 
 /**
@@ -129,38 +130,18 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number): Promi
  * the first page, read again, shows that the service ignores `page`.
  */
 async function listTasks(
-	this: IExecuteFunctions,
+	client: ServiceClient,
 	itemIndex: number,
-	state: TransportState,
-	{
-		limit,
-		pageSize,
-		page: startPage,
-		status,
-	}: { limit: number; pageSize: number; page: number; status?: string },
+	query: { limit: number; pageSize: number; page: number; status?: string },
 ): Promise<INodeExecutionData[]> {
-	const read = async (page: number): Promise<ListPage> => {
-		const response = await apiRequest.call(
-			this,
-			itemIndex,
-			{
-				method: 'GET',
-				path: ['api', 'tasks'],
-				kind: 'read',
-				scope: 'read',
-				qs: { page, pageSize, ...(status ? { status } : {}) },
-			},
-			state,
-		);
-		const list = unwrapList(response.body);
-		if (!list) throw unexpectedBody(this, itemIndex, 'the task list', response.body);
-		return list;
-	};
+	const { limit, pageSize, page: startPage, status } = query;
+	const walk = new ListWalk(
+		async (page) => await client.listTasks(itemIndex, { page, pageSize, status }),
+	);
 	const tasks: IDataObject[] = [];
 	const met = new Set<string>();
-	let longest = 0;
 	for (let page = startPage; page < startPage + MAX_PAGES && tasks.length < limit; page++) {
-		const list = await read(page);
+		const list = (await walk.page(page))!;
 		let fresh = 0;
 		for (const record of list.records) {
 			const id = idsOf({ records: [record] })[0];
@@ -171,13 +152,9 @@ async function listTasks(
 			fresh++;
 			tasks.push(record);
 		}
-		longest = Math.max(longest, list.records.length);
-		if (isLastPage(list, page, longest)) break;
-		if (fresh === 0 && page > startPage) {
-			// Every task of this page was met before: the list moved, or `page` is ignored.
-			const first = await read(startPage);
-			if (samePage(idsOf(list), idsOf(first))) break;
-		}
+		if (walk.isLast(list, page)) break;
+		// Every task of this page was met before: the list moved, or `page` is ignored.
+		if (fresh === 0 && page > startPage && (await walk.ignoresPage(startPage, idsOf(list)))) break;
 	}
 	return tasks.slice(0, limit).map((json) => ({ json }));
 }

@@ -1,10 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkBodySize, jsonWithDocument } from '../../helpers/body';
-import { readDocument, TASK_API_KINDS } from '../../helpers/document';
-import { pagesBilled } from '../../helpers/task';
-import { waitTimeoutMs } from '../../waiting';
+import type { Execution } from '../../batch/execution';
+import { skipSubmittedOption } from '../../batch/memory';
+import { submitAndWait } from '../../batch/submit';
+import { TASK_API_KINDS } from '../../documents/check';
+import { readDocument } from '../../documents/read';
+import { taskBody } from '../../documents/upload';
+import { pagesBilled } from '../../shared/records';
+import { waitTimeoutMs } from '../../waiting/wait';
 import {
 	concurrencyOption,
 	documentFields,
@@ -12,8 +16,6 @@ import {
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
-import { skipSubmittedOption, submissionKey, submitRemembered } from '../../helpers/memory';
-import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../../transport/client';
 import type { Send } from '../types';
 
 const properties: INodeProperties[] = [
@@ -71,64 +73,39 @@ export const description = updateDisplayOptions(
  * POST /api/ocr, then (optionally) wait for the task. Billing: pages are deducted on submission.
  * Check phase: the document, the parameters, the wait timeout and the exact request body.
  */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
-	const document = await readDocument.call(this, itemIndex, {
-		accept: TASK_API_KINDS,
-		target: 'the task API',
-	});
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
+	const accepts = { accept: TASK_API_KINDS, target: 'the task API' };
+	const document = await readDocument(this, itemIndex, accepts, run.kept);
 	const provider = this.getNodeParameter('provider', itemIndex) as string;
 	const documentType = this.getNodeParameter('documentType', itemIndex) as string;
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
-	const body = checkBodySize(
-		this,
-		itemIndex,
-		jsonWithDocument(
-			this,
-			{ filename: document.fileName, provider, documentType },
-			'imageBase64',
-			document,
-		),
-		document,
-		'/api/ocr',
-	);
-
-	const waitSettings = () => ({
-		// A sync task is usually finished when the submission returns: look at once.
-		expectedAfterMs: provider === 'provider-sync' ? 0 : undefined,
-		deadline: Date.now() + timeoutMs,
-	});
-
-	return async (state) => {
-		if (wait) await ensureCanReadTasks.call(this, itemIndex, state);
-		const outcome = await submitRemembered(this, itemIndex, state, {
+	const path = ['api', 'ocr'];
+	const fields = { filename: document.fileName, provider, documentType };
+	const body = taskBody(this, itemIndex, path, fields, document);
+	return async () => {
+		const json = await submitAndWait(run, itemIndex, {
 			kind: 'task',
-			key: options.skipSubmitted
-				? async () =>
-						await submissionKey(
-							this,
-							state,
-							itemIndex,
-							'task',
-							{ provider, documentType },
-							document,
-						)
+			send: async () => await run.submitTask(itemIndex, path, body),
+			remember: options.skipSubmitted
+				? { operation: 'task', settings: { provider, documentType }, document }
 				: undefined,
-			wait: wait ? waitSettings : undefined,
-			submit: async () => {
-				const answer = await submitDocumentTask.call(this, itemIndex, state, ['api', 'ocr'], body);
-				return { id: answer.taskId, answer };
+			// A sync task is usually finished when the submission returns: look at once.
+			wait: wait
+				? { timeoutMs, expectedAfterMs: () => (provider === 'provider-sync' ? 0 : undefined) }
+				: undefined,
+			output: ({ answer, pagesBilled: billed }, task) => {
+				// The submission answer shows no billed count: the finished task's page count is the bill.
+				const pages = task ? (billed ?? pagesBilled(task)) : billed;
+				const json = task ?? answer;
+				return pages === undefined ? json : { ...json, pagesBilled: pages };
 			},
 		});
-		if ('reused' in outcome) return [{ json: { ...outcome.reused, previouslySubmitted: true } }];
-		const { accepted, taskId, pagesBilled: billed } = outcome.submitted;
-		if (!wait)
-			return [{ json: billed === undefined ? accepted : { ...accepted, pagesBilled: billed } }];
-
-		const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, waitSettings());
-		// The submission answer shows no billed count: the finished task's page count is the bill.
-		const pages = billed ?? pagesBilled(task);
-		return [{ json: pages === undefined ? task : { ...task, pagesBilled: pages } }];
+		return [{ json }];
 	};
 }

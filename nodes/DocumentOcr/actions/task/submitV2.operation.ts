@@ -1,11 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { checkBodySize, jsonWithDocument } from '../../helpers/body';
-import { readDocument, TASK_API_KINDS } from '../../helpers/document';
-import { waitTimeoutMs } from '../../waiting';
-import { skipSubmittedOption, submissionKey, submitRemembered } from '../../helpers/memory';
-import { ensureCanReadTasks, submitDocumentTask, waitForRecord } from '../../transport/client';
+import type { Execution } from '../../batch/execution';
+import { skipSubmittedOption } from '../../batch/memory';
+import { submitAndWait } from '../../batch/submit';
+import { TASK_API_KINDS } from '../../documents/check';
+import { readDocument } from '../../documents/read';
+import { taskBody } from '../../documents/upload';
+import type { Accepted } from '../../service/client';
+import { waitTimeoutMs } from '../../waiting/wait';
 import type { Send } from '../types';
 import {
 	concurrencyOption,
@@ -76,78 +79,68 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** POST /api/v2/ocr (filename required; options format / highFidelityTables / formulas), then optionally wait. */
-export async function prepare(this: IExecuteFunctions, itemIndex: number): Promise<Send> {
-	const node = this.getNode();
-	const document = await readDocument.call(this, itemIndex, {
-		accept: TASK_API_KINDS,
-		target: '/api/v2/ocr',
-		requireFileName: true,
-	});
-	const chosen = this.getNodeParameter('format', itemIndex, 'markdown') as string;
+/** The service's estimate times the first look (bounded: it is an estimate). */
+function expectedAfterMs(accepted?: Accepted): number | undefined {
+	const estimate = Number(accepted?.answer.estimatedSeconds);
+	return accepted && Number.isFinite(estimate) && estimate >= 0
+		? Math.min(Math.max(estimate * 1000, 250), 60_000)
+		: undefined;
+}
+
+/** The finished task with the submission's billing fields. */
+function withBilling({ answer }: Accepted, task?: IDataObject): IDataObject {
+	if (!task) return answer;
+	const billing: IDataObject = {};
+	for (const key of ['estimatedSeconds', 'pages', 'creditsUsed'])
+		if (answer[key] !== undefined) billing[key] = answer[key];
+	return { ...task, ...billing };
+}
+
+/** The `options` object of the request: format, highFidelityTables, formulas as chosen. */
+function ocrOptions(ctx: IExecuteFunctions, itemIndex: number, options: IDataObject): IDataObject {
+	const chosen = ctx.getNodeParameter('format', itemIndex, 'markdown') as string;
 	const format =
 		chosen === 'other'
-			? String(this.getNodeParameter('customFormat', itemIndex, '')).trim()
+			? String(ctx.getNodeParameter('customFormat', itemIndex, '')).trim()
 			: chosen;
 	if (chosen === 'other' && !format) {
-		throw new NodeOperationError(node, `Item ${itemIndex}: "Other Format" is empty`, {
+		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: "Other Format" is empty`, {
 			description: 'Type the format value to send, or choose Markdown.',
 			itemIndex,
 		});
 	}
-	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const ocrOptions: IDataObject = {};
-	if (format) ocrOptions.format = format;
+	const result: IDataObject = {};
+	if (format) result.format = format;
 	if (options.highFidelityTables !== undefined)
-		ocrOptions.highFidelityTables = options.highFidelityTables === true;
-	if (options.formulas !== undefined) ocrOptions.formulas = options.formulas === true;
+		result.highFidelityTables = options.highFidelityTables === true;
+	if (options.formulas !== undefined) result.formulas = options.formulas === true;
+	return result;
+}
+
+/** POST /api/v2/ocr (filename required; options format / highFidelityTables / formulas), then optionally wait. */
+export async function prepare(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: Execution,
+): Promise<Send> {
+	const path = ['api', 'v2', 'ocr'];
+	const accepts = { accept: TASK_API_KINDS, target: '/api/v2/ocr', requireFileName: true };
+	const document = await readDocument(this, itemIndex, accepts, run.kept);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const requested = ocrOptions(this, itemIndex, options);
+	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
 	const fields: IDataObject = { filename: document.fileName };
-	if (Object.keys(ocrOptions).length) fields.options = ocrOptions;
-	const body = checkBodySize(
-		this,
-		itemIndex,
-		jsonWithDocument(this, fields, 'imageBase64', document),
-		document,
-		'/api/v2/ocr',
-	);
-
-	return async (state) => {
-		if (wait) await ensureCanReadTasks.call(this, itemIndex, state);
-		const outcome = await submitRemembered(this, itemIndex, state, {
+	if (Object.keys(requested).length) fields.options = requested;
+	const body = taskBody(this, itemIndex, path, fields, document);
+	return async () => {
+		const json = await submitAndWait(run, itemIndex, {
 			kind: 'task',
-			key: options.skipSubmitted
-				? async () => await submissionKey(this, state, itemIndex, 'v2', fields, document)
-				: undefined,
-			wait: wait ? () => ({ deadline: Date.now() + timeoutMs }) : undefined,
-			submit: async () => {
-				const answer = await submitDocumentTask.call(
-					this,
-					itemIndex,
-					state,
-					['api', 'v2', 'ocr'],
-					body,
-				);
-				return { id: answer.taskId, answer };
-			},
+			send: async () => await run.submitTask(itemIndex, path, body),
+			remember: options.skipSubmitted ? { operation: 'v2', settings: fields, document } : undefined,
+			wait: wait ? { timeoutMs, expectedAfterMs } : undefined,
+			output: withBilling,
 		});
-		if ('reused' in outcome) return [{ json: { ...outcome.reused, previouslySubmitted: true } }];
-		const { accepted, taskId } = outcome.submitted;
-		if (!wait) return [{ json: accepted }];
-
-		const estimate = Number(accepted.estimatedSeconds);
-		const task = await waitForRecord.call(this, itemIndex, state, 'task', taskId, {
-			// The service's estimate times the first look (bounded: it is an estimate).
-			expectedAfterMs:
-				Number.isFinite(estimate) && estimate >= 0
-					? Math.min(Math.max(estimate * 1000, 250), 60_000)
-					: undefined,
-			deadline: Date.now() + timeoutMs,
-		});
-		const billing: IDataObject = {};
-		for (const key of ['estimatedSeconds', 'pages', 'creditsUsed'])
-			if (accepted[key] !== undefined) billing[key] = accepted[key];
-		return [{ json: { ...task, ...billing } }];
+		return [{ json }];
 	};
 }

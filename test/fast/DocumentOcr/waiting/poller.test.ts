@@ -4,8 +4,11 @@
  * that every wait ends by its own deadline.
  */
 
+import * as pollerModule from '../../../../nodes/DocumentOcr/waiting/poller';
 import type { PollOutcome } from '../../../../nodes/DocumentOcr/waiting/poller';
-import { Clock, mixedPages, poller, simulate } from '../../../../emulator/virtual/simulation';
+import { simulation } from '../../../support/simulation';
+
+const { Clock, mixedPages, poller, simulate } = simulation(pollerModule);
 
 describe('no completion order is assumed', () => {
 	test.each(['fifo', 'random', 'smallest'] as const)(

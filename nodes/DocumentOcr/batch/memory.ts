@@ -1,0 +1,275 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { createHash } from 'crypto';
+
+import type { StreamedBlob } from '../documents/body';
+import type { DocumentInput } from '../documents/read';
+import { openDocument } from '../documents/read';
+import type { RecordKind } from '../service/client';
+import { classifyStatus } from '../shared/records';
+import { mayHaveCreated } from '../transport/errors';
+import type { WaitSettings } from '../waiting/wait';
+import type { Execution } from './execution';
+
+/**
+ * What a workflow node remembers of the documents it sent, so that a re-run does not pay twice.
+ * Kept in the workflow's static data (node scope), which n8n saves after every production
+ * execution — schedule, trigger, webhook, `n8n execute` — also when it fails; n8n does not save
+ * it after manual test runs from the editor (`saveStaticData` in n8n's execution lifecycle hooks
+ * skips manual mode), so there it lasts one execution.
+ *
+ *  - "Skip Already Submitted Documents" (`submitted`): each document submitted and the task or
+ *    job the service created for it. A document seen again is not sent: its task is returned.
+ *  - Billed results held for the next run (`held`): a `/v1` document result (Markdown, text,
+ *    extracted data) that the service billed in a run that then failed, so never reached the
+ *    user. The next run of the node outputs it instead of sending the document again; a run that
+ *    succeeds lets it go.
+ *
+ * A key is the document's SHA-256, what was asked of it (operation and settings) and the account
+ * (Base URL, API URL and a digest of the key: another account's task is never returned).
+ *
+ * Why not n8n's other stores: the deduplication helpers (`checkProcessedAndRecord`, behind the
+ * Remove Duplicates node) record seen / not seen only, so the task or result the user paid for
+ * could not be returned; data tables are reachable only from n8n's own Data Table and Evaluation
+ * nodes (their proxy refuses other node types, checked in n8n 2.41).
+ */
+
+/** Most documents remembered per node; the oldest are forgotten first. */
+export const MEMORY_LIMIT = 10_000;
+
+/** Most JSON held for the next run per node (static data lives in n8n's database row). */
+export const HELD_LIMIT_BYTES = 4 * 1024 * 1024;
+
+export const skipSubmittedOption: INodeProperties = {
+	displayName: 'Skip Already Submitted Documents',
+	name: 'skipSubmitted',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs.',
+};
+
+interface Stored {
+	kind: RecordKind;
+	id: string;
+	at: number;
+}
+
+interface Held {
+	json: IDataObject;
+	at: number;
+}
+
+/** The memory key: the account, what was sent (operation and settings) and the document's SHA-256. */
+export async function submissionKey(
+	run: Execution,
+	itemIndex: number,
+	operation: string,
+	settings: IDataObject,
+	document: DocumentInput,
+): Promise<string> {
+	const hash = createHash('sha256');
+	for await (const chunk of await openDocument(run.ctx, document)) hash.update(chunk);
+	const digest = hash.digest('hex');
+	const account = await run.client.account(itemIndex);
+	const what = createHash('sha256')
+		.update(JSON.stringify([account, operation, settings]))
+		.digest('hex')
+		.slice(0, 16);
+	return `${operation}:${what}:${digest}`;
+}
+
+function area<T>(ctx: IExecuteFunctions, name: 'submitted' | 'held'): Record<string, T> {
+	const data = ctx.getWorkflowStaticData('node');
+	if (!data[name] || typeof data[name] !== 'object') data[name] = {};
+	return data[name] as Record<string, T>;
+}
+
+/**
+ * Sets `key` as the newest entry (JavaScript objects keep string keys in insertion order, and
+ * n8n's JSON round trip keeps that order) and forgets the oldest beyond `limit`: no sorting, so a
+ * full memory costs a submission no more than an empty one.
+ */
+function putNewest<T>(entries: Record<string, T>, key: string, value: T, limit: number) {
+	delete entries[key];
+	entries[key] = value;
+	let excess = Object.keys(entries).length - limit;
+	for (const old in entries) {
+		if (excess-- <= 0) break;
+		delete entries[old];
+	}
+}
+
+/** What another item of this execution that submits the same document learns of its outcome. */
+type FirstOutcome = { id: string } | { refused: true } | { uncertain: number };
+
+/**
+ * Runs `submit` unless the document was submitted before, or is being submitted by another item
+ * of this execution (then returns the ID of that task or job). Remembers what `submit` created as
+ * soon as the service accepted it. A second item with the same document sends it only when the
+ * first one's submission was refused; when the first one's answer was lost (a task may exist),
+ * it sends nothing and fails naming that item.
+ */
+async function submitOnce<T>(
+	run: Execution,
+	itemIndex: number,
+	key: string,
+	kind: RecordKind,
+	submit: () => Promise<{ id: string; answer: T }>,
+): Promise<{ answer: T } | { earlierId: string; fromEarlierRun: boolean }> {
+	// In item order: of two items with the same document, the first one submits it.
+	const { ctx } = run;
+	await run.turn(itemIndex);
+	const earlier = area<Stored>(ctx, 'submitted')[key];
+	const pending = run.inFlightSubmissions as Map<string, Promise<FirstOutcome>>;
+	const first = pending.get(key);
+	if (earlier || first) {
+		// This item sends nothing (for now): the items after it need not wait for it.
+		run.passTurn(itemIndex);
+		if (earlier) return { earlierId: earlier.id, fromEarlierRun: true };
+		const outcome = await first!;
+		if ('id' in outcome) return { earlierId: outcome.id, fromEarlierRun: false };
+		if ('uncertain' in outcome) {
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Item ${itemIndex} was not sent: it is the same document as item ${outcome.uncertain}, whose submission may have created a task`,
+				{
+					description: `The answer to item ${outcome.uncertain}'s submission was lost, so the service may already have that document (and charged it). Sending it again could charge it twice. Check the task list (Get Many) for a task created just now.`,
+					itemIndex,
+				},
+			);
+		}
+	}
+	const attempt = submit();
+	// What the items waiting on this one learn: the ID, or whether the service may have the
+	// document (then they must not send it) or refused it (then the next of them sends it).
+	pending.set(
+		key,
+		attempt.then(
+			(result): FirstOutcome => ({ id: result.id }),
+			(error: unknown): FirstOutcome => {
+				if (mayHaveCreated(error)) return { uncertain: itemIndex };
+				pending.delete(key);
+				return { refused: true };
+			},
+		),
+	);
+	const result = await attempt;
+	putNewest(
+		area<Stored>(ctx, 'submitted'),
+		key,
+		{ kind, id: result.id, at: Date.now() },
+		MEMORY_LIMIT,
+	);
+	return { answer: result.answer };
+}
+
+/**
+ * Submits a document (`submit` returns the ID the service created and its answer) — or, when
+ * `key` is given and the document was submitted before, returns the task or job created then:
+ * with `wait`, once finished; without, its ID alone (no read, as when it was sent). With `wait`, a
+ * remembered record of an earlier run that the service no longer has (404: deleted) or that
+ * failed is forgotten and the document sent again, once.
+ */
+export async function submitRemembered<T>(
+	run: Execution,
+	itemIndex: number,
+	options: {
+		kind: RecordKind;
+		key?: () => Promise<string>;
+		wait?: () => WaitSettings;
+		submit: () => Promise<{ id: string; answer: T }>;
+	},
+): Promise<{ submitted: T } | { reused: IDataObject }> {
+	if (!options.key) return { submitted: (await options.submit()).answer };
+	const key = await options.key();
+	const { kind, wait } = options;
+	const idField = kind === 'task' ? 'taskId' : 'id';
+	for (let attempt = 0; ; attempt++) {
+		const outcome = await submitOnce(run, itemIndex, key, kind, options.submit);
+		if ('answer' in outcome) return { submitted: outcome.answer };
+		const id = outcome.earlierId;
+		// Without waiting, the ID is the answer, as it was when the document was sent: no read.
+		if (!wait) return { reused: { [idField]: id } };
+		// A record of this run is what it is; one of an earlier run is read once first, and sent
+		// anew if the service lost it (404) or could not process it (failed).
+		if (outcome.fromEarlierRun && attempt === 0) {
+			const current = await run.client.findRecord(itemIndex, kind, id);
+			if (current === undefined || classifyStatus(current.status) === 'failed') {
+				delete area<Stored>(run.ctx, 'submitted')[key];
+				continue;
+			}
+			if (classifyStatus(current.status) === 'done') return { reused: current };
+		}
+		return { reused: await run.waitFor(itemIndex, kind, id, wait()) };
+	}
+}
+
+/** A `/v1` document result held for this node from a run that failed, if any, for `key`. */
+function heldResult(ctx: IExecuteFunctions, key: string): IDataObject | undefined {
+	return area<Held>(ctx, 'held')[key]?.json;
+}
+
+/**
+ * Whether anything is held at all (a run with nothing held computes no keys for it). Reads only:
+ * a node that never held anything leaves its static data untouched.
+ */
+function anythingHeld(ctx: IExecuteFunctions): boolean {
+	const held = ctx.getWorkflowStaticData('node').held;
+	return typeof held === 'object' && held !== null && Object.keys(held).length > 0;
+}
+
+/**
+ * Keeps billed results that never reached the user (the run failed) for the next run; returns
+ * the keys kept. What does not fit in HELD_LIMIT_BYTES is not kept (the node's error says so).
+ */
+export function holdResults(
+	ctx: IExecuteFunctions,
+	results: Array<{ key: string; json: IDataObject }>,
+): Set<string> {
+	if (results.length === 0) return new Set();
+	const held = area<Held>(ctx, 'held');
+	let bytes = JSON.stringify(held).length;
+	const kept = new Set<string>();
+	for (const { key, json } of results) {
+		const size = JSON.stringify(json).length + key.length;
+		if (bytes + size > HELD_LIMIT_BYTES) continue;
+		putNewest(held, key, { json, at: Date.now() }, MEMORY_LIMIT);
+		bytes += size;
+		kept.add(key);
+	}
+	return kept;
+}
+
+/** Lets go of held results delivered by a run that succeeded. */
+export function releaseHeld(ctx: IExecuteFunctions, keys: Set<string>) {
+	if (keys.size === 0) return;
+	const held = area<Held>(ctx, 'held');
+	for (const key of keys) delete held[key];
+}
+
+/**
+ * Sends a `/v1` document (Convert to Markdown, Recognize, Extract) — or, when a failed earlier run
+ * of this node was billed for the same document and kept its result, returns that result without
+ * sending anything (`previouslyBilled`). A result billed now is registered with the execution, to
+ * be kept if the run fails before it reaches the user (see the router).
+ */
+export async function sendDocumentOnce(
+	run: Execution,
+	itemIndex: number,
+	request: { endpoint: string; settings: IDataObject; document: DocumentInput; body: StreamedBlob },
+): Promise<{ result: IDataObject; previouslyBilled: boolean }> {
+	const { endpoint, settings, document, body } = request;
+	const key = async () => await submissionKey(run, itemIndex, `v1-${endpoint}`, settings, document);
+	if (anythingHeld(run.ctx)) {
+		const held = await key();
+		const result = heldResult(run.ctx, held);
+		if (result) {
+			run.deliveredHeld.add(held);
+			return { result, previouslyBilled: true };
+		}
+	}
+	const result = await run.postDocument(itemIndex, endpoint, body, document.fileName);
+	run.billedResults.set(itemIndex, { result, key });
+	return { result, previouslyBilled: false };
+}

@@ -1,0 +1,301 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { safeFileName } from '../shared/text';
+import type { KeepBudget } from './budget';
+import { KEEP_BYTES } from './budget';
+import type { Accepts, DocumentKind, Problem } from './check';
+import {
+	checkDocument,
+	HEAD_BYTES,
+	KIND_INFO,
+	MAX_BODY_BYTES,
+	TAIL_BYTES,
+	tooLarge,
+} from './check';
+
+/**
+ * Reads an item's document — an n8n binary property (in memory, or in n8n's binary store on disk
+ * or in the database), or a Base64 string / data URI — and checks it (./check.ts) BEFORE any
+ * request is sent; each problem is a NodeOperationError naming the item.
+ */
+
+/**
+ * A checked document. Its bytes are either in memory (Base64 input, or binary data n8n keeps in
+ * memory) or in n8n's binary store, in which case they are streamed when sent and never held
+ * whole: see `openDocument`.
+ */
+export interface DocumentInput {
+	kind: DocumentKind;
+	mimeType: string;
+	fileName: string;
+	/** Size in bytes (decoded). */
+	size: number;
+	bytes?: Buffer;
+	binaryId?: string;
+	/**
+	 * A large stored document as read in the check phase, kept (within the execution's budget)
+	 * so that its submission does not read it a second time; let go once sent (see openDocument).
+	 */
+	chunks?: Buffer[];
+	/** Gives the kept chunks' share of the budget back. */
+	release?: () => void;
+}
+
+/** A problem with an item's document as the item's error. */
+export function itemError(ctx: IExecuteFunctions, itemIndex: number, problem: Problem) {
+	return new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${problem.problem}`, {
+		description: problem.description,
+		itemIndex,
+	});
+}
+
+/**
+ * The document's bytes as chunks (from n8n's binary store when stored). Chunks kept from the
+ * check phase are handed out once and then let go: a second reading (a retried submission)
+ * streams from the binary store again.
+ */
+export async function openDocument(
+	ctx: IExecuteFunctions,
+	document: DocumentInput,
+): Promise<AsyncIterable<Buffer | string> | Iterable<Buffer>> {
+	if (document.bytes) return [document.bytes];
+	const { chunks } = document;
+	if (chunks) {
+		document.chunks = undefined;
+		document.release?.();
+		// Each chunk is let go as soon as it is handed on, so the ones already sent can be collected.
+		return (function* () {
+			for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) yield chunk;
+		})();
+	}
+	return await ctx.helpers.getBinaryStream(document.binaryId!);
+}
+
+interface Scanned {
+	/** Bytes read; above MAX_BODY_BYTES the read stops early. */
+	size: number;
+	head: Buffer;
+	tail: Buffer;
+	/** The whole file, when small enough to keep. */
+	bytes?: Buffer;
+	/** A large file's chunks, kept within the budget. */
+	chunks?: Buffer[];
+	release?: () => void;
+}
+
+/**
+ * Reads a stored binary once, from n8n's binary store: its size, first HEAD_BYTES (the type) and
+ * last TAIL_BYTES (the end marker), and the whole file when it is small enough to keep. Only
+ * the head and the tail are held while a large file streams past.
+ */
+async function scanStored(
+	ctx: IExecuteFunctions,
+	binaryId: string,
+	budget: KeepBudget,
+): Promise<Scanned> {
+	const stream = await ctx.helpers.getBinaryStream(binaryId);
+	let chunks: Buffer[] | undefined = [];
+	let size = 0;
+	let head: Buffer = Buffer.alloc(0);
+	let tail: Buffer = Buffer.alloc(0);
+	try {
+		for await (const chunk of stream) {
+			const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+			if (head.length < HEAD_BYTES)
+				head = Buffer.concat([head, buffer.subarray(0, HEAD_BYTES - head.length)]);
+			tail =
+				buffer.length >= TAIL_BYTES
+					? buffer.subarray(buffer.length - TAIL_BYTES)
+					: Buffer.concat([tail, buffer]).subarray(-TAIL_BYTES);
+			size += buffer.length;
+			if (size > MAX_BODY_BYTES) break;
+			if (chunks && budget.fits(size)) chunks.push(buffer);
+			else chunks = undefined;
+		}
+	} finally {
+		stream.destroy();
+	}
+	if (!chunks || size === 0 || size > MAX_BODY_BYTES)
+		return { size, head, tail: Buffer.from(tail) };
+	budget.take(size);
+	if (size <= KEEP_BYTES)
+		return { size, head, tail: Buffer.from(tail), bytes: Buffer.concat(chunks, size) };
+	return { size, head, tail: Buffer.from(tail), chunks, release: budget.releaser(size) };
+}
+
+/**
+ * Whether a stored document is read whole in one call rather than scanned as a stream: n8n
+ * recorded its size (`bytes`, which n8n sets when it stores binary data), it is small enough to
+ * keep, and the budget has room. One call costs a fraction of a stream per file. The size read is
+ * what counts afterwards, not the recorded one.
+ */
+function readsWhole(recorded: unknown, budget: KeepBudget): boolean {
+	return (
+		typeof recorded === 'number' &&
+		Number.isInteger(recorded) &&
+		recorded > 0 &&
+		recorded <= KEEP_BYTES &&
+		budget.fits(recorded)
+	);
+}
+
+const BASE64_BODY = /^[A-Za-z0-9+/]*={0,2}$/;
+
+interface DecodedBase64 {
+	bytes: Buffer;
+	declaredMime?: string;
+}
+
+/** Decodes Base64 or a `data:<mime>;base64,<data>` URI, refusing anything malformed. */
+export function decodeBase64Input(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	raw: string,
+	maxBytes = MAX_BODY_BYTES,
+): DecodedBase64 {
+	const node = ctx.getNode();
+	let data = raw.trim();
+	let declaredMime: string | undefined;
+	if (/^data:/i.test(data)) {
+		const match = /^data:([^;,]*)((?:;[^;,]*)*),/i.exec(data);
+		if (!match) {
+			throw new NodeOperationError(node, `Item ${itemIndex}: the data URI is malformed`, {
+				description: 'Expected the form data:<type>;base64,<data>.',
+				itemIndex,
+			});
+		}
+		if (!/;base64$/i.test(match[2]) && !/;base64;/i.test(`${match[2]};`)) {
+			throw new NodeOperationError(node, `Item ${itemIndex}: the data URI is not Base64-encoded`, {
+				description: 'Only data URIs of the form data:<type>;base64,<data> are supported.',
+				itemIndex,
+			});
+		}
+		declaredMime = match[1].toLowerCase() || undefined;
+		data = data.slice(match[0].length);
+	}
+	data = data.replace(/\s+/g, '');
+	// Accept the URL-safe alphabet too; the service receives standard Base64.
+	if (/[-_]/.test(data)) data = data.replace(/-/g, '+').replace(/_/g, '/');
+	if (data.length === 0) {
+		throw new NodeOperationError(node, `Item ${itemIndex}: the document is empty`, {
+			description: 'The Base64 field holds no data.',
+			itemIndex,
+		});
+	}
+	if (!BASE64_BODY.test(data) || data.length % 4 === 1) {
+		throw new NodeOperationError(node, `Item ${itemIndex}: the Base64 data is malformed`, {
+			description:
+				'It contains characters outside the Base64 alphabet or has a broken length. Pass the file as binary data, or check how the Base64 string was produced.',
+			itemIndex,
+		});
+	}
+	const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+	const decodedSize = Math.floor((data.length * 3) / 4) - padding;
+	if (decodedSize > maxBytes) throw itemError(ctx, itemIndex, tooLarge(decodedSize, maxBytes));
+	return { bytes: Buffer.from(data, 'base64'), declaredMime };
+}
+
+/** What the document fields name, read: the bytes (or where they are) and what the input says. */
+interface Read {
+	size: number;
+	head: Buffer;
+	tail: Buffer;
+	bytes?: Buffer;
+	binaryId?: string;
+	chunks?: Buffer[];
+	release?: () => void;
+	fileName: string;
+	declaredMime?: string;
+}
+
+function inMemory(bytes: Buffer): Pick<Read, 'size' | 'head' | 'tail' | 'bytes'> {
+	return {
+		size: bytes.length,
+		head: bytes.subarray(0, HEAD_BYTES),
+		tail: bytes.subarray(-TAIL_BYTES),
+		bytes,
+	};
+}
+
+/** The "Base64 or Data URI" source. */
+function readBase64(ctx: IExecuteFunctions, itemIndex: number): Read {
+	const raw = ctx.getNodeParameter('base64Data', itemIndex, '') as string;
+	if (typeof raw !== 'string' || raw.trim() === '') {
+		throw itemError(ctx, itemIndex, {
+			problem: 'no document data',
+			description:
+				'The "Base64 or Data URI" field is empty. Map the field holding the file content.',
+		});
+	}
+	const { bytes, declaredMime } = decodeBase64Input(ctx, itemIndex, raw);
+	return { ...inMemory(bytes), fileName: '', declaredMime };
+}
+
+/**
+ * The "Binary File" source, by where n8n keeps it: stored and small with its size recorded (one
+ * whole read, kept for the send), stored otherwise (scanned once as a stream; a large file is
+ * checked, not held), or in memory.
+ */
+async function readBinary(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	budget: KeepBudget,
+): Promise<Read> {
+	const property = (ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim();
+	const item = ctx.getInputData()[itemIndex];
+	const binary = item?.binary?.[property];
+	if (!binary) {
+		const available = Object.keys(item?.binary ?? {});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex} has no binary field "${property}"`,
+			{
+				description: available.length
+					? `The item's binary fields are: ${available.join(', ')}. Set "Input Binary Field" to one of them.`
+					: 'The item carries no binary data. Read the file first (e.g. with "Read/Write Files from Disk" or an HTTP Request set to return a file), or choose "Base64 or Data URI".',
+				itemIndex,
+			},
+		);
+	}
+	const named = { fileName: safeFileName(binary.fileName ?? ''), binaryId: binary.id };
+	if (binary.id && readsWhole(binary.bytes, budget)) {
+		const bytes = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
+		budget.take(bytes.length);
+		return { ...inMemory(bytes), ...named };
+	}
+	if (binary.id) {
+		const scanned = await scanStored(ctx, binary.id, budget);
+		const size =
+			scanned.size > MAX_BODY_BYTES
+				? (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize
+				: scanned.size;
+		return { ...scanned, size, ...named };
+	}
+	const bytes = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
+	return { ...inMemory(bytes), ...named };
+}
+
+/**
+ * Reads the document of an item from the shared document fields (`documentSource`,
+ * `binaryPropertyName`, `base64Data`, `fileName`) and checks it; nothing is sent.
+ */
+export async function readDocument(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	accepts: Accepts,
+	budget: KeepBudget,
+): Promise<DocumentInput> {
+	const source = ctx.getNodeParameter('documentSource', itemIndex, 'binary') as string;
+	const given = safeFileName(String(ctx.getNodeParameter('fileName', itemIndex, '') ?? ''));
+	const read =
+		source === 'base64' ? readBase64(ctx, itemIndex) : await readBinary(ctx, itemIndex, budget);
+	const checked = checkDocument({ ...read, fileName: given || read.fileName }, accepts);
+	if ('problem' in checked) {
+		read.release?.();
+		throw itemError(ctx, itemIndex, checked);
+	}
+	const { size, bytes, binaryId, chunks, release } = read;
+	const { kind, fileName } = checked;
+	return { kind, mimeType: KIND_INFO[kind].mime, fileName, size, bytes, binaryId, chunks, release };
+}

@@ -1,0 +1,268 @@
+import type { IDataObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import type { StreamedBlob } from '../documents/body';
+import { isObject } from '../shared/object';
+import type { ListPage } from '../shared/records';
+import { pagesBilled, unwrapList, unwrapRecord } from '../shared/records';
+import type { Endpoints, Surface, TransportContext } from '../transport/endpoints';
+import { accountDigest, resolveEndpoints } from '../transport/endpoints';
+import { httpStatus } from '../transport/errors';
+import type { ApiRequest, ApiResponse, SubmissionTurns } from '../transport/request';
+import { apiRequest, unexpectedBody } from '../transport/request';
+import type { RetrySettings } from '../transport/retry';
+import { DEFAULT_RETRY } from '../transport/retry';
+import { RequestSlots } from '../transport/slots';
+
+/** The two kinds of long-running record the service has, and where each is read. */
+const RECORDS = {
+	task: {
+		surface: 'base' as Surface,
+		path: (id: string) => ['api', 'tasks', id],
+		idField: 'taskId' as const,
+		scope: 'read',
+		label: 'Task',
+	},
+	job: {
+		surface: 'api' as Surface,
+		path: (id: string) => ['v1', 'jobs', id],
+		idField: 'id' as const,
+		scope: undefined,
+		label: 'Job',
+	},
+};
+
+export type RecordKind = keyof typeof RECORDS;
+
+/** How a record is named in messages, e.g. `Task "tsk_1"`. */
+export function recordLabel(kind: RecordKind, id: string): string {
+	return `${RECORDS[kind].label} "${id}"`;
+}
+
+/** What a submission created: its answer, the ID it must carry, and the pages it says it billed. */
+export interface Accepted {
+	answer: IDataObject;
+	id: string;
+	pagesBilled?: number;
+}
+
+/**
+ * The OCR service as one object: the credential and endpoints (read once), the request slots and
+ * rate-limit gate, and the typed reads and writes of tasks, jobs, documents and the task list.
+ * The action node's execution owns one; each trigger makes its own, with no batch. Submissions
+ * take `turns` (the batch's order and halt, see transport/request.ts).
+ */
+export class ServiceClient {
+	readonly slots: RequestSlots;
+
+	readonly retry: RetrySettings;
+
+	private endpoints?: Promise<Endpoints>;
+
+	constructor(
+		readonly ctx: TransportContext,
+		options: { concurrency?: number; retry?: Partial<RetrySettings> } = {},
+	) {
+		this.slots = new RequestSlots(options.concurrency ?? 1);
+		this.retry = { ...DEFAULT_RETRY, ...options.retry };
+	}
+
+	/** The credential, read and checked on the first request (a bad URL fails that item). */
+	private async connect(itemIndex: number) {
+		if (!this.endpoints) {
+			const resolving = resolveEndpoints(this.ctx, itemIndex);
+			this.endpoints = resolving;
+			resolving.catch(() => {
+				if (this.endpoints === resolving) this.endpoints = undefined;
+			});
+		}
+		const endpoints = await this.endpoints;
+		return { ctx: this.ctx, endpoints, slots: this.slots, retry: this.retry };
+	}
+
+	async request<T = IDataObject>(
+		itemIndex: number,
+		request: ApiRequest,
+		turns?: SubmissionTurns,
+	): Promise<ApiResponse<T>> {
+		return await apiRequest<T>(await this.connect(itemIndex), itemIndex, request, turns);
+	}
+
+	/** A digest of the account the credential reaches (see transport/endpoints.ts). */
+	async account(itemIndex: number): Promise<string> {
+		return accountDigest((await this.connect(itemIndex)).endpoints);
+	}
+
+	/** GET a task (`/api/tasks/{id}`) or job (`/v1/jobs/{id}`), whatever wrapper the service puts around it. */
+	async getRecord(
+		itemIndex: number,
+		kind: RecordKind,
+		id: string,
+		limits: { deadline?: number; timeoutMs?: number } = {},
+	): Promise<{ record: IDataObject; retryAfterMs?: number }> {
+		const spec = RECORDS[kind];
+		const response = await this.request(itemIndex, {
+			method: 'GET',
+			surface: spec.surface,
+			path: spec.path(id),
+			kind: 'read',
+			scope: spec.scope,
+			subject: recordLabel(kind, id),
+			...limits,
+		});
+		const record = unwrapRecord(response.body, spec.idField);
+		if (!record) throw unexpectedBody(this.ctx, itemIndex, `${kind} "${id}"`, response.body);
+		return { record, retryAfterMs: response.retryAfterMs };
+	}
+
+	/** A task or job as it is now, or undefined when the service no longer has it (404). */
+	async findRecord(itemIndex: number, kind: RecordKind, id: string, deadline?: number) {
+		const outcome = await this.getRecord(itemIndex, kind, id, { deadline }).then(
+			({ record }) => ({ record }),
+			(error: unknown) => ({ error }),
+		);
+		if ('record' in outcome) return outcome.record;
+		if (httpStatus(outcome.error) === 404) return undefined;
+		throw outcome.error;
+	}
+
+	/** One page of `GET /api/tasks`, in whichever list shape the service answers. */
+	async listTasks(
+		itemIndex: number,
+		query: { page: number; pageSize: number; status?: string; deadline?: number; what?: string },
+	): Promise<ListPage> {
+		const { page, pageSize, status, deadline, what = 'the task list' } = query;
+		const response = await this.request(itemIndex, {
+			method: 'GET',
+			path: ['api', 'tasks'],
+			kind: 'read',
+			scope: 'read',
+			qs: { page, pageSize, ...(status ? { status } : {}) },
+			deadline,
+		});
+		const list = unwrapList(response.body);
+		if (!list) throw unexpectedBody(this.ctx, itemIndex, what, response.body);
+		return list;
+	}
+
+	/** DELETE a task (scope "export"); the answer's fields, if it has any. */
+	async deleteTask(itemIndex: number, id: string): Promise<IDataObject> {
+		const response = await this.request(itemIndex, {
+			method: 'DELETE',
+			path: ['api', 'tasks', id],
+			kind: 'delete',
+			scope: 'export',
+			subject: recordLabel('task', id),
+		});
+		return isObject(response.body) ? response.body : {};
+	}
+
+	/** GET a task's export as bytes, with the answer's headers. */
+	async exportTask(itemIndex: number, id: string, format: string) {
+		return await this.request<Buffer | ArrayBuffer>(itemIndex, {
+			method: 'GET',
+			path: ['api', 'export', id, format],
+			kind: 'read',
+			scope: 'read',
+			subject: recordLabel('task', id),
+			binary: true,
+		});
+	}
+
+	/**
+	 * POST a document as JSON (`imageBase64` streamed) to a task endpoint of the Base URL. A 2xx
+	 * without an ID still may have created a task; `success: false` says it did not.
+	 */
+	async submitTask(
+		itemIndex: number,
+		path: string[],
+		body: StreamedBlob,
+		turns: SubmissionTurns,
+	): Promise<Accepted> {
+		const request = { method: 'POST' as const, path, kind: 'submit' as const, scope: 'submit' };
+		const response = await this.request(itemIndex, { ...request, body }, turns);
+		const accepted = unwrapRecord(response.body);
+		const taskId = accepted?.taskId;
+		if (accepted?.success === false) {
+			turns.failed();
+			throw this.refused(itemIndex, accepted);
+		}
+		if (!accepted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
+			turns.failed();
+			const what = 'the submission (a task may have been created)';
+			throw unexpectedBody(this.ctx, itemIndex, what, response.body, true);
+		}
+		const id = String(taskId);
+		return { answer: { ...accepted, taskId: id }, id, pagesBilled: pagesBilled(accepted) };
+	}
+
+	private refused(itemIndex: number, accepted: IDataObject) {
+		const said = [accepted.message, accepted.error].find((v) => typeof v === 'string');
+		const message = `The OCR service did not accept the document (success: false)${said ? `: ${String(said)}` : ''}`;
+		const description =
+			'No task was created. The service refunds the pages of a submission it could not turn into a task, so nothing should stay charged; check the file, then submit it again.';
+		return new NodeApiError(this.ctx.getNode(), { message }, { message, description, itemIndex });
+	}
+
+	/**
+	 * POST a document as multipart to a `/v1` endpoint; the JSON object answered. Its ID, when the
+	 * answer carries one (the reference shows one for `/v1/markdown` and `/v1/jobs` only).
+	 */
+	async postDocument(
+		itemIndex: number,
+		endpoint: string,
+		body: StreamedBlob,
+		turns: SubmissionTurns,
+	): Promise<{ answer: IDataObject; id?: string; pagesBilled?: number }> {
+		const response = await this.request(
+			itemIndex,
+			{ method: 'POST', surface: 'api', path: ['v1', endpoint], kind: 'submit', body },
+			turns,
+		);
+		const answer = response.body as unknown;
+		if (!isObject(answer)) {
+			const what = `/v1/${endpoint} (pages may have been charged)`;
+			throw unexpectedBody(this.ctx, itemIndex, what, answer, true);
+		}
+		const id = unwrapRecord(answer, 'id')?.id;
+		const hasId = typeof id === 'string' || typeof id === 'number';
+		return { answer, id: hasId ? String(id) : undefined, pagesBilled: pagesBilled(answer) };
+	}
+
+	/** POST /v1/jobs: the created job, which must carry the ID to keep (a job may exist without one). */
+	async createJob(
+		itemIndex: number,
+		body: StreamedBlob,
+		turns: SubmissionTurns,
+	): Promise<Accepted> {
+		const posted = await this.postDocument(itemIndex, 'jobs', body, turns);
+		const job = unwrapRecord(posted.answer, 'id');
+		if (!job || posted.id === undefined) {
+			turns.failed();
+			const what = 'the job creation (a job may have been created)';
+			throw unexpectedBody(this.ctx, itemIndex, what, job, true);
+		}
+		return { answer: { ...job, id: posted.id }, id: posted.id, pagesBilled: posted.pagesBilled };
+	}
+
+	/**
+	 * A finished task's details for a trigger's item (Include Task Details): one attempt, no
+	 * retries, at most `timeoutMs`. A failure is returned as its message, to be reported on the
+	 * item — the task was already reported and will not be read again.
+	 */
+	static async taskDetails(
+		ctx: TransportContext,
+		taskId: string,
+		timeoutMs: number,
+	): Promise<{ task: IDataObject } | { taskDetailsError: string }> {
+		const client = new ServiceClient(ctx, {
+			retry: { maxReadRetries: 0, maxRateLimitRetries: 0 },
+		});
+		try {
+			const deadline = Date.now() + timeoutMs;
+			return { task: (await client.getRecord(0, 'task', taskId, { deadline, timeoutMs })).record };
+		} catch (error) {
+			return { taskDetailsError: (error as Error).message };
+		}
+	}
+}

@@ -1,0 +1,126 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { isObject } from './object';
+
+/**
+ * Reading what the service returns where the spec does not show the shape. Kept in one place:
+ * a task may come flat or wrapped ({data: task}, {task: task}); a list as a bare array or under
+ * items / data / tasks / results; statuses beyond `queued` and `done` are not published.
+ */
+
+export type StatusClass = 'done' | 'failed' | 'pending';
+
+const DONE = new Set(['done', 'completed', 'complete', 'succeeded', 'success', 'finished']);
+const FAILED = new Set([
+	'failed',
+	'failure',
+	'error',
+	'errored',
+	'cancelled',
+	'canceled',
+	'rejected',
+	'expired',
+	'timeout',
+	'timed_out',
+	'aborted',
+	'ocr_failed',
+]);
+const PENDING = new Set([
+	'queued',
+	'pending',
+	'processing',
+	'running',
+	'in_progress',
+	'started',
+	'waiting',
+	'created',
+	'accepted',
+	'submitted',
+	'scheduled',
+]);
+
+/** Classifies a status value. Unknown values count as pending: the wait continues to its deadline. */
+export function classifyStatus(status: unknown): StatusClass {
+	const value = typeof status === 'string' ? status.trim().toLowerCase() : '';
+	if (DONE.has(value)) return 'done';
+	if (FAILED.has(value)) return 'failed';
+	return 'pending';
+}
+
+export function isKnownStatus(status: unknown): boolean {
+	const value = typeof status === 'string' ? status.trim().toLowerCase() : '';
+	return DONE.has(value) || FAILED.has(value) || PENDING.has(value);
+}
+
+/** Unwraps a task (or job) record and makes sure it carries `idField` (taskId / id). */
+export function unwrapRecord(
+	body: unknown,
+	idField: 'taskId' | 'id' = 'taskId',
+): IDataObject | undefined {
+	if (!isObject(body)) return undefined;
+	let record: IDataObject = body;
+	if (record.status === undefined && record[idField] === undefined) {
+		const inner = [body.task, body.job, body.data, body.result].find(isObject);
+		if (inner) record = inner;
+	}
+	if (record[idField] === undefined) {
+		const id = record.taskId ?? record.id ?? record.task_id ?? record.jobId ?? record.job_id;
+		if (id !== undefined) record = { [idField]: id, ...record };
+	}
+	return record;
+}
+
+export interface ListPage {
+	records: IDataObject[];
+	total?: number;
+	totalPages?: number;
+	/** The page size the service says it used (it may cap the one asked). */
+	pageSize?: number;
+	/** Whether the service says more pages follow. */
+	hasMore?: boolean;
+}
+
+const LIST_KEYS = ['items', 'data', 'tasks', 'results', 'records', 'rows'];
+
+/** Reads one page of a list in any of the plausible shapes; undefined when none matches. */
+export function unwrapList(body: unknown): ListPage | undefined {
+	if (Array.isArray(body)) return { records: body.filter(isObject) };
+	if (!isObject(body)) return undefined;
+	let container: IDataObject = body;
+	let array = LIST_KEYS.map((k) => container[k]).find(Array.isArray) as unknown[] | undefined;
+	if (!array && isObject(body.data)) {
+		container = body.data;
+		array = LIST_KEYS.map((k) => container[k]).find(Array.isArray) as unknown[] | undefined;
+	}
+	if (!array) return undefined;
+	const meta = [body.pagination, body.meta, container.pagination, body, container].filter(isObject);
+	const num = (key: string) => {
+		for (const m of meta) {
+			const v = m[key];
+			if (typeof v === 'number' && Number.isFinite(v)) return v;
+		}
+		return undefined;
+	};
+	const flag = (...keys: string[]) => {
+		for (const m of meta)
+			for (const key of keys) if (typeof m[key] === 'boolean') return m[key] as boolean;
+		return undefined;
+	};
+	return {
+		records: array.filter(isObject).map((r) => unwrapRecord(r) ?? r),
+		total: num('total') ?? num('totalCount') ?? num('total_count'),
+		totalPages: num('totalPages') ?? num('total_pages') ?? num('pages'),
+		pageSize:
+			num('pageSize') ?? num('page_size') ?? num('perPage') ?? num('per_page') ?? num('limit'),
+		hasMore: flag('hasMore', 'has_more', 'hasNextPage', 'has_next_page'),
+	};
+}
+
+/** Pages the service says a submission was billed, from whichever field it uses. */
+export function pagesBilled(body: IDataObject): number | undefined {
+	for (const key of ['pagesBilled', 'pages_billed', 'creditsUsed', 'pagesCharged', 'pages']) {
+		const v = body[key];
+		if (typeof v === 'number' && Number.isFinite(v)) return v;
+	}
+	return undefined;
+}

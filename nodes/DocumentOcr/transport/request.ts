@@ -1,0 +1,376 @@
+import type {
+	ICredentialsDecrypted,
+	IDataObject,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+
+import { StreamedBlob } from '../documents/body';
+import type { Endpoints, Surface, TransportContext } from './endpoints';
+import { cancelSignal, CREDENTIAL_TYPE, encodeSegment } from './endpoints';
+import type { RequestKind, RetrySettings, Tried } from './retry';
+import { decide } from './retry';
+import type { RequestSlots } from './slots';
+import {
+	networkError,
+	parseServiceError,
+	redact,
+	refundedCreationFailure,
+	scrubAnswer,
+	serviceError,
+	StoppedError,
+} from './errors';
+
+/**
+ * Sends one logical request to the OCR service — the one call of `httpRequestWithAuthentication`
+ * (the credential adds the Bearer header) — with the retries the pure table in ./retry.ts allows,
+ * waiting with n8n's `sleep` and the execution's cancel signal, and maps every failure to a
+ * NodeApiError with `itemIndex` (./errors.ts). Paths are built from segments, each
+ * percent-encoded, so an ID can never change the path.
+ */
+
+export interface ApiRequest {
+	method: IHttpRequestMethods;
+	/** Path segments after the surface's root, e.g. ['api', 'tasks', taskId]; each is encoded. */
+	path: string[];
+	surface?: Surface;
+	kind: RequestKind;
+	qs?: IDataObject;
+	/** JSON fields, or a streamed body carrying a document (documents/body.ts). */
+	body?: IDataObject | StreamedBlob;
+	/** Expect a binary answer (exports): the body is returned as a Buffer. */
+	binary?: boolean;
+	/** Scope the endpoint needs, named in an insufficient_scope error. */
+	scope?: string;
+	/** What the request is about, e.g. `Task "tsk_1"`, for not-found errors. */
+	subject?: string;
+	/** No retry waits past this time (epoch ms): the item's own deadline. */
+	deadline?: number;
+	timeoutMs?: number;
+}
+
+export interface ApiResponse<T = unknown> {
+	body: T;
+	statusCode: number;
+	headers: Record<string, unknown>;
+	/** Delay the service asked for (Retry-After on a successful answer), in ms. */
+	retryAfterMs?: number;
+}
+
+/** What one request needs of the client that sends it. */
+export interface Connection {
+	ctx: TransportContext;
+	endpoints: Endpoints;
+	slots: RequestSlots;
+	retry: RetrySettings;
+}
+
+/**
+ * How a billable request takes its place among a batch's items (the batch's execution object
+ * implements it): submissions start in item order, none starts once the batch has halted, and a
+ * failed one halts the batch before its slot is taken by the next submission.
+ */
+export interface SubmissionTurns {
+	readonly halted: boolean;
+	/** Waits until every item before `itemIndex` has started its submission (or sends none). */
+	turn(itemIndex: number): Promise<void>;
+	/** `itemIndex` starts its submission now: the next item may go. */
+	passTurn(itemIndex: number): void;
+	/** A submission failed, which fails its item: start no more billable requests. */
+	failed(): void;
+}
+
+function header(headers: Record<string, unknown>, name: string): string | undefined {
+	const value = headers[name] ?? headers[name.toLowerCase()];
+	if (Array.isArray(value)) return value.length ? String(value[0]) : undefined;
+	return value === undefined || value === null ? undefined : String(value);
+}
+
+/** Retry-After as milliseconds: delta-seconds (fractions allowed) or an HTTP date. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+	if (value === undefined) return undefined;
+	const trimmed = value.trim();
+	if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(parseFloat(trimmed) * 1000);
+	const date = Date.parse(trimmed);
+	if (!Number.isNaN(date)) return Math.max(0, date - now);
+	return undefined;
+}
+
+/** Finds the system error code (ECONNRESET, ...) in an error thrown by the HTTP helper. */
+function systemErrorCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
+		const candidate = (current as { code?: unknown }).code;
+		if (
+			typeof candidate === 'string' &&
+			/^(E[A-Z_]+|ERR_[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(candidate)
+		) {
+			return candidate;
+		}
+		current = (current as { cause?: unknown }).cause;
+	}
+	const message = (error as { message?: unknown })?.message;
+	if (typeof message === 'string' && /socket hang up/i.test(message)) return 'ECONNRESET';
+	if (typeof message === 'string' && /timeout/i.test(message)) return 'ETIMEDOUT';
+	return undefined;
+}
+
+interface RawResponse {
+	body: unknown;
+	headers: Record<string, unknown>;
+	statusCode: number;
+}
+
+/**
+ * The single call into n8n's HTTP helper; failures come back as values, not exceptions. The
+ * credential read once for the execution is passed along (`credentialsDecrypted`): otherwise n8n
+ * loads it from its database and decrypts it again for every request — most of a request's cost
+ * in a batch of thousands.
+ */
+async function send(
+	ctx: TransportContext,
+	options: IHttpRequestOptions,
+	credential: ICredentialsDecrypted,
+): Promise<{ response: RawResponse } | { error: Error }> {
+	try {
+		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
+			ctx,
+			CREDENTIAL_TYPE,
+			options,
+			{ credentialsDecrypted: { ...credential, data: { ...credential.data } } },
+		)) as RawResponse;
+		return { response };
+	} catch (error) {
+		return { error: error as Error };
+	}
+}
+
+/** One debug line per retry (method, path, cause, wait): what a user sees at N8N_LOG_LEVEL=debug. */
+function logRetry(
+	ctx: TransportContext,
+	request: ApiRequest,
+	itemIndex: number,
+	cause: string,
+	waitMs: number,
+) {
+	const route = `${request.method} /${request.path.slice(0, 2).join('/')}`;
+	ctx.logger.debug(`Document OCR: ${route} got ${cause}; retrying in ${waitMs} ms`, {
+		itemIndex,
+		retry: true,
+	});
+}
+
+/** Waits `ms` (n8n's sleep, tied to the execution's cancel signal); a cancel ends it at once. */
+async function pause(ctx: TransportContext, ms: number, itemIndex: number) {
+	if (ms <= 0) return;
+	const signal = cancelSignal(ctx);
+	try {
+		await sleep(ms, signal);
+	} catch {
+		// Only a cancel rejects n8n's sleep: reported below as the cancel it is.
+	}
+	if (signal?.aborted) {
+		throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
+	}
+}
+
+/** The request options of every attempt (a small document body is built once, reused by a retry). */
+function requestOptions(url: string, request: ApiRequest): IHttpRequestOptions {
+	const streamed = request.body instanceof StreamedBlob ? request.body : undefined;
+	const whole = streamed?.whole?.();
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url,
+		qs: request.qs,
+		body: whole ?? request.body,
+		json: !request.binary && !streamed,
+		ignoreHttpStatusErrors: true,
+		returnFullResponse: true,
+		timeout: request.timeoutMs ?? (request.kind === 'submit' ? 120_000 : 60_000),
+	};
+	if (request.binary) options.encoding = 'arraybuffer';
+	if (streamed) {
+		// A streamed body sets its own Content-Type and Content-Length (documents/body.ts); a whole
+		// one is given them here.
+		options.headers = whole
+			? { Accept: 'application/json', 'Content-Type': streamed.type }
+			: { Accept: 'application/json' };
+		// Following redirects makes the HTTP client keep a copy of the whole body (to resend it);
+		// a document upload is never redirected, so it streams straight through instead.
+		options.disableFollowRedirect = true;
+	}
+	return options;
+}
+
+/**
+ * One attempt: a slot, the rate-limit gate, the batch's turn for a submission, then the send.
+ * The gate is checked with the slot in hand: a request that queued for a slot while another one
+ * was being throttled must not go out before the gate opens.
+ */
+async function attempt(
+	conn: Connection,
+	itemIndex: number,
+	options: IHttpRequestOptions,
+	turns: SubmissionTurns | undefined,
+) {
+	if (turns) await turns.turn(itemIndex);
+	await conn.slots.acquire();
+	try {
+		for (let wait = conn.slots.gateUntil - Date.now(); wait > 0; ) {
+			await pause(conn.ctx, wait, itemIndex);
+			wait = conn.slots.gateUntil - Date.now();
+		}
+		if (turns) {
+			// The last moment before money is spent: has another item failed the node meanwhile?
+			if (turns.halted) throw new StoppedError(itemIndex);
+			turns.passTurn(itemIndex);
+		}
+		// A copy per attempt: the HTTP helper adds the credential's headers to what it is given.
+		const copy = { ...options, headers: options.headers && { ...options.headers } };
+		return await send(conn.ctx, copy, conn.endpoints.credential);
+	} finally {
+		conn.slots.release();
+	}
+}
+
+type Attempted = Awaited<ReturnType<typeof send>>;
+
+/** What an attempt that got no 2xx amounts to, for the retry table, and the error it would be. */
+function assess(
+	conn: Connection,
+	itemIndex: number,
+	request: ApiRequest,
+	sent: Attempted,
+	tried: Tried,
+) {
+	const node = conn.ctx.getNode();
+	const errorContext = () => ({
+		itemIndex,
+		scope: request.scope,
+		subject: request.subject,
+		submission: request.kind === 'submit',
+		retries: tried.read + tried.rate,
+		secrets: conn.endpoints.secrets,
+	});
+	if ('error' in sent) {
+		const code = systemErrorCode(sent.error);
+		if (!code) return { code };
+		const root = request.surface === 'api' ? conn.endpoints.api : conn.endpoints.base;
+		return {
+			outcome: { type: 'network' as const, code },
+			failure: () => networkError(node, code, new URL(root).host, errorContext()),
+		};
+	}
+	const { statusCode, body } = sent.response;
+	return {
+		outcome: {
+			type: 'status' as const,
+			statusCode,
+			errorCode: parseServiceError(body).code,
+			refundedCreation: refundedCreationFailure(statusCode, body),
+			retryAfterMs: parseRetryAfter(header(sent.response.headers ?? {}, 'retry-after')),
+		},
+		failure: () => serviceError(node, statusCode, body, errorContext()),
+	};
+}
+
+/**
+ * Sends one logical request (with the retries the policy allows) and returns the 2xx answer.
+ * Throws a NodeApiError with `itemIndex` for everything else. A submission takes its turn in the
+ * batch (`turns`), and a failed one halts the batch at once — before the slot it frees is taken by
+ * the next submission — rather than once the error has reached the router.
+ */
+export async function apiRequest<T = IDataObject>(
+	conn: Connection,
+	itemIndex: number,
+	request: ApiRequest,
+	turns?: SubmissionTurns,
+): Promise<ApiResponse<T>> {
+	const { ctx, endpoints } = conn;
+	const root = request.surface === 'api' ? endpoints.api : endpoints.base;
+	const options = requestOptions(`${root}/${request.path.map(encodeSegment).join('/')}`, request);
+	const tried: Tried = { read: 0, rate: 0, creation: 0 };
+	const failed = <E extends Error>(error: E): E => {
+		if (request.kind === 'submit') turns?.failed();
+		return error;
+	};
+	for (;;) {
+		const sent = await attempt(
+			conn,
+			itemIndex,
+			options,
+			request.kind === 'submit' ? turns : undefined,
+		);
+		if ('error' in sent && cancelSignal(ctx)?.aborted) {
+			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
+		}
+		if ('response' in sent) {
+			sent.response.body = scrubAnswer(sent.response.body, endpoints.secrets);
+			const { statusCode, headers = {} } = sent.response;
+			if (statusCode >= 200 && statusCode < 300) {
+				conn.slots.succeeded();
+				const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'));
+				return { body: sent.response.body as T, statusCode, headers, retryAfterMs };
+			}
+		}
+		const assessed = assess(conn, itemIndex, request, sent, tried);
+		if (!assessed.outcome) {
+			// Not a network failure (e.g. a URL n8n refuses to call): keep the message, drop the
+			// underlying request object so no header (the API key) can travel with the error.
+			const error = (sent as { error: Error }).error;
+			const message = redact(String(error?.message ?? error), endpoints.secrets);
+			throw failed(new NodeApiError(ctx.getNode(), { message }, { message, itemIndex }));
+		}
+		const { outcome, failure } = assessed;
+		const decision = decide(request, outcome, tried, conn.retry, Date.now());
+		if (decision.action === 'deleted') {
+			// A retried delete whose first attempt went through: the task is gone, as asked.
+			return { body: { alreadyDeleted: true } as T, statusCode: 404, headers: {} };
+		}
+		if (decision.action === 'fail') throw failed(failure());
+		logRetry(ctx, request, itemIndex, decision.cause, decision.waitMs);
+		tried[decision.spends]++;
+		if (decision.gate) {
+			// Every request of this client waits until the service is ready again.
+			conn.slots.closeGate(Date.now() + decision.waitMs);
+		} else {
+			// A Retry-After on any other answer (a 503, say) is the service asking for less too.
+			if (outcome.type === 'status' && outcome.retryAfterMs !== undefined) conn.slots.throttled();
+			await pause(ctx, decision.waitMs, itemIndex);
+		}
+	}
+}
+
+/**
+ * A 2xx answer whose body is not the JSON object the endpoint promises. `mayHaveCreated`: it
+ * answered a submission, so a task, job or document may exist and be charged (see
+ * `mayHaveCreated` in ./errors).
+ */
+export function unexpectedBody(
+	ctx: TransportContext,
+	itemIndex: number,
+	what: string,
+	body: unknown,
+	mayHaveCreated = false,
+): NodeApiError {
+	// The body was scrubbed of the key by apiRequest; a Bearer token of some other credential is
+	// redacted here too before any of it is quoted.
+	const preview =
+		typeof body === 'string'
+			? redact(body.slice(0, 120), [])
+			: Buffer.isBuffer(body)
+				? `${body.length} bytes`
+				: typeof body;
+	const error = new NodeApiError(
+		ctx.getNode(),
+		{ message: `Unexpected answer from the OCR service for ${what}` },
+		{
+			message: `Unexpected answer from the OCR service for ${what}`,
+			description: `Expected a JSON object but received: ${preview}. The service may be misconfigured, or a proxy answered instead of it.`,
+			itemIndex,
+		},
+	);
+	if (mayHaveCreated) error.context.mayHaveCreated = true;
+	return error;
+}

@@ -1,0 +1,94 @@
+/** Reading what the service sends where the spec says "not shown": records, lists, statuses. */
+
+import {
+	classifyStatus,
+	isKnownStatus,
+	pagesBilled,
+	unwrapList,
+	unwrapRecord,
+} from '../../../../nodes/DocumentOcr/shared/records';
+
+describe('statuses', () => {
+	test.each([
+		['done', 'done'],
+		['Completed', 'done'],
+		['failed', 'failed'],
+		['timed_out', 'failed'],
+		['queued', 'pending'],
+		['processing', 'pending'],
+		['something_new', 'pending'], // unknown: the wait goes on to its deadline
+		[undefined, 'pending'],
+	])('%s is %s', (status, cls) => {
+		expect(classifyStatus(status)).toBe(cls);
+	});
+
+	test('unknown values are told apart from pending ones (for the timeout message)', () => {
+		expect(isKnownStatus('queued')).toBe(true);
+		expect(isKnownStatus('something_new')).toBe(false);
+	});
+});
+
+describe('records', () => {
+	test.each([
+		['flat', { taskId: 't1', status: 'done' }],
+		['under data', { data: { taskId: 't1', status: 'done' } }],
+		['under task', { success: true, task: { taskId: 't1', status: 'done' } }],
+		['id instead of taskId', { id: 't1', status: 'done' }],
+	])('a task %s', (_label, body) => {
+		expect(unwrapRecord(body)).toMatchObject({ taskId: 't1', status: 'done' });
+	});
+
+	test('a job keeps its id', () => {
+		expect(unwrapRecord({ jobId: 'j1', status: 'queued' }, 'id')).toMatchObject({ id: 'j1' });
+	});
+
+	test.each([
+		['a string', 'ok'],
+		['an array', [1]],
+		['null', null],
+	])('%s is no record', (_l, body) => {
+		expect(unwrapRecord(body)).toBeUndefined();
+	});
+});
+
+describe('list pages', () => {
+	const t = (id: string) => ({ taskId: id, status: 'done' });
+
+	test('a bare array has no paging fields', () => {
+		expect(unwrapList([t('a'), t('b')])).toEqual({ records: [t('a'), t('b')] });
+	});
+
+	test('items + total + the page size used', () => {
+		expect(unwrapList({ items: [t('a')], page: 2, pageSize: 10, total: 120 })).toMatchObject({
+			records: [t('a')],
+			total: 120,
+			pageSize: 10,
+		});
+	});
+
+	test('data + pagination', () => {
+		expect(
+			unwrapList({ data: [t('a')], pagination: { totalPages: 12, per_page: 10, has_more: true } }),
+		).toMatchObject({ totalPages: 12, pageSize: 10, hasMore: true });
+	});
+
+	test('nested data.tasks', () => {
+		expect(unwrapList({ data: { tasks: [t('a')], total: 1 } })).toMatchObject({
+			records: [t('a')],
+			total: 1,
+		});
+	});
+
+	test('no array anywhere: not a list', () => {
+		expect(unwrapList({ message: 'hello' })).toBeUndefined();
+	});
+});
+
+describe('billed pages', () => {
+	test('from whichever field the answer uses; none is made up', () => {
+		expect(pagesBilled({ pagesBilled: 3 })).toBe(3);
+		expect(pagesBilled({ creditsUsed: 2 })).toBe(2);
+		expect(pagesBilled({ pages: 4 })).toBe(4);
+		expect(pagesBilled({ success: true, taskId: 't', provider: 'provider-async' })).toBeUndefined();
+	});
+});
