@@ -59,9 +59,9 @@ export class DocumentOcrApi implements ICredentialType {
 
 	/**
 	 * `Authorization: Bearer <key>` on every request. A function rather than the generic
-	 * `=Bearer {{$credentials.apiKey}}` form: n8n evaluates that expression on every request, which
-	 * profiled as ~1.2 ms per request, most of the request cost of a 1,000-document batch against a
-	 * fast service (bench/README.md). An own property, not a class method: n8n copies credential
+	 * `=Bearer {{$credentials.apiKey}}` form: n8n evaluates that expression on every request, most
+	 * of a request's cost in a large batch against a fast service (bench/README.md has the
+	 * profile). An own property, not a class method: n8n copies credential
 	 * types with a spread (prototype methods are lost) and offers "Custom API Call" only when
 	 * `authenticate` survives that copy.
 	 */

@@ -51,7 +51,7 @@ function billedLine(c: Created): string {
  * Adds to the error that fails the node everything the service billed in this execution that the
  * user would otherwise lose with the run: every task and job (with its ID, to fetch instead of
  * paying again), every `/v1` document result (kept by the node for its next run: held results in
- * helpers/memory.ts), and every other item whose submission may have created something although
+ * ./memory.ts), and every other item whose submission may have created something although
  * its answer was lost.
  */
 export async function reportBilled(

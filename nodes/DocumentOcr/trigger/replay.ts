@@ -7,11 +7,11 @@ import type { IDataObject } from 'n8n-workflow';
  *  - in this process, a check-and-record with no await in between: two copies arriving at once
  *    cannot both pass;
  *  - the workflow's static data, which n8n saves when the delivery starts no run (n8n 2.41 does
- *    not save a webhook's static-data changes when it starts a run: measured in the queue-mode
- *    suite), so in practice the memory is the process's own and ends with it. Across restarts
+ *    not save a webhook's static-data changes when it starts a run: test/reliability/queue.rel.js
+ *    shows it), so in practice the memory is the process's own and ends with it. Across restarts
  *    and processes, n8n's database-backed deduplication does it (the Remove Duplicates node on
- *    `dedupeKey` after the trigger; webhook contexts have no deduplication helpers). The README
- *    says so.
+ *    `dedupeKey` after the trigger; webhook contexts have no deduplication helpers), as the README
+ *    says.
  * It is kept when the workflow is deactivated and activated again. Each key expires on its own:
  * a nonce with the timestamp tolerance (an older delivery is refused by its timestamp anyway), an
  * event or task key later (a service may retry an event with a fresh nonce and timestamp).

@@ -252,8 +252,8 @@ export class Poller {
 		// Finished since the last sweep = rate × time; `found` of them are known already. A rate
 		// learnt from samples of a dozen records can be half the true one, and a pause planned on
 		// it ends seconds after the batch did: no pause is longer than a third of the time the rate
-		// gives the last record (30 seeded runs on the virtual clock: the latest end 3.6 s → 1.1 s
-		// for 200 one-page tasks, 2.8 s → 0.6 s for a mix of 1–20 pages; +0.1–0.3 requests a task).
+		// gives the last record (the virtual-clock rows of test/fast/DocumentOcr/waiting/poller.test.ts
+		// hold it to the end noticed within 1.5 s).
 		const gap =
 			rate > 0
 				? Math.min(

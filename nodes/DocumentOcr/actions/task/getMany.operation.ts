@@ -124,7 +124,7 @@ export async function prepare(
 
 /**
  * Walks the list by what each answer says — `hasMore`, `totalPages`, `total` with the page size
- * the service used — and only without any of those by the page's length (helpers/list.ts). The
+ * the service used — and only without any of those by the page's length (service/list.ts). The
  * list may move while it is walked (tasks submitted meanwhile push every task down a place): a
  * task met again is output once, and a page made only of tasks met before ends the walk only when
  * the first page, read again, shows that the service ignores `page`.
