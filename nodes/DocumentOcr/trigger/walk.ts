@@ -2,8 +2,16 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { idsOf, ListWalk, taskIdOf } from '../service/list';
 import type { ListPage } from '../shared/records';
-import { classifyStatus } from '../shared/records';
-import type { TaskEvent } from './events';
+import type {
+	Finished,
+	Gap,
+	PageReader,
+	PollResult,
+	PollSettings,
+	PollState,
+	TaskReader,
+} from './poll-state';
+import { eventOf } from './poll-state';
 
 /**
  * What the poll trigger remembers between polls, and one poll as a pure function of it: no n8n
@@ -31,132 +39,6 @@ import type { TaskEvent } from './events';
  * appear; until new tasks have appeared there once, each poll also looks at the other end, and a
  * task found there is taken too, with a warning that the setting contradicts the service.
  */
-
-export type ListOrder = 'newest' | 'oldest';
-export type { TaskEvent } from './events';
-export { taskIdOf } from '../service/list';
-
-/** Where a newest-first walk stopped before it met tasks read before: the next poll goes on there. */
-export interface Gap {
-	/** The page to read next. */
-	page: number;
-	/** The last task read before the gap (found again however the list moved). */
-	after?: string;
-	/** The tasks below were listed before the trigger started: followed if unfinished, not emitted. */
-	baseline: boolean;
-}
-
-export interface PollState {
-	/** Format of this record. */
-	v: 2;
-	/** Task IDs met in the list (any status), most recently met first; bounded by `maxSeen`. */
-	seen: string[];
-	/** Task IDs met unfinished: emitted when they finish (or dropped once gone); next to check first. */
-	pending: string[];
-	/** Newest first: stretches of the list not read yet, from the top down. */
-	gaps: Gap[];
-	/** Oldest first: the page where the previous poll ended. */
-	resumePage?: number;
-	/** Oldest first: the first reading has not reached the end of the list yet. */
-	baselining?: boolean;
-	/** Newest first: the end of the list as last reached (the order check reads it again). */
-	end?: { page: number; last: string };
-	/** New tasks appeared where the setting says: the other end is no longer looked at. */
-	orderConfirmed?: boolean;
-}
-
-export interface PollSettings {
-	events: string[];
-	order: ListOrder;
-	/** Pages read per poll at most (a first reading, gaps and checks of the order included). */
-	maxPages: number;
-	/** Unfinished tasks not met on the walked pages that are read one by one per poll, at most. */
-	maxChecks: number;
-	maxSeen: number;
-	maxPending: number;
-	/** Most gaps remembered (the deepest are given up beyond, with a warning). */
-	maxGaps: number;
-	/** Whether the poll may send another request (its time budget); always, unless given. */
-	canRead?: () => boolean;
-}
-
-export const DEFAULT_SETTINGS: PollSettings = {
-	events: ['ocr.done', 'ocr.failed'],
-	order: 'newest',
-	maxPages: 50,
-	maxChecks: 25,
-	maxSeen: 10_000,
-	maxPending: 2_000,
-	maxGaps: 20,
-};
-
-export interface Finished {
-	event: TaskEvent;
-	taskId: string;
-	status: IDataObject[string];
-	/** The task as the list (or the single read) gave it. */
-	task: IDataObject;
-}
-
-export interface PollResult {
-	/** The memory to keep; undefined when a first poll read nothing (the next one starts over). */
-	state: PollState | undefined;
-	/** Tasks that finished since they were last seen, with a selected event, oldest first as far as known. */
-	emit: Finished[];
-	/** This poll began the trigger's memory (first activation): nothing old is emitted. */
-	baseline: boolean;
-	pagesRead: number;
-	checks: number;
-	/** Things an operator should know (logged by the node), e.g. a gap left for the next poll. */
-	warnings: string[];
-	/** The request that failed and ended the poll early (what was read before it counts). */
-	failure?: unknown;
-}
-
-/** One page of GET /api/tasks, already read by the list-shape reader. */
-export type PageReader = (page: number) => Promise<ListPage>;
-/** GET /api/tasks/{id}: the task, or undefined when the service says it does not exist (404). */
-export type TaskReader = (taskId: string) => Promise<IDataObject | undefined>;
-
-const strings = (a: unknown): a is string[] =>
-	Array.isArray(a) && a.every((x) => typeof x === 'string');
-
-function readGap(value: unknown): Gap | undefined {
-	if (typeof value !== 'object' || value === null) return undefined;
-	const g = value as Partial<Gap>;
-	if (typeof g.page !== 'number' || g.page < 1) return undefined;
-	return {
-		page: Math.floor(g.page),
-		after: typeof g.after === 'string' ? g.after : undefined,
-		baseline: g.baseline === true,
-	};
-}
-
-/** The stored state, if it is one this version understands (v1 is carried over); else none. */
-export function readState(value: unknown): PollState | undefined {
-	if (typeof value !== 'object' || value === null) return undefined;
-	const s = value as Partial<Omit<PollState, 'v'>> & { v?: unknown };
-	if ((s.v !== 1 && s.v !== 2) || !strings(s.seen) || !strings(s.pending)) return undefined;
-	const state: PollState = { v: 2, seen: [...s.seen], pending: [...s.pending], gaps: [] };
-	if (Array.isArray(s.gaps))
-		state.gaps = s.gaps.map(readGap).filter((g): g is Gap => g !== undefined);
-	if (typeof s.resumePage === 'number' && s.resumePage >= 1)
-		state.resumePage = Math.floor(s.resumePage);
-	if (s.baselining === true) state.baselining = true;
-	const end = s.end as { page?: unknown; last?: unknown } | undefined;
-	if (end && typeof end.page === 'number' && typeof end.last === 'string')
-		state.end = { page: Math.max(1, Math.floor(end.page)), last: end.last };
-	if (s.orderConfirmed === true) state.orderConfirmed = true;
-	return state;
-}
-
-/** The event a task's status stands for, or undefined while it is not finished. */
-export function eventOf(status: unknown): TaskEvent | undefined {
-	const cls = classifyStatus(status);
-	if (cls === 'done') return 'ocr.done';
-	if (cls === 'failed') return 'ocr.failed';
-	return undefined;
-}
 
 /** How a stretch of reading ended: at tasks read before, at the list's end, or stopped (budget, failure). */
 type Stop =

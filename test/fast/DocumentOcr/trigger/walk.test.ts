@@ -5,13 +5,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { unwrapList } from '../../../../nodes/DocumentOcr/shared/records';
-import type { PollSettings, PollState } from '../../../../nodes/DocumentOcr/trigger/walk';
-import {
-	DEFAULT_SETTINGS,
-	newestFinished,
-	pollOnce,
-	readState,
-} from '../../../../nodes/DocumentOcr/trigger/walk';
+import type { PollSettings, PollState } from '../../../../nodes/DocumentOcr/trigger/poll-state';
+import { DEFAULT_SETTINGS, readState } from '../../../../nodes/DocumentOcr/trigger/poll-state';
+import { newestFinished, pollOnce } from '../../../../nodes/DocumentOcr/trigger/walk';
 
 type Shape = 'array' | 'items' | 'data' | 'tasks';
 
