@@ -19,10 +19,27 @@ export const documentFields: INodeProperties[] = [
 				description:
 					'The file written out as text: Base64 (file bytes encoded as letters and digits), or a data URI, which is Base64 with the file type in front (data:application/pdf;base64,JVBERi0...)',
 			},
+			{
+				name: 'URL',
+				value: 'url',
+				description:
+					'A link to the file itself (a direct download link). n8n downloads it and checks it before anything is sent or charged.',
+			},
 		],
 		default: 'binary',
 		description:
-			'Where the PDF or image comes from. In an AI agent tool, use Base64 or Data URI: a tool gets no files from earlier steps.',
+			'Where the PDF or image comes from. In an AI agent tool, use URL (or Base64 or Data URI): a tool gets no files from earlier steps.',
+	},
+	{
+		displayName: 'Document URL',
+		name: 'documentUrl',
+		type: 'string',
+		default: '',
+		required: true,
+		displayOptions: { show: { documentSource: ['url'] } },
+		placeholder: 'e.g. https://example.com/invoices/0042.pdf',
+		description:
+			"Address of the PDF or image. It is downloaded through n8n (its proxy and SSRF settings apply), at most 10 MB; the file name comes from the server's Content-Disposition or the URL.",
 	},
 	{
 		displayName: 'Input Binary Field',

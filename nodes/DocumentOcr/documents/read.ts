@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { safeFileName } from '../shared/text';
 import type { KeepBudget } from './budget';
 import { KEEP_BYTES } from './budget';
+import { fetchDocument } from './url';
 import type { Accepts, DocumentKind, Problem } from './check';
 import {
 	checkDocument,
@@ -276,9 +277,35 @@ async function readBinary(
 	return { ...inMemory(bytes), ...named };
 }
 
+/** The "URL" source: fetched now, held in memory until it is sent (counted in the budget). */
+async function readUrl(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	budget: KeepBudget,
+): Promise<Read> {
+	const { bytes, fileName } = await fetchDocument(
+		ctx,
+		itemIndex,
+		ctx.getNodeParameter('documentUrl', itemIndex, ''),
+	);
+	budget.take(bytes.length);
+	return { ...inMemory(bytes), fileName };
+}
+
+/** Where each value of the Input Type field reads the document from. */
+const SOURCES: Record<
+	string,
+	(ctx: IExecuteFunctions, itemIndex: number, budget: KeepBudget) => Promise<Read>
+> = {
+	binary: readBinary,
+	base64: async (ctx, itemIndex) => readBase64(ctx, itemIndex),
+	url: readUrl,
+};
+
 /**
  * Reads the document of an item from the shared document fields (`documentSource`,
- * `binaryPropertyName`, `base64Data`, `fileName`) and checks it; nothing is sent.
+ * `binaryPropertyName`, `base64Data`, `documentUrl`, `fileName`) and checks it; nothing is sent
+ * to the service.
  */
 export async function readDocument(
 	ctx: IExecuteFunctions,
@@ -288,8 +315,7 @@ export async function readDocument(
 ): Promise<DocumentInput> {
 	const source = ctx.getNodeParameter('documentSource', itemIndex, 'binary') as string;
 	const given = safeFileName(String(ctx.getNodeParameter('fileName', itemIndex, '') ?? ''));
-	const read =
-		source === 'base64' ? readBase64(ctx, itemIndex) : await readBinary(ctx, itemIndex, budget);
+	const read = await (SOURCES[source] ?? readBinary)(ctx, itemIndex, budget);
 	const checked = checkDocument({ ...read, fileName: given || read.fileName }, accepts);
 	if ('problem' in checked) {
 		read.release?.();

@@ -24,3 +24,18 @@ export function printable(text: string, max = 40): string {
 	}
 	return text.length > max ? `${out}…` : out;
 }
+
+/** `attachment; filename*=UTF-8''a%20b.docx` / `filename="a.docx"` → the file name. */
+export function fileNameFromDisposition(value: unknown): string | undefined {
+	if (typeof value !== 'string') return undefined;
+	const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)?''([^;]+)/.exec(value);
+	if (extended) {
+		try {
+			return decodeURIComponent(extended[1].trim().replace(/^"|"$/g, ''));
+		} catch {
+			// Not valid percent-encoding: fall back to the plain filename parameter below.
+		}
+	}
+	const plain = /filename\s*=\s*"?([^";]+)"?/.exec(value);
+	return plain ? plain[1].trim() : undefined;
+}

@@ -7,6 +7,7 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { StreamedBlob } from '../documents/body';
+import { systemErrorCode } from '../shared/network';
 import type { Endpoints, Surface, TransportContext } from './endpoints';
 import { cancelSignal, CREDENTIAL_TYPE, encodeSegment } from './endpoints';
 import type { RequestKind, RetrySettings, Tried } from './retry';
@@ -94,25 +95,6 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 	if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(parseFloat(trimmed) * 1000);
 	const date = Date.parse(trimmed);
 	if (!Number.isNaN(date)) return Math.max(0, date - now);
-	return undefined;
-}
-
-/** Finds the system error code (ECONNRESET, ...) in an error thrown by the HTTP helper. */
-function systemErrorCode(error: unknown): string | undefined {
-	let current: unknown = error;
-	for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
-		const candidate = (current as { code?: unknown }).code;
-		if (
-			typeof candidate === 'string' &&
-			/^(E[A-Z_]+|ERR_[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(candidate)
-		) {
-			return candidate;
-		}
-		current = (current as { cause?: unknown }).cause;
-	}
-	const message = (error as { message?: unknown })?.message;
-	if (typeof message === 'string' && /socket hang up/i.test(message)) return 'ECONNRESET';
-	if (typeof message === 'string' && /timeout/i.test(message)) return 'ETIMEDOUT';
 	return undefined;
 }
 

@@ -4,7 +4,7 @@ import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-work
 import type { Execution } from '../../batch/execution';
 import type { ServiceClient } from '../../service/client';
 import { classifyStatus } from '../../shared/records';
-import { safeFileName } from '../../shared/text';
+import { fileNameFromDisposition, safeFileName } from '../../shared/text';
 import { requireId } from '../../shared/validate';
 import { httpStatus } from '../../transport/errors';
 import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
@@ -49,21 +49,6 @@ export const description = updateDisplayOptions(
 	{ show: { resource: ['task'], operation: ['export'] } },
 	properties,
 );
-
-/** `attachment; filename*=UTF-8''a%20b.docx` / `filename="a.docx"` → the file name. */
-function fileNameFromDisposition(value: unknown): string | undefined {
-	if (typeof value !== 'string') return undefined;
-	const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)?''([^;]+)/.exec(value);
-	if (extended) {
-		try {
-			return decodeURIComponent(extended[1].trim().replace(/^"|"$/g, ''));
-		} catch {
-			// Not valid percent-encoding: fall back to the plain filename parameter below.
-		}
-	}
-	const plain = /filename\s*=\s*"?([^";]+)"?/.exec(value);
-	return plain ? plain[1].trim() : undefined;
-}
 
 /** GET /api/export/{taskId}/{format}: the export as n8n binary data. */
 export async function prepare(

@@ -1,0 +1,18 @@
+/** Finds the system error code (ECONNRESET, ...) in an error thrown by the HTTP helper. */
+export function systemErrorCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
+		const candidate = (current as { code?: unknown }).code;
+		if (
+			typeof candidate === 'string' &&
+			/^(E[A-Z_]+|ERR_[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(candidate)
+		) {
+			return candidate;
+		}
+		current = (current as { cause?: unknown }).cause;
+	}
+	const message = (error as { message?: unknown })?.message;
+	if (typeof message === 'string' && /socket hang up/i.test(message)) return 'ECONNRESET';
+	if (typeof message === 'string' && /timeout/i.test(message)) return 'ETIMEDOUT';
+	return undefined;
+}
