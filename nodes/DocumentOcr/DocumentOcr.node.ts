@@ -7,6 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { router } from './actions/router';
+import { searchTasks } from './actions/task/listSearch';
 import * as document from './actions/document/Document.resource';
 import * as job from './actions/job/Job.resource';
 import * as task from './actions/task/Task.resource';
@@ -79,6 +80,8 @@ export class DocumentOcr implements INodeType {
 			...job.description,
 		],
 	};
+
+	methods = { listSearch: { searchTasks } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -365,7 +365,44 @@ function startPollTrigger({ parameters, credentials, staticData = {} }) {
 	return trigger;
 }
 
+/**
+ * The editor's search of a resource locator (`methods.listSearch`), through n8n-core's real
+ * LoadOptionsContext as n8n's dynamic-node-parameters service builds it.
+ */
+async function listSearch({ method, parameters, credentials, filter, paginationToken }) {
+	const { credentialsHelper, nodeTypes } = engine;
+	credentialsHelper.credentials = { ...credentialsHelper.credentials, documentOcrApi: credentials };
+	secrets.register(credentials?.apiKey);
+	const node = {
+		id: 'ocr',
+		name: 'Document OCR',
+		type: `${PACKAGE}.documentOcr`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { documentOcrApi: { id: '1', name: 'Document OCR account' } },
+	};
+	const workflow = new Workflow({
+		id: 'wf-search',
+		name: 'search',
+		nodes: [node],
+		connections: {},
+		nodeTypes,
+		active: false,
+	});
+	const additionalData = { credentialsHelper, instanceBaseUrl: 'http://127.0.0.1/', variables: {} };
+	const context = new core.LoadOptionsContext(workflow, node, additionalData, 'parameters.taskId');
+	const result = await engine.documentOcr.methods.listSearch[method].call(
+		context,
+		filter,
+		paginationToken,
+	);
+	secrets.scan('the list search', result);
+	return result;
+}
+
 module.exports = {
+	listSearch,
 	startPollTrigger,
 	runNode,
 	runWorkflow,

@@ -75,15 +75,74 @@ export const documentFields: INodeProperties[] = [
 	},
 ];
 
+/** What a typed ID may be: no spaces, slashes, `?` or `#` (it becomes one segment of a path). */
+const ID_PATTERN = '^[^\\s/?#]+$';
+
+/**
+ * The task a Get, Delete or Export works on: picked from the newest tasks (*From List*, searchable)
+ * or typed (*By ID*). Saved workflows that hold the ID as a plain string keep working: the value
+ * is read with `extractValue`, which returns a string as it is.
+ */
 export const taskIdField: INodeProperties = {
-	displayName: 'Task ID',
+	displayName: 'Task',
 	name: 'taskId',
-	type: 'string',
-	default: '',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
 	required: true,
-	placeholder: 'tsk_12ab34',
 	description:
-		'The ID the service gave the task when its document was submitted. It is the taskId field in the output of Submit, Get Many and the Document OCR Trigger.',
+		"The task to use: pick one of the newest, or enter the ID the service gave it (the 'taskId' field in the output of Submit, Get Many and the triggers)",
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a task...',
+			typeOptions: { searchListMethod: 'searchTasks', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. 7f0380ec-50d4-4c1e-9a3b-2f1d0c8e6a55',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: ID_PATTERN,
+						errorMessage: 'Not a valid task ID: no spaces, "/", "?" or "#"',
+					},
+				},
+			],
+		},
+	],
+};
+
+/** The job a Get works on, by ID (the service lists no jobs). */
+export const jobIdField: INodeProperties = {
+	displayName: 'Job',
+	name: 'jobId',
+	type: 'resourceLocator',
+	default: { mode: 'id', value: '' },
+	required: true,
+	description:
+		"The job to use: the ID the service gave it when it was created (the 'id' field in the output of Create)",
+	modes: [
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. job_7f0380ec',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: ID_PATTERN,
+						errorMessage: 'Not a valid job ID: no spaces, "/", "?" or "#"',
+					},
+				},
+			],
+		},
+	],
 };
 
 /**

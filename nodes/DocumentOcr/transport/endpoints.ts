@@ -1,6 +1,7 @@
 import type {
 	ICredentialsDecrypted,
 	IExecuteFunctions,
+	ILoadOptionsFunctions,
 	INode,
 	IPollFunctions,
 	IWebhookFunctions,
@@ -10,8 +11,15 @@ import { createHash } from 'crypto';
 
 export const CREDENTIAL_TYPE = 'documentOcrApi';
 
-/** The node contexts that send requests: the action node, the webhook trigger, the poll trigger. */
-export type TransportContext = IExecuteFunctions | IWebhookFunctions | IPollFunctions;
+/**
+ * The node contexts that send requests: the action node, the webhook trigger, the poll trigger,
+ * and the editor's list of tasks (a resource locator's search).
+ */
+export type TransportContext =
+	| IExecuteFunctions
+	| IWebhookFunctions
+	| IPollFunctions
+	| ILoadOptionsFunctions;
 
 /** The execution's cancel signal (a webhook request has none). */
 export function cancelSignal(ctx: TransportContext): AbortSignal | undefined {

@@ -3,22 +3,12 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { requireId } from '../../shared/validate';
+import { jobIdField } from '../shared.description';
 import type { Send } from '../types';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['job'], operation: ['get'] } },
-	[
-		{
-			displayName: 'Job ID',
-			name: 'jobId',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'job_12ab34',
-			description:
-				'The ID the service gave the job when it was created, as output by the Create operation',
-		},
-	],
+	[jobIdField],
 );
 
 /** GET /v1/jobs/{id}: the job as the service returns it (status, and its result once finished). */
@@ -27,6 +17,11 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<Send> {
-	const id = requireId(this, itemIndex, this.getNodeParameter('jobId', itemIndex), 'job ID');
+	const id = requireId(
+		this,
+		itemIndex,
+		this.getNodeParameter('jobId', itemIndex, '', { extractValue: true }),
+		'job ID',
+	);
 	return async () => [{ json: (await run.client.getRecord(itemIndex, 'job', id)).record }];
 }

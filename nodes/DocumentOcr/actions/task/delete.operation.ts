@@ -17,7 +17,12 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<Send> {
-	const taskId = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
+	const taskId = requireId(
+		this,
+		itemIndex,
+		this.getNodeParameter('taskId', itemIndex, '', { extractValue: true }),
+		'task ID',
+	);
 	return async () => {
 		const answer = await run.client.deleteTask(itemIndex, taskId);
 		return [{ json: { ...answer, taskId, deleted: true } }];

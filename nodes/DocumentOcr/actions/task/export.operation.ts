@@ -57,7 +57,12 @@ export async function prepare(
 	run: Execution,
 ): Promise<Send> {
 	const node = this.getNode();
-	const taskId = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
+	const taskId = requireId(
+		this,
+		itemIndex,
+		this.getNodeParameter('taskId', itemIndex, '', { extractValue: true }),
+		'task ID',
+	);
 	const format = String(this.getNodeParameter('format', itemIndex)).trim().toLowerCase();
 	const property =
 		(this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';

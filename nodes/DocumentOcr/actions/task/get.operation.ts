@@ -17,6 +17,11 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<Send> {
-	const id = requireId(this, itemIndex, this.getNodeParameter('taskId', itemIndex), 'task ID');
+	const id = requireId(
+		this,
+		itemIndex,
+		this.getNodeParameter('taskId', itemIndex, '', { extractValue: true }),
+		'task ID',
+	);
 	return async () => [{ json: (await run.client.getRecord(itemIndex, 'task', id)).record }];
 }
