@@ -125,7 +125,7 @@ export const jobIdField: INodeProperties = {
 	default: { mode: 'id', value: '' },
 	required: true,
 	description:
-		"The job to use: the ID the service gave it when it was created (the 'id' field in the output of Create)",
+		"The job to use: the ID the service gave it when it was created, as output by Create",
 	modes: [
 		{
 			displayName: 'By ID',
