@@ -42,7 +42,7 @@ export class DocumentOcrApi implements ICredentialType {
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: 'https://ocr.example.com',
+			placeholder: 'e.g. https://ocr.example.com',
 			description:
 				'Web address of the OCR service, without any path after it, e.g. https://ocr.example.com. Used to submit documents and to get, list, export and delete tasks.',
 		},

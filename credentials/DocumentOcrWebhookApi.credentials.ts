@@ -21,6 +21,13 @@ export class DocumentOcrWebhookApi implements ICredentialType {
 
 	properties: INodeProperties[] = [
 		{
+			displayName:
+				"n8n can only check that the secret is usable (set, at least 8 characters, no spaces around it). Whether it is the endpoint's secret shows when the first delivery arrives: a delivery signed with another secret is refused.",
+			name: 'checkNotice',
+			type: 'notice',
+			default: '',
+		},
+		{
 			displayName: 'Signing Secret',
 			name: 'secret',
 			type: 'string',

@@ -56,19 +56,23 @@ const job = (operation, overrides = {}) => ({
 
 /**
  * Runs the Document OCR node once; resolves to { output, error, status, run }. `mode`: n8n's
- * execution mode ('manual' unless given; 'cli' is a production run by `n8n execute`).
+ * execution mode ('manual' unless given; 'cli' is a production run by `n8n execute`);
+ * `typeVersion`: the node's version (1, as the suites' workflows were saved, unless given).
  */
 async function run(
 	emu,
 	parameters,
 	items = [{ json: {} }],
-	{ apiKey = FULL_KEY, continueOnFail = false, creds, staticData, mode } = {},
+	{ apiKey = FULL_KEY, continueOnFail = false, creds, staticData, mode, typeVersion = 1 } = {},
 ) {
 	const handle = runNode({
 		parameters,
 		items,
 		credentials: creds ?? credentials(emu, apiKey),
-		nodeSettings: continueOnFail ? { onError: 'continueRegularOutput' } : {},
+		nodeSettings: {
+			typeVersion,
+			...(continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+		},
 		staticData,
 		mode,
 	});

@@ -68,7 +68,7 @@ export class DocumentOcrPollTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Checks the task list at the poll times below and starts the workflow once per task that finished since the previous check. Tasks that finished before the workflow was activated are not reported. Needs a key with the "read" scope.',
+					'Checks the task list at the poll times above and starts the workflow once per task that finished since the previous check. Tasks that finished before the workflow was activated are not reported. Needs a key with the "read" scope.',
 				name: 'pollNotice',
 				type: 'notice',
 				default: '',
@@ -80,7 +80,7 @@ export class DocumentOcrPollTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to also fetch each task (its recognised text and metadata), so the workflow needs no extra Get step. A failed fetch is reported in the output (taskDetailsError).',
+					"Whether to also fetch each task (its recognized text and 'metadata'), so the workflow needs no extra Get step. A failed fetch is reported in the output ('taskDetailsError').",
 			},
 			{
 				displayName: 'Options',

@@ -61,7 +61,7 @@ export class DocumentOcrTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Copy this workflow\'s Production URL (above, under "Webhook URLs") into the webhook settings of your OCR account, and the endpoint\'s signing secret into the credential. Then activate the workflow.',
+					'Copy this workflow\'s Production URL (above, under "Webhook URLs") into the webhook settings of your OCR account, and the endpoint\'s signing secret into the credential. Then publish the workflow.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
@@ -75,7 +75,7 @@ export class DocumentOcrTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to also fetch the task (its recognised text and metadata) with the Document OCR API credential, so the workflow needs no extra Get step. A failed fetch is reported in the output (taskDetailsError).',
+					"Whether to also fetch the task (its recognized text and 'metadata') with the Document OCR API credential, so the workflow needs no extra Get step. A failed fetch is reported in the output ('taskDetailsError').",
 			},
 			{
 				displayName: 'Options',
@@ -237,7 +237,7 @@ async function refuseWeakSecret(ctx: IHookFunctions) {
 			ctx.getNode(),
 			`${weak}: the trigger is not activated, as anyone could sign deliveries`,
 			{
-				description: `Copy the whole signing secret of the webhook endpoint (your OCR account's webhook settings) into the "Document OCR Webhook API" credential — at least ${MIN_SECRET_LENGTH} characters — then activate the workflow again.`,
+				description: `Copy the whole signing secret of the webhook endpoint (your OCR account's webhook settings) into the "Document OCR Webhook API" credential — at least ${MIN_SECRET_LENGTH} characters — then publish the workflow again.`,
 			},
 		);
 	}

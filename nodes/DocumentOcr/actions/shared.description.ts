@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 /** The document input fields shared by every operation that sends a file. */
 export const documentFields: INodeProperties[] = [
@@ -60,7 +60,7 @@ export const documentFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		displayOptions: { show: { documentSource: ['base64'] } },
-		placeholder: 'data:application/pdf;base64,JVBERi0xLjQK...',
+		placeholder: 'e.g. data:application/pdf;base64,JVBERi0xLjQK...',
 		description:
 			'The PDF or image as Base64 text, or as a data URI such as data:image/png;base64,iVBORw0... At most 10 MB once decoded; the file type is read from the content.',
 	},
@@ -69,7 +69,7 @@ export const documentFields: INodeProperties[] = [
 		name: 'fileName',
 		type: 'string',
 		default: '',
-		placeholder: 'invoice-0042.pdf',
+		placeholder: 'e.g. invoice-0042.pdf',
 		description:
 			"Name of the document with its extension, e.g. invoice-0042.pdf. Leave empty to use the file's own name; for Base64 input a name is made from the detected type (except for Submit (V2), which needs one).",
 	},
@@ -125,7 +125,7 @@ export const jobIdField: INodeProperties = {
 	default: { mode: 'id', value: '' },
 	required: true,
 	description:
-		"The job to use: the ID the service gave it when it was created, as output by Create",
+		'The job to use: the ID the service gave it when it was created, as output by Create',
 	modes: [
 		{
 			displayName: 'By ID',
@@ -171,6 +171,24 @@ export const waitTimeoutOption: INodeProperties = {
 	description:
 		'How long to wait for the result before the item fails. The task goes on at the service and can be fetched later with Get.',
 };
+
+/**
+ * Simplify (node version 2 on): lean items for workflows and AI agents. Version 1 nodes, as
+ * saved before it existed, output the raw answer as they did.
+ */
+export const simplifyField: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	displayOptions: { show: { '@version': [2] } },
+	description: 'Whether to return a simplified version of the response instead of the raw data',
+};
+
+/** Whether the item's output is simplified (always raw on version 1). */
+export function simplified(ctx: IExecuteFunctions, itemIndex: number): boolean {
+	return ctx.getNodeParameter('simplify', itemIndex, false) === true;
+}
 
 /** The "Options" collection of an operation (its entries sorted by name, as the editor lists them). */
 export function optionsCollection(...options: INodeProperties[]): INodeProperties {

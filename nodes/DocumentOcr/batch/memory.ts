@@ -41,7 +41,7 @@ export const MEMORY_LIMIT = 10_000;
 export const HELD_LIMIT_BYTES = 4 * 1024 * 1024;
 
 export const skipSubmittedOption: INodeProperties = {
-	displayName: 'Skip Already Submitted Documents',
+	displayName: 'Skip Submitted Documents',
 	name: 'skipSubmitted',
 	type: 'boolean',
 	default: false,

@@ -124,3 +124,44 @@ export function pagesBilled(body: IDataObject): number | undefined {
 	}
 	return undefined;
 }
+
+/**
+ * The fields a simplified task keeps (at most ten, as n8n's UX guidelines ask): what a workflow or
+ * an AI agent acts on. Everything the spec shows for a task is among them.
+ */
+const SIMPLE_TASK_FIELDS = [
+	'taskId',
+	'status',
+	'resultText',
+	'metadata',
+	'filename',
+	'pages',
+	'pagesBilled',
+	'provider',
+	'completedAt',
+	'error',
+];
+
+/** A task with only SIMPLE_TASK_FIELDS (and the node's own `previouslySubmitted` flag). */
+export function simplifyTask(task: IDataObject): IDataObject {
+	const simple: IDataObject = {};
+	for (const key of [...SIMPLE_TASK_FIELDS, 'previouslySubmitted'])
+		if (task[key] !== undefined) simple[key] = task[key];
+	return simple;
+}
+
+/**
+ * A `/v1/ocr` answer as its text: `text` when the service sends it, else the text of its blocks
+ * joined by line breaks; the ID and page count when shown, and the node's own fields.
+ */
+export function simplifyRecognition(result: IDataObject): IDataObject {
+	const blocks = Array.isArray(result.blocks) ? result.blocks : [];
+	const fromBlocks = blocks
+		.map((block) => (isObject(block) && typeof block.text === 'string' ? block.text : ''))
+		.filter((text) => text !== '')
+		.join('\n');
+	const simple: IDataObject = { text: typeof result.text === 'string' ? result.text : fromBlocks };
+	for (const key of ['id', 'pages', 'fileName', 'previouslyBilled'])
+		if (result[key] !== undefined) simple[key] = result[key];
+	return simple;
+}

@@ -15,7 +15,7 @@ export function eventsField(description: string): INodeProperties {
 			{
 				name: 'Task Done',
 				value: 'ocr.done',
-				description: 'Event ocr.done: a task has finished; its recognised text can now be fetched',
+				description: 'Event ocr.done: a task has finished; its recognized text can now be fetched',
 			},
 			{
 				name: 'Task Failed',

@@ -19,23 +19,21 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Convert to Markdown',
 				value: 'markdown',
-				action: 'Convert a document to markdown',
-				description:
-					'Get the text of a PDF or image as Markdown (headings, lists, tables) in one step, optionally also as a .md file',
+				action: 'Convert document to markdown',
+				description: 'Get a PDF or image as Markdown (headings, lists, tables) in one step',
 			},
 			{
 				name: 'Extract Structured Data',
 				value: 'extract',
-				action: 'Extract structured data from a document',
+				action: 'Extract structured data from document',
 				description:
-					'Read the values a JSON Schema names (e.g. invoice number, date, total) from a PDF or image, in one step, as JSON',
+					'Read the values a JSON Schema names (e.g. invoice total) from a document, in one step',
 			},
 			{
 				name: 'Recognize (OCR)',
 				value: 'recognize',
-				action: 'Recognize the text of a document',
-				description:
-					'Get the plain text of a PDF or image and its text blocks in one step, without creating a task',
+				action: 'Recognize document text',
+				description: 'Get the plain text of a PDF or image in one step, without creating a task',
 			},
 		],
 		default: 'markdown',

@@ -5,20 +5,36 @@ import type { Execution } from '../../batch/execution';
 import { sendDocumentOnce } from '../../batch/memory';
 import { v1Upload } from '../../documents/upload';
 import type { Send } from '../types';
-import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
+import { simplifyRecognition } from '../../shared/records';
+import {
+	concurrencyOption,
+	documentFields,
+	optionsCollection,
+	simplified,
+	simplifyField,
+} from '../shared.description';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['document'], operation: ['recognize'] } },
-	[...documentFields, optionsCollection(concurrencyOption)] as INodeProperties[],
+	[
+		...documentFields,
+		{
+			...simplifyField,
+			description:
+				"Whether to return only the recognized text ('text') instead of the raw answer with its text blocks",
+		},
+		optionsCollection(concurrencyOption),
+	] as INodeProperties[],
 );
 
-/** POST /v1/ocr: text and blocks, output as the service returns them. */
+/** POST /v1/ocr: the text and blocks as the service returns them, or (Simplify) the text alone. */
 export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
 ): Promise<Send> {
 	const { document, body } = await v1Upload(this, itemIndex, run.kept, 'ocr');
+	const simplify = simplified(this, itemIndex);
 	return async () => {
 		const { result, previouslyBilled } = await sendDocumentOnce(run, itemIndex, {
 			endpoint: 'ocr',
@@ -28,6 +44,6 @@ export async function prepare(
 		});
 		const json: IDataObject = { ...result, fileName: document.fileName };
 		if (previouslyBilled) json.previouslyBilled = true;
-		return [{ json }];
+		return [{ json: simplify ? simplifyRecognition(json) : json }];
 	};
 }

@@ -18,15 +18,14 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				action: 'Create a job for a document',
-				description:
-					'Start processing a PDF or image in the background. Outputs the finished job, or only its ID when not waiting.',
+				action: 'Create job',
+				description: 'Process a PDF or image in the background, and get the finished job',
 			},
 			{
 				name: 'Get',
 				value: 'get',
-				action: 'Get the status and result of a job',
-				description: 'Get a job by its ID: its status and, once finished, its result',
+				action: 'Get job',
+				description: "Get a job's status and, once finished, its result",
 			},
 		],
 		default: 'create',

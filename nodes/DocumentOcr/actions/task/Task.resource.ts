@@ -29,44 +29,40 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Delete',
 				value: 'delete',
-				action: 'Delete a task and its files',
+				action: 'Delete task',
 				description:
-					'Permanently delete a task by its ID, with its recognised text and files. Needs an API key with the "export" scope.',
+					'Permanently delete a task with its text and files (needs a key with the "export" scope)',
 			},
 			{
 				name: 'Export',
 				value: 'export',
-				action: 'Export a task as a DOCX, XLSX or PDF file',
-				description:
-					'Download the recognised text of a finished task as a Word (DOCX), Excel (XLSX) or PDF file, output as binary data',
+				action: 'Export task as file',
+				description: 'Download a finished task as a Word, Excel or PDF file',
 			},
 			{
 				name: 'Get',
 				value: 'get',
-				action: 'Get the status and text of a task',
-				description:
-					'Get a task by its ID: its status (e.g. queued, processing, done, failed) and, once done, the recognised text (resultText) and any invoice fields (metadata)',
+				action: 'Get task',
+				description: "Get a task's status and, once done, its text ('resultText')",
 			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
-				action: 'Get many tasks and their status',
-				description:
-					'List tasks, newest first, with their IDs and status, optionally only those with one status. To read the text of a task, use Get with its ID.',
+				action: 'Get many tasks',
+				description: 'List tasks, newest first, with their IDs and status',
 			},
 			{
 				name: 'Submit',
 				value: 'submit',
-				action: 'Submit a document for OCR',
-				description:
-					'Send a PDF or image to have its text recognised (billed per page). Outputs the task with its text, or only the task ID when not waiting.',
+				action: 'Submit document',
+				description: 'Send a PDF or image for text recognition (billed per page) and get its text',
 			},
 			{
 				name: 'Submit (V2)',
 				value: 'submitV2',
-				action: 'Submit a document for OCR with output options',
+				action: 'Submit document with output options',
 				description:
-					'Like Submit, through the v2 endpoint of the service (/api/v2/ocr): choose the output format (e.g. Markdown) and table and formula recognition',
+					'Like Submit, with a choice of output format (e.g. Markdown), tables and formulas',
 			},
 		],
 		default: 'submit',

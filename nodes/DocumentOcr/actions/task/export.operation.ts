@@ -30,7 +30,7 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		options: Object.entries(FORMATS).map(([value, { label }]) => ({ name: label, value })),
 		default: 'docx',
-		description: 'The kind of file to create from the recognised text',
+		description: 'The kind of file to create from the recognized text',
 	},
 	{
 		displayName: 'Put Output File in Field',

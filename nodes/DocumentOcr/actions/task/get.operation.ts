@@ -2,13 +2,14 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
+import { simplifyTask } from '../../shared/records';
 import { requireId } from '../../shared/validate';
-import { taskIdField } from '../shared.description';
+import { simplified, simplifyField, taskIdField } from '../shared.description';
 import type { Send } from '../types';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['task'], operation: ['get'] } },
-	[taskIdField],
+	[taskIdField, simplifyField],
 );
 
 /** GET /api/tasks/{taskId}: status, and resultText / metadata once done. */
@@ -23,5 +24,9 @@ export async function prepare(
 		this.getNodeParameter('taskId', itemIndex, '', { extractValue: true }),
 		'task ID',
 	);
-	return async () => [{ json: (await run.client.getRecord(itemIndex, 'task', id)).record }];
+	const simplify = simplified(this, itemIndex);
+	return async () => {
+		const { record } = await run.client.getRecord(itemIndex, 'task', id);
+		return [{ json: simplify ? simplifyTask(record) : record }];
+	};
 }

@@ -10,7 +10,8 @@ import type { Execution } from '../../batch/execution';
 import type { ServiceClient } from '../../service/client';
 import { idsOf, ListWalk } from '../../service/list';
 import { requireInteger } from '../../shared/validate';
-import { optionsCollection } from '../shared.description';
+import { simplifyTask } from '../../shared/records';
+import { optionsCollection, simplified, simplifyField } from '../shared.description';
 import type { Send } from '../types';
 
 const MAX_PAGES = 10_000;
@@ -74,6 +75,7 @@ const properties: INodeProperties[] = [
 			description: 'The page to start from (1 is the newest tasks)',
 		},
 	),
+	simplifyField,
 ];
 
 export const description = updateDisplayOptions(
@@ -119,7 +121,11 @@ export async function prepare(
 	const status =
 		typeof filters.status === 'string' && filters.status.trim() ? filters.status.trim() : undefined;
 
-	return async () => await listTasks(run.client, itemIndex, { limit, pageSize, page, status });
+	const simplify = simplified(this, itemIndex);
+	return async () => {
+		const tasks = await listTasks(run.client, itemIndex, { limit, pageSize, page, status });
+		return simplify ? tasks.map(({ json }) => ({ json: simplifyTask(json) })) : tasks;
+	};
 }
 
 /**

@@ -7,12 +7,14 @@ import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
 import { taskBody } from '../../documents/upload';
-import { pagesBilled } from '../../shared/records';
+import { pagesBilled, simplifyTask } from '../../shared/records';
 import { waitTimeoutMs } from '../../waiting/wait';
 import {
 	concurrencyOption,
 	documentFields,
 	optionsCollection,
+	simplified,
+	simplifyField,
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
@@ -47,7 +49,7 @@ const properties: INodeProperties[] = [
 			{
 				name: 'General',
 				value: 'general',
-				description: 'Any document: returns the recognised text',
+				description: 'Any document: returns the recognized text',
 			},
 			{
 				name: 'Invoice',
@@ -59,8 +61,9 @@ const properties: INodeProperties[] = [
 		description: 'What kind of document it is. Invoice also reads the invoice fields.',
 	},
 	waitForCompletionField(
-		'Whether to wait until the text is recognised and output it. Turn off to output only the task ID right away (then use Get, or the Document OCR Trigger).',
+		"Whether to wait until the text is recognized and output it. Turn off to output only the 'taskId' right away (then use Get, or the Document OCR Trigger).",
 	),
+	simplifyField,
 	optionsCollection(concurrencyOption, skipSubmittedOption, waitTimeoutOption),
 ];
 
@@ -88,6 +91,7 @@ export async function prepare(
 	const path = ['api', 'ocr'];
 	const fields = { filename: document.fileName, provider, documentType };
 	const body = taskBody(this, itemIndex, path, fields, document);
+	const simplify = simplified(this, itemIndex);
 	return async () => {
 		const json = await submitAndWait(run, itemIndex, {
 			kind: 'task',
@@ -106,6 +110,6 @@ export async function prepare(
 				return pages === undefined ? json : { ...json, pagesBilled: pages };
 			},
 		});
-		return [{ json }];
+		return [{ json: simplify ? simplifyTask(json) : json }];
 	};
 }

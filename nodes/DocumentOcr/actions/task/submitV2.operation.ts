@@ -8,12 +8,15 @@ import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
 import { taskBody } from '../../documents/upload';
 import type { Accepted } from '../../service/client';
+import { simplifyTask } from '../../shared/records';
 import { waitTimeoutMs } from '../../waiting/wait';
 import type { Send } from '../types';
 import {
 	concurrencyOption,
 	documentFields,
 	optionsCollection,
+	simplified,
+	simplifyField,
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
@@ -38,7 +41,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 		default: 'markdown',
-		description: 'Format of the recognised text (the service does not publish its full list)',
+		description: 'Format of the recognized text (the service does not publish its full list)',
 	},
 	{
 		displayName: 'Other Format',
@@ -51,7 +54,7 @@ const properties: INodeProperties[] = [
 		description: 'The format value to send, as the service names it',
 	},
 	waitForCompletionField(
-		'Whether to wait until the text is recognised and output it. The first check is timed by the estimate the service returns.',
+		'Whether to wait until the text is recognized and output it. The first check is timed by the estimate the service returns.',
 	),
 	optionsCollection(
 		concurrencyOption,
@@ -61,7 +64,7 @@ const properties: INodeProperties[] = [
 			name: 'formulas',
 			type: 'boolean',
 			default: false,
-			description: 'Whether to recognise mathematical formulas',
+			description: 'Whether to recognize mathematical formulas',
 		},
 		{
 			displayName: 'High-Fidelity Tables',
@@ -72,6 +75,7 @@ const properties: INodeProperties[] = [
 		},
 		waitTimeoutOption,
 	),
+	simplifyField,
 ];
 
 export const description = updateDisplayOptions(
@@ -133,6 +137,7 @@ export async function prepare(
 	const fields: IDataObject = { filename: document.fileName };
 	if (Object.keys(requested).length) fields.options = requested;
 	const body = taskBody(this, itemIndex, path, fields, document);
+	const simplify = simplified(this, itemIndex);
 	return async () => {
 		const json = await submitAndWait(run, itemIndex, {
 			kind: 'task',
@@ -141,6 +146,6 @@ export async function prepare(
 			wait: wait ? { timeoutMs, expectedAfterMs } : undefined,
 			output: withBilling,
 		});
-		return [{ json }];
+		return [{ json: simplify ? simplifyTask(json) : json }];
 	};
 }

@@ -4,6 +4,8 @@ import {
 	classifyStatus,
 	isKnownStatus,
 	pagesBilled,
+	simplifyRecognition,
+	simplifyTask,
 	unwrapList,
 	unwrapRecord,
 } from '../../../../nodes/DocumentOcr/shared/records';
@@ -90,5 +92,47 @@ describe('billed pages', () => {
 		expect(pagesBilled({ creditsUsed: 2 })).toBe(2);
 		expect(pagesBilled({ pages: 4 })).toBe(4);
 		expect(pagesBilled({ success: true, taskId: 't', provider: 'provider-async' })).toBeUndefined();
+	});
+});
+
+describe('Simplify', () => {
+	test('a task keeps at most ten fields: what a workflow acts on', () => {
+		const task = {
+			taskId: 't1',
+			status: 'done',
+			resultText: 'x',
+			metadata: {},
+			filename: 'a.pdf',
+			pages: 1,
+			provider: 'provider-async',
+			documentType: 'general',
+			createdAt: '2026-11-25T10:00:00Z',
+			updatedAt: '2026-11-25T10:00:01Z',
+			startedAt: '2026-11-25T10:00:00Z',
+			completedAt: '2026-11-25T10:00:01Z',
+			words: [],
+		};
+		const simple = simplifyTask(task);
+		expect(Object.keys(simple)).toEqual([
+			'taskId',
+			'status',
+			'resultText',
+			'metadata',
+			'filename',
+			'pages',
+			'provider',
+			'completedAt',
+		]);
+	});
+
+	test('a recognition answer without `text`: the text of its blocks, line by line', () => {
+		const answer = {
+			blocks: [{ text: 'Line one' }, { kind: 'image' }, { text: 'Line two' }],
+			pages: 2,
+		};
+		expect(simplifyRecognition(answer)).toEqual({ text: 'Line one\nLine two', pages: 2 });
+		expect(simplifyRecognition({ text: 'Whole', blocks: [{ text: 'W' }] })).toEqual({
+			text: 'Whole',
+		});
 	});
 });

@@ -1,0 +1,69 @@
+'use strict';
+/**
+ * Simplify (node version 2): lean items of at most ten fields for workflows and AI agents; the
+ * raw answer with Simplify off, and always on version 1 (workflows saved before it existed).
+ */
+const h = require('./helpers');
+
+const emu = h.useEmulator({ fields: 'rich' });
+const v2 = { typeVersion: 2 };
+
+let taskId;
+beforeAll(async () => {
+	const { output } = await h.run(emu, h.submit(), [h.pdfItem('Simple text', 'simple.pdf')]);
+	taskId = output[0].json.taskId;
+});
+
+test('version 2 Get: Simplify is on by default — at most ten fields, the text and status kept', async () => {
+	const { output, error } = await h.run(emu, h.task('get', { taskId }), undefined, v2);
+	expect(error).toBeUndefined();
+	const json = output[0].json;
+	expect(Object.keys(json).length).toBeLessThanOrEqual(10);
+	expect(json).toMatchObject({ taskId, status: 'done', filename: 'simple.pdf', pages: 1 });
+	expect(json.resultText).toContain('Simple text');
+	for (const dropped of ['documentType', 'updatedAt', 'createdAt'])
+		expect(json).not.toHaveProperty(dropped);
+});
+
+test('version 2 with Simplify off, and version 1: the raw task, every field', async () => {
+	const raw = await h.run(emu, h.task('get', { taskId, simplify: false }), undefined, v2);
+	const v1 = await h.run(emu, h.task('get', { taskId }));
+	for (const { output } of [raw, v1]) {
+		expect(output[0].json).toMatchObject({ taskId, documentType: 'general' });
+		expect(output[0].json).toHaveProperty('updatedAt');
+	}
+});
+
+test('version 2 Submit and Get Many: simplified items', async () => {
+	const submitted = await h.run(emu, h.submit(), [h.pdfItem('Second', 'second.pdf')], v2);
+	expect(Object.keys(submitted.output[0].json).length).toBeLessThanOrEqual(10);
+	expect(submitted.output[0].json.resultText).toContain('Second');
+	const listed = await h.run(emu, h.task('getMany', { returnAll: false, limit: 5 }), undefined, v2);
+	expect(listed.output.length).toBeGreaterThanOrEqual(2);
+	for (const { json } of listed.output) {
+		expect(json).not.toHaveProperty('documentType');
+		expect(json.taskId).toMatch(/\S/);
+	}
+});
+
+test('version 2 Recognize: the text alone, without the block list', async () => {
+	const pdf = h.documents.makePdf(['Page one words', 'Page two words']);
+	const { output, error } = await h.run(
+		emu,
+		h.doc('recognize'),
+		[h.binaryItem(pdf, 'two.pdf')],
+		v2,
+	);
+	expect(error).toBeUndefined();
+	expect(output[0].json).not.toHaveProperty('blocks');
+	expect(output[0].json.text).toContain('Page one words');
+	expect(output[0].json.text).toContain('Page two words');
+	expect(output[0].json.fileName).toBe('two.pdf');
+	const raw = await h.run(
+		emu,
+		h.doc('recognize', { simplify: false }),
+		[h.binaryItem(pdf, 'two.pdf')],
+		v2,
+	);
+	expect(Array.isArray(raw.output[0].json.blocks)).toBe(true);
+});
