@@ -18,8 +18,9 @@ export class DocumentOcr implements INodeType {
 		name: 'documentOcr',
 		icon: { light: 'file:documentOcr.svg', dark: 'file:documentOcr.dark.svg' },
 		group: ['transform'],
+		// Version 2 adds Simplify (on by default). No `defaultVersion`: n8n gives new nodes the
+		// highest version anyway, and adds Custom API Call only to a node without one.
 		version: [1, 2],
-		defaultVersion: 2,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
 			'Read the text of PDFs and images (OCR) with the Document OCR service: plain text, Markdown, invoice fields or values named by a JSON Schema; export Word, Excel or PDF files; manage tasks and jobs',

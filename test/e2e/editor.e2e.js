@@ -372,7 +372,8 @@ const chromiumAvailable = fs.existsSync(CHROMIUM);
 				await choose('resource', resourceName);
 				await choose('operation', operationName);
 
-				const shown = shownParameters(action.properties, { resource, operation });
+				// The node was added from the nodes panel: n8n gives it the newest version (2).
+				const shown = shownParameters(action.properties, { resource, operation }, 2);
 				const shownNames = shown.map((p) => p.name);
 				expect(mustShow.filter((name) => !shownNames.includes(name))).toEqual([]);
 				await expectFields(
@@ -380,8 +381,26 @@ const chromiumAvailable = fs.existsSync(CHROMIUM);
 					action.properties.filter((p) => !shown.includes(p)),
 				);
 				await screenshot(`editor-${resource}-${kebab(operation)}.png`);
+				if (resource === 'task' && operation === 'get') await fromList();
 			},
 		);
+
+		/** The Task field's From List: the newest tasks, listed by the node's search, in the editor. */
+		async function fromList() {
+			step = 'task:get From List';
+			n8n.emu.addFinishedTasks(3);
+			const locator = ndv().locator('[data-test-id="resource-locator-taskId"]');
+			await locator.getByPlaceholder('Select a task...').click();
+			// The tasks of the emulator's strict profile are listed as "<taskId> · done".
+			await page
+				.getByText(/· done$/)
+				.first()
+				.waitFor({ timeout: 30_000 });
+			await screenshot('editor-task-from-list.png');
+			// Closes the list (Escape would close the whole panel too).
+			await parametersPanel().getByText('Operation', { exact: true }).first().click();
+			await page.getByText(/· done$/).first().waitFor({ state: 'hidden', timeout: 5_000 });
+		}
 
 		test('Custom API Call (added by n8n) — picked in the dropdown, points to the HTTP Request node', async () => {
 			step = 'custom API call';
