@@ -23,6 +23,7 @@ const {
 	CREDENTIAL_ID,
 } = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
+const { startFileServer } = require('../support/file-server');
 const { DocumentOcr } = require('../../dist/nodes/DocumentOcr/DocumentOcr.node.js');
 const {
 	taskIdField,
@@ -55,6 +56,8 @@ const toolName = (nodeName) => nodeName.replace(/[^a-zA-Z0-9_-]+/g, '_').slice(0
 const GET_NODE = toolNodeName('task', 'get');
 const LIST_NODE = toolNodeName('task', 'getMany');
 const SUBMIT_NODE = toolNodeName('task', 'submit');
+const RECOGNIZE_NODE = toolNodeName('document', 'recognize');
+const URL_TEXT = 'Boarding pass: gate B12, seat 14C, departs 09:45';
 const LIMIT_HELP = 'How many of the newest tasks to list, from 1 to 50';
 
 /** What the editor writes for "Let the model define this parameter", with a description. */
@@ -192,7 +195,7 @@ function agentWorkflow(id, name, prompt, tools) {
 		...tools.map((tool, i) => ({
 			id: `${id}-t${i}`,
 			type: 'n8n-nodes-document-ocr.documentOcrTool',
-			typeVersion: 1,
+			typeVersion: tool.typeVersion ?? 1,
 			position: [320 + 200 * i, 220],
 			credentials: OCR_CREDENTIAL,
 			...tool,
@@ -215,7 +218,8 @@ const getTool = {
 	parameters: {
 		resource: 'task',
 		operation: 'get',
-		taskId: fromAi('Task_ID', taskIdField.description),
+		// As the editor writes it for a resource locator: By ID, the ID from the model.
+		taskId: { __rl: true, mode: 'id', value: fromAi('Task_ID', taskIdField.description) },
 	},
 };
 const listTool = {
@@ -237,6 +241,21 @@ const submitBase64Tool = {
 		documentSource: 'base64',
 		base64Data: fromAi('Document', fieldDescription('base64Data')),
 		fileName: fromAi('File_Name', fieldDescription('fileName')),
+		options: {},
+	},
+};
+/**
+ * Recognize as an editor user would set it up for an agent today (node version 2: Simplify on):
+ * Input Type URL, the URL filled in by the model.
+ */
+const recognizeUrlTool = {
+	name: RECOGNIZE_NODE,
+	typeVersion: 2,
+	parameters: {
+		resource: 'document',
+		operation: 'recognize',
+		documentSource: 'url',
+		documentUrl: fromAi('Document_URL', fieldDescription('documentUrl')),
 		options: {},
 	},
 };
@@ -271,6 +290,7 @@ function recordToolDefinitions(marker, tools) {
 let n8n;
 let fake;
 let taskId;
+let files;
 /** Requests the emulator received, as "METHOD path". */
 const emulatorRequests = [];
 
@@ -301,6 +321,11 @@ async function runAgent(workflowId, behaviour) {
 beforeAll(async () => {
 	fake = await startFakeOpenAi();
 	n8n = await createInstance({ label: 'agent' });
+	// The scan the agent is given only as a link: served by a plain web server, not the service.
+	files = await startFileServer();
+	files.put('/shared/boarding-pass.pdf', documents.makePdf([URL_TEXT]), {
+		'content-type': 'application/pdf',
+	});
 	for (const server of n8n.emu.servers)
 		server.on('request', (req) => emulatorRequests.push(`${req.method} ${req.url}`));
 
@@ -352,6 +377,12 @@ beforeAll(async () => {
 			[submitBase64Tool],
 		),
 		agentWorkflow(
+			'ocrE2eAgentUrl01',
+			'e2e: AI Agent reads a scan it was given as a URL',
+			`What does the scan at ${files.url('/shared/boarding-pass.pdf')} say?`,
+			[recognizeUrlTool],
+		),
+		agentWorkflow(
 			'ocrE2eAgentBin01',
 			'e2e: AI Agent with Submit left at Binary File',
 			'Read the scan I attached.',
@@ -363,6 +394,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await n8n?.close();
 	await fake?.close();
+	await files?.close();
 });
 
 /** Like a model: the task ID from the user's message. */
@@ -396,15 +428,15 @@ test('an AI Agent calls Task → Get through the Document OCR tool and answers w
 	expect(Object.keys(byName).sort()).toEqual([toolName(GET_NODE), toolName(LIST_NODE)].sort());
 	const get = byName[toolName(GET_NODE)];
 	expect(get.description).toBe(`${action('task', 'get')} in Document OCR`);
-	expect(get.description).toBe('Get the status and text of a task in Document OCR');
+	expect(get.description).toBe('Get task in Document OCR');
 	expect(get.parameters).toMatchObject({
 		type: 'object',
 		properties: { Task_ID: { type: 'string', description: taskIdField.description } },
 		required: ['Task_ID'],
 	});
-	expect(get.parameters.properties.Task_ID.description).toMatch(/taskId field in the output of/);
+	expect(get.parameters.properties.Task_ID.description).toMatch(/'taskId' field in the output of/);
 	const list = byName[toolName(LIST_NODE)];
-	expect(list.description).toBe('Get many tasks and their status in Document OCR');
+	expect(list.description).toBe('Get many tasks in Document OCR');
 	expect(list.parameters.properties.Limit).toEqual({ type: 'number', description: LIMIT_HELP });
 	recordToolDefinitions('get-tools', offered);
 
@@ -465,7 +497,7 @@ test('Task → Submit with Base64 from the model: the document is recognised, bi
 	const [submit] = offered;
 	expect(submit.function).toMatchObject({
 		name: toolName(SUBMIT_NODE),
-		description: 'Submit a document for OCR in Document OCR',
+		description: 'Submit document in Document OCR',
 		parameters: {
 			properties: {
 				Document: { type: 'string', description: fieldDescription('base64Data') },
@@ -504,7 +536,55 @@ test('Task → Submit left at Binary File: the model gets the error, nothing is 
 	// A tool gets only the model's arguments as its input item: no binary data.
 	expect(JSON.parse(toolMessage.content)).toEqual([{ error: 'Item 0 has no binary field "data"' }]);
 	const [toolRun] = run.data.resultData.runData[SUBMIT_NODE];
-	expect(toolRun.error.description).toMatch(/choose "Base64 or Data URI"/);
+	expect(toolRun.error.description).toMatch(/choose "URL" or "Base64 or Data URI"/);
 	expect(sent).toEqual([]);
 	expect(n8n.emu.ledger('acme').length).toBe(mark);
+});
+
+test('Document → Recognize with a URL from the model: the scan is fetched, recognized, and the text alone returned', async () => {
+	const mark = n8n.emu.ledger('acme').length;
+	const fetched = files.stats.requests;
+	const { run, sent, offered, toolMessage, call, answer } = await runAgent('ocrE2eAgentUrl01', {
+		tool: toolName(RECOGNIZE_NODE),
+		args: (tool, userText) => ({ Document_URL: /https?:\/\/\S+?(?=\s|\?$|$)/.exec(userText)[0] }),
+		answer: (content) => {
+			const [result] = JSON.parse(content);
+			return typeof result?.text === 'string'
+				? `The scan says: "${result.text}"`
+				: `The tool could not read it: ${content}`;
+		},
+	});
+
+	expect(run.data.resultData.error).toBeUndefined();
+	// What the model was offered: one URL to fill in, described by the node's own text.
+	const [recognize] = offered;
+	expect(recognize.function).toMatchObject({
+		name: toolName(RECOGNIZE_NODE),
+		description: 'Recognize document text in Document OCR',
+		parameters: {
+			properties: {
+				Document_URL: { type: 'string', description: fieldDescription('documentUrl') },
+			},
+			required: ['Document_URL'],
+		},
+	});
+	recordToolDefinitions('url-tool', offered);
+	expect(JSON.parse(call.function.arguments)).toMatchObject({
+		Document_URL: files.url('/shared/boarding-pass.pdf'),
+	});
+
+	// n8n fetched the file once; the service got one upload; one page was billed.
+	expect(files.stats.requests - fetched).toBe(1);
+	expect(sent).toEqual(['POST /v1/ocr']);
+	const charged = n8n.emu
+		.ledger('acme')
+		.slice(mark)
+		.reduce((sum, e) => sum - e.delta, 0);
+	expect(charged).toBe(1);
+
+	// A lean result for the model: the text and the file name, no block list.
+	expect(JSON.parse(toolMessage.content)).toEqual([
+		{ text: URL_TEXT, fileName: 'boarding-pass.pdf' },
+	]);
+	expect(answer).toBe(`The scan says: "${URL_TEXT}"`);
 });

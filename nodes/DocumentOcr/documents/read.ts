@@ -254,7 +254,7 @@ async function readBinary(
 			{
 				description: available.length
 					? `The item's binary fields are: ${available.join(', ')}. Set "Input Binary Field" to one of them.`
-					: 'The item carries no binary data. Read the file first (e.g. with "Read/Write Files from Disk" or an HTTP Request set to return a file), or choose "Base64 or Data URI".',
+					: 'The item carries no binary data. Read the file first (e.g. with "Read/Write Files from Disk" or an HTTP Request set to return a file), or choose "URL" or "Base64 or Data URI".',
 				itemIndex,
 			},
 		);
