@@ -8,10 +8,53 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { createInstance, nodeOutput, KEYS } = require('../../scripts/n8n-instance');
-const { folderWorkflow: batchWorkflow } = require('./scenarios');
+const { CREDENTIAL, folderWorkflow: batchWorkflow } = require('./scenarios');
+const { startNode } = require('../../scripts/n8n-instance');
+const { startFileServer } = require('../support/file-server');
 const documents = require('../../emulator/documents');
 
 let n8n;
+let files;
+
+/**
+ * Document Source: URL in real n8n — one Document OCR node per link, all from one Manual
+ * Trigger, each with Continue on Fail so that every link's outcome is its node's item.
+ */
+const URL_CASES = {
+	'A PDF by URL': '/letters/welcome.pdf',
+	'A missing file': '/letters/missing.pdf',
+	'A web page': '/page.html',
+	'A file over the limit': '/huge',
+};
+function urlWorkflow(id) {
+	const names = Object.keys(URL_CASES);
+	return {
+		id,
+		name: `e2e: ${id}`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			startNode(`${id}-0`),
+			...names.map((name, i) => ({
+				id: `${id}-${i + 1}`,
+				name,
+				type: 'n8n-nodes-document-ocr.documentOcr',
+				typeVersion: 1,
+				position: [300, i * 150],
+				credentials: { documentOcrApi: CREDENTIAL },
+				onError: 'continueRegularOutput',
+				parameters: {
+					...submit,
+					documentSource: 'url',
+					documentUrl: files.url(URL_CASES[name]),
+				},
+			})),
+		],
+		connections: {
+			Start: { main: [names.map((node) => ({ node, type: 'main', index: 0 }))] },
+		},
+	};
+}
 
 const SUBMIT_ONLY = { id: 'ocrSubmitOnlyKey', name: 'Document OCR (submit-only key)' };
 
@@ -40,10 +83,15 @@ function writeBatch(dir, count, first) {
 }
 
 beforeAll(async () => {
+	files = await startFileServer();
+	files.put('/letters/welcome.pdf', documents.makePdf(['Welcome letter fetched by n8n']), {
+		'content-type': 'application/pdf',
+	});
 	n8n = await createInstance({ label: 'money' });
 	await n8n.importCredential();
 	await n8n.importCredential({ apiKey: KEYS.submitOnly, ...SUBMIT_ONLY });
 	await n8n.importWorkflows([
+		urlWorkflow('ocrE2eByUrl0001'),
 		batchWorkflow('ocrE2eSubmitOnly', 'submit-only', submit, SUBMIT_ONLY),
 		batchWorkflow('ocrE2eBadFirst', 'bad-first', submit),
 		batchWorkflow('ocrE2eBalance', 'balance', submit),
@@ -66,6 +114,30 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await n8n?.close();
+	await files?.close();
+});
+
+test('documents by URL: a PDF gets its text; a 404, a web page and a file over the limit each fail their item, 0 pages charged for them', async () => {
+	const mark = n8n.emu.ledger('acme').length;
+	const posts = n8n.emu.stats().byRoute['POST /api/ocr'] ?? 0;
+
+	const run = await n8n.execute('ocrE2eByUrl0001');
+
+	expect(run.data.resultData.error).toBeUndefined();
+	const [ok] = nodeOutput(run, 'A PDF by URL');
+	expect(ok.json).toMatchObject({ status: 'done', resultText: 'Welcome letter fetched by n8n' });
+	expect(n8n.emu.getTask(ok.json.taskId).filename).toBe('welcome.pdf');
+	const failed = (name) => nodeOutput(run, name)[0].json.error;
+	expect(failed('A missing file')).toMatch(
+		/^Item 0: the document URL .*\/letters\/missing\.pdf answered HTTP 404/,
+	);
+	expect(failed('A web page')).toMatch(
+		/page\.html is a web page \(text\/html\), not a PDF or image/,
+	);
+	expect(failed('A file over the limit')).toMatch(/is over the service's 10\.00 MB limit/);
+	// One document sent, one page billed: the three bad links cost nothing.
+	expect((n8n.emu.stats().byRoute['POST /api/ocr'] ?? 0) - posts).toBe(1);
+	expect(n8n.chargedSince(mark)).toBe(1);
 });
 
 test('20 PDFs, the first one empty, Continue on Fail off: the run fails before anything is sent', async () => {
