@@ -55,6 +55,7 @@ let worker;
 let webhook;
 let webhook2;
 let ingestId;
+let cookie;
 const figures = { processes: [], deliveries: {} };
 const suiteStarted = Date.now();
 
@@ -123,6 +124,8 @@ beforeAll(async () => {
 		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 		QUEUE_BULL_REDIS_PORT: String(redis.port),
 		N8N_DEFAULT_BINARY_DATA_MODE: 'database',
+		// n8n 3.0's default: an execution started from the editor runs on a worker too.
+		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 		WEBHOOK_URL: `http://127.0.0.1:${webhookPort}/`,
 		N8N_WEBHOOK_URL: `http://127.0.0.1:${webhookPort}/`,
 	};
@@ -137,7 +140,7 @@ beforeAll(async () => {
 	// Main serves the editor and the API, holds the schedules and enqueues; no production webhooks.
 	const main = await n8n.startServer({ env: { N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true' } });
 	figures.processes.push(['n8n start (main)', n8n.port, main.seconds]);
-	await n8n.setupOwner({
+	({ cookie } = await n8n.setupOwner({
 		scopes: [
 			'execution:list',
 			'execution:read',
@@ -147,7 +150,7 @@ beforeAll(async () => {
 			'workflow:activate',
 			'workflow:deactivate',
 		],
-	});
+	}));
 	worker = await n8n.startWorker();
 	figures.processes.push(['n8n worker', worker.healthPort, worker.seconds]);
 	webhook = await n8n.startWebhook({ port: webhookPort });
@@ -182,6 +185,7 @@ afterAll(async () => {
 		'ingestion: executions (status)': JSON.stringify(figures.ingestStatus),
 		'ingestion: activation → scheduled run started (s)': figures.ingestWait?.toFixed(1),
 		'ingestion: run time on the worker (s)': figures.ingestRun?.toFixed(2),
+		'manual execution offloaded to the worker: run time (s)': figures.manualRun?.toFixed(2),
 		'trigger: executions by workflow and status': JSON.stringify(figures.triggerStatus),
 		'trigger: run times on the worker, min/median/max (s)': figures.triggerRuns,
 		'deliveries sent to webhook-1 (signed by the emulator, replayed, forged)':
@@ -278,6 +282,38 @@ test('`n8n execute` bypasses the queue: it falls back to regular mode and runs i
 		.join('\n');
 	expect(cliLog).toMatch(/does not support queue mode\. Falling back to regular mode/);
 	expect(startedOnWorker().size).toBe(onWorker);
+});
+
+test("a manual execution, as the editor starts it, is offloaded to the worker (OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS, n8n 3.0's default)", async () => {
+	fillInbox(n8n.inbox);
+	const mark = n8n.emu.ledger('acme').length;
+	// What the editor's "Execute workflow" button sends (n8n 2.41: POST /rest/workflows/:id/run).
+	const response = await request(`${n8n.url}/rest/workflows/${ingestId}/run`, {
+		method: 'POST',
+		headers: { cookie, 'browser-id': rt.BROWSER_ID, 'content-type': 'application/json' },
+		body: JSON.stringify({ triggerToStartFrom: { name: "When clicking 'Execute workflow'" } }),
+	});
+	expect(response.statusCode).toBe(200);
+	const executionId = String((await response.body.json()).data.executionId);
+	let run;
+	for (const started = Date.now(); !run && Date.now() - started < 90_000; await sleep(400))
+		run = (await n8n.executions(ingestId)).find((e) => String(e.id) === executionId && e.stoppedAt);
+	figures.manualRun = run && seconds(run);
+
+	expect(run).toMatchObject({ mode: 'manual', status: 'success' });
+	const recognised = run.data.resultData.runData['Recognise text'][0].data.main[0];
+	expect(recognised).toHaveLength(2);
+	recognised.forEach((item) => expect(item.json.status).toBe('done'));
+	expect(
+		-n8n.emu
+			.ledger('acme')
+			.slice(mark)
+			.reduce((sum, e) => sum + e.delta, 0),
+	).toBe(3);
+	// Main enqueued it, the worker ran it (binary data in the database, shared by both).
+	expect(enqueuedBy(serverLog()).has(executionId)).toBe(true);
+	expect(startedOnWorker().has(executionId)).toBe(true);
+	expect(finishedOnWorker().has(executionId)).toBe(true);
 });
 
 test('trigger: signed deliveries to the webhook process run once each on the worker; replayed and forged ones never', async () => {
