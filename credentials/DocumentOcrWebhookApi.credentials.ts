@@ -17,7 +17,7 @@ export class DocumentOcrWebhookApi implements ICredentialType {
 	};
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-document-ocr/n8n-nodes-document-ocr?tab=readme-ov-file#trigger-webhooks';
+		'https://github.com/n8n-nodes-document-ocr/n8n-nodes-document-ocr/blob/main/docs/webhook-trigger.md';
 
 	properties: INodeProperties[] = [
 		{
