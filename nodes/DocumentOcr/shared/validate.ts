@@ -38,6 +38,20 @@ export function requireId(
 	return id;
 }
 
+/**
+ * The ID in parameter `name` (a resource locator in any mode, or the plain string saved by older
+ * workflows), checked by requireId.
+ */
+export function requireIdParameter(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	name: string,
+	label: string,
+): string {
+	const value = ctx.getNodeParameter(name, itemIndex, '', { extractValue: true });
+	return requireId(ctx, itemIndex, value, label);
+}
+
 /** Reads an integer parameter and checks its range before any request. */
 export function requireInteger(
 	ctx: IExecuteFunctions,

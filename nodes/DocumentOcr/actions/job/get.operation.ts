@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { requireId } from '../../shared/validate';
+import { requireIdParameter } from '../../shared/validate';
 import { jobIdField } from '../shared.description';
 import type { Send } from '../types';
 
@@ -17,11 +17,6 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<Send> {
-	const id = requireId(
-		this,
-		itemIndex,
-		this.getNodeParameter('jobId', itemIndex, '', { extractValue: true }),
-		'job ID',
-	);
+	const id = requireIdParameter(this, itemIndex, 'jobId', 'job ID');
 	return async () => [{ json: (await run.client.getRecord(itemIndex, 'job', id)).record }];
 }

@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { requireId } from '../../shared/validate';
+import { requireIdParameter } from '../../shared/validate';
 import { taskIdField } from '../shared.description';
 import type { Send } from '../types';
 
@@ -17,12 +17,7 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<Send> {
-	const taskId = requireId(
-		this,
-		itemIndex,
-		this.getNodeParameter('taskId', itemIndex, '', { extractValue: true }),
-		'task ID',
-	);
+	const taskId = requireIdParameter(this, itemIndex, 'taskId', 'task ID');
 	return async () => {
 		const answer = await run.client.deleteTask(itemIndex, taskId);
 		return [{ json: { ...answer, taskId, deleted: true } }];

@@ -5,7 +5,7 @@ import type { Execution } from '../../batch/execution';
 import type { ServiceClient } from '../../service/client';
 import { classifyStatus } from '../../shared/records';
 import { fileNameFromDisposition, safeFileName } from '../../shared/text';
-import { requireId } from '../../shared/validate';
+import { requireIdParameter } from '../../shared/validate';
 import { httpStatus } from '../../transport/errors';
 import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
 import type { Send } from '../types';
@@ -57,12 +57,7 @@ export async function prepare(
 	run: Execution,
 ): Promise<Send> {
 	const node = this.getNode();
-	const taskId = requireId(
-		this,
-		itemIndex,
-		this.getNodeParameter('taskId', itemIndex, '', { extractValue: true }),
-		'task ID',
-	);
+	const taskId = requireIdParameter(this, itemIndex, 'taskId', 'task ID');
 	const format = String(this.getNodeParameter('format', itemIndex)).trim().toLowerCase();
 	const property =
 		(this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { simplifyTask } from '../../shared/records';
-import { requireId } from '../../shared/validate';
+import { requireIdParameter } from '../../shared/validate';
 import { simplified, simplifyField, taskIdField } from '../shared.description';
 import type { Send } from '../types';
 
@@ -18,12 +18,7 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<Send> {
-	const id = requireId(
-		this,
-		itemIndex,
-		this.getNodeParameter('taskId', itemIndex, '', { extractValue: true }),
-		'task ID',
-	);
+	const id = requireIdParameter(this, itemIndex, 'taskId', 'task ID');
 	const simplify = simplified(this, itemIndex);
 	return async () => {
 		const { record } = await run.client.getRecord(itemIndex, 'task', id);
