@@ -147,7 +147,7 @@ export const jobIdField: INodeProperties = {
 
 /**
  * The most requests in flight at once (a cap: the node starts at 4 and opens more while the
- * service keeps up, halving on a 429; see TransportState).
+ * service keeps up, halving on a 429; see transport/slots.ts).
  */
 export const DEFAULT_CONCURRENCY = 16;
 export const MAX_CONCURRENCY = 50;
