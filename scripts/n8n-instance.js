@@ -168,13 +168,14 @@ async function createInstance({
 			apiKey = KEYS.full,
 			id = CREDENTIAL_ID,
 			name = CREDENTIAL_NAME,
+			baseUrl = emu.url,
 		} = {}) {
 			secrets.add(apiKey);
 			const file = path.join(userFolder, `credential-${id}.json`);
 			fs.writeFileSync(
 				file,
 				JSON.stringify([
-					{ id, name, type: 'documentOcrApi', data: { apiKey, baseUrl: emu.url, apiUrl: '' } },
+					{ id, name, type: 'documentOcrApi', data: { apiKey, baseUrl, apiUrl: '' } },
 				]),
 			);
 			await cli('import:credentials', `--input=${file}`);
