@@ -215,13 +215,7 @@ export class Execution implements SubmissionTurns {
 	async ensureCanReadTasks(itemIndex: number): Promise<void> {
 		await this.once('can-read-tasks', async () => {
 			try {
-				await this.client.request(itemIndex, {
-					method: 'GET',
-					path: ['api', 'tasks'],
-					qs: { page: 1, pageSize: 1 },
-					kind: 'read',
-					scope: 'read',
-				});
+				await this.client.listTasks(itemIndex, { page: 1, pageSize: 1 });
 			} catch (error) {
 				const status = httpStatus(error);
 				if (!(error instanceof NodeApiError) || (status !== 401 && status !== 403)) return;

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { systemErrorCode } from '../shared/network';
+import { header, systemErrorCode } from '../shared/network';
 import { fileNameFromDisposition, safeFileName } from '../shared/text';
 import { detectKind, formatBytes, HEAD_BYTES, MAX_BODY_BYTES } from './check';
 
@@ -137,14 +137,9 @@ async function readBounded(body: StreamedResponse['body']): Promise<Buffer | und
 	return Buffer.concat(chunks, size);
 }
 
-function header(headers: Record<string, unknown>, name: string): string {
-	const value = headers[name];
-	return String(Array.isArray(value) ? value[0] : (value ?? ''));
-}
-
 /** The file's name: Content-Disposition first, else the last segment of the URL's path. */
 function nameOf(url: URL, headers: Record<string, unknown>): string {
-	const disposed = fileNameFromDisposition(header(headers, 'content-disposition'));
+	const disposed = fileNameFromDisposition(header(headers, 'content-disposition') ?? '');
 	if (disposed) return safeFileName(disposed);
 	const last = url.pathname.split('/').pop() ?? '';
 	try {
@@ -178,7 +173,7 @@ export async function fetchDocument(
 				: 'Check the address: it should lead to the file itself.',
 		);
 	}
-	const declared = Number(header(headers, 'content-length'));
+	const declared = Number(header(headers, 'content-length') ?? '');
 	const bytes = declared > MAX_BODY_BYTES ? undefined : await readBounded(response.body);
 	if (!bytes) {
 		response.body.destroy?.();
@@ -190,7 +185,7 @@ export async function fetchDocument(
 			'Compress the file or split it into smaller documents (reading stopped at the limit).',
 		);
 	}
-	const type = header(headers, 'content-type').split(';')[0].trim().toLowerCase();
+	const type = (header(headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
 	if (
 		(type === 'text/html' || type === 'application/xhtml+xml') &&
 		!detectKind(bytes.subarray(0, HEAD_BYTES))

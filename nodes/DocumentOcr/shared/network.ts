@@ -1,3 +1,10 @@
+/** One header of an HTTP answer as text (the first of several; names as n8n's helper gives them). */
+export function header(headers: Record<string, unknown>, name: string): string | undefined {
+	const value = headers[name] ?? headers[name.toLowerCase()];
+	if (Array.isArray(value)) return value.length ? String(value[0]) : undefined;
+	return value === undefined || value === null ? undefined : String(value);
+}
+
 /** Finds the system error code (ECONNRESET, ...) in an error thrown by the HTTP helper. */
 export function systemErrorCode(error: unknown): string | undefined {
 	let current: unknown = error;

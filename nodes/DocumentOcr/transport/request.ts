@@ -7,7 +7,7 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { StreamedBlob } from '../documents/body';
-import { systemErrorCode } from '../shared/network';
+import { header, systemErrorCode } from '../shared/network';
 import type { Endpoints, Surface, TransportContext } from './endpoints';
 import { cancelSignal, CREDENTIAL_TYPE, encodeSegment } from './endpoints';
 import type { RequestKind, RetrySettings, Tried } from './retry';
@@ -80,12 +80,6 @@ export interface SubmissionTurns {
 	passTurn(itemIndex: number): void;
 	/** A submission failed, which fails its item: start no more billable requests. */
 	failed(): void;
-}
-
-function header(headers: Record<string, unknown>, name: string): string | undefined {
-	const value = headers[name] ?? headers[name.toLowerCase()];
-	if (Array.isArray(value)) return value.length ? String(value[0]) : undefined;
-	return value === undefined || value === null ? undefined : String(value);
 }
 
 /** Retry-After as milliseconds: delta-seconds (fractions allowed) or an HTTP date. */
