@@ -399,7 +399,10 @@ const chromiumAvailable = fs.existsSync(CHROMIUM);
 			await screenshot('editor-task-from-list.png');
 			// Closes the list (Escape would close the whole panel too).
 			await parametersPanel().getByText('Operation', { exact: true }).first().click();
-			await page.getByText(/· done$/).first().waitFor({ state: 'hidden', timeout: 5_000 });
+			await page
+				.getByText(/· done$/)
+				.first()
+				.waitFor({ state: 'hidden', timeout: 5_000 });
 		}
 
 		test('Custom API Call (added by n8n) — picked in the dropdown, points to the HTTP Request node', async () => {

@@ -8,8 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { createInstance, nodeOutput, KEYS } = require('../../scripts/n8n-instance');
-const { CREDENTIAL, folderWorkflow: batchWorkflow } = require('./scenarios');
-const { startNode } = require('../../scripts/n8n-instance');
+const { folderWorkflow: batchWorkflow, ocrNode, startWorkflow } = require('./scenarios');
 const { startFileServer } = require('../support/file-server');
 const documents = require('../../emulator/documents');
 
@@ -27,33 +26,15 @@ const URL_CASES = {
 	'A file over the limit': '/huge',
 };
 function urlWorkflow(id) {
-	const names = Object.keys(URL_CASES);
-	return {
-		id,
-		name: `e2e: ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			startNode(`${id}-0`),
-			...names.map((name, i) => ({
-				id: `${id}-${i + 1}`,
-				name,
-				type: 'n8n-nodes-document-ocr.documentOcr',
-				typeVersion: 1,
-				position: [300, i * 150],
-				credentials: { documentOcrApi: CREDENTIAL },
-				onError: 'continueRegularOutput',
-				parameters: {
-					...submit,
-					documentSource: 'url',
-					documentUrl: files.url(URL_CASES[name]),
-				},
-			})),
-		],
-		connections: {
-			Start: { main: [names.map((node) => ({ node, type: 'main', index: 0 }))] },
-		},
-	};
+	const nodes = Object.entries(URL_CASES).map(([name, link], i) =>
+		ocrNode(
+			`${id}-${i + 1}`,
+			name,
+			{ ...submit, documentSource: 'url', documentUrl: files.url(link) },
+			{ position: [300, i * 150], onError: 'continueRegularOutput' },
+		),
+	);
+	return startWorkflow(id, `e2e: ${id}`, nodes);
 }
 
 const SUBMIT_ONLY = { id: 'ocrSubmitOnlyKey', name: 'Document OCR (submit-only key)' };

@@ -221,6 +221,39 @@ async function sideEffects(n8n, workflowId, minExecutions) {
 /** The local emulator's credential as the suites import it. */
 const CREDENTIAL = { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' };
 
+/** A Document OCR node (version 1, as the suites' workflows are saved) with the emulator's credential. */
+function ocrNode(
+	id,
+	name,
+	parameters,
+	{ position = [400, 0], credential = CREDENTIAL, ...more } = {},
+) {
+	return {
+		id,
+		name,
+		type: 'n8n-nodes-document-ocr.documentOcr',
+		typeVersion: 1,
+		position,
+		credentials: { documentOcrApi: credential },
+		...more,
+		parameters,
+	};
+}
+
+/** A workflow whose Manual Trigger ("Start") feeds each of `nodes`, side by side. */
+function startWorkflow(id, name, nodes) {
+	return {
+		id,
+		name,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [startNode(`${id}-0`), ...nodes],
+		connections: {
+			Start: { main: [nodes.map((node) => ({ node: node.name, type: 'main', index: 0 }))] },
+		},
+	};
+}
+
 /**
  * Manual Trigger → Read Files (`/data/ocr-inbox/<dir>/*.pdf`) → Document OCR (`parameters`): a
  * folder of documents through one operation, as the money and reliability suites run them.
@@ -241,15 +274,7 @@ function folderWorkflow(id, dir, parameters, credential = CREDENTIAL) {
 				position: [200, 0],
 				parameters: { fileSelector: `/data/ocr-inbox/${dir}/*.pdf`, options: {} },
 			},
-			{
-				id: `${id}-3`,
-				name: 'Document OCR',
-				type: 'n8n-nodes-document-ocr.documentOcr',
-				typeVersion: 1,
-				position: [400, 0],
-				credentials: { documentOcrApi: credential },
-				parameters,
-			},
+			ocrNode(`${id}-3`, 'Document OCR', parameters, { credential }),
 		],
 		connections: {
 			Start: { main: [[{ node: 'Read files', type: 'main', index: 0 }]] },
@@ -260,6 +285,8 @@ function folderWorkflow(id, dir, parameters, credential = CREDENTIAL) {
 
 module.exports = {
 	CREDENTIAL,
+	ocrNode,
+	startWorkflow,
 	folderWorkflow,
 	fillInbox,
 	triggerWorkflow,

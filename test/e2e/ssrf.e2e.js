@@ -5,8 +5,8 @@
  * blocked address fails its item with a message that says so, and nothing is sent or charged.
  * The service itself is reached by a host name the instance allows.
  */
-const { createInstance, nodeOutput, startNode } = require('../../scripts/n8n-instance');
-const { CREDENTIAL } = require('./scenarios');
+const { createInstance, nodeOutput } = require('../../scripts/n8n-instance');
+const { ocrNode, startWorkflow } = require('./scenarios');
 const documents = require('../../emulator/documents');
 const { startFileServer } = require('../support/file-server');
 
@@ -24,57 +24,27 @@ beforeAll(async () => {
 	});
 	await n8n.importCredential({ baseUrl: n8n.emu.url.replace('127.0.0.1', 'localhost') });
 	await n8n.importWorkflows([
-		{
-			id: 'ocrE2eSsrfUrl01',
-			name: 'e2e: a document URL n8n blocks',
-			active: false,
-			settings: { executionOrder: 'v1' },
-			nodes: [
-				startNode('s0'),
+		startWorkflow('ocrE2eSsrfUrl01', 'e2e: a document URL n8n blocks', [
+			ocrNode(
+				's1',
+				'By URL',
 				{
-					id: 's1',
-					name: 'By URL',
-					type: 'n8n-nodes-document-ocr.documentOcr',
-					typeVersion: 1,
-					position: [300, 0],
-					credentials: { documentOcrApi: CREDENTIAL },
-					onError: 'continueRegularOutput',
-					parameters: {
-						resource: 'task',
-						operation: 'submit',
-						documentSource: 'url',
-						documentUrl: files.url('/scan.pdf'),
-						waitForCompletion: true,
-						options: {},
-					},
+					resource: 'task',
+					operation: 'submit',
+					documentSource: 'url',
+					documentUrl: files.url('/scan.pdf'),
+					waitForCompletion: true,
+					options: {},
 				},
-				{
-					id: 's2',
-					name: 'List tasks',
-					type: 'n8n-nodes-document-ocr.documentOcr',
-					typeVersion: 1,
-					position: [300, 200],
-					credentials: { documentOcrApi: CREDENTIAL },
-					parameters: {
-						resource: 'task',
-						operation: 'getMany',
-						limit: 1,
-						filters: {},
-						options: {},
-					},
-				},
-			],
-			connections: {
-				Start: {
-					main: [
-						[
-							{ node: 'By URL', type: 'main', index: 0 },
-							{ node: 'List tasks', type: 'main', index: 0 },
-						],
-					],
-				},
-			},
-		},
+				{ position: [300, 0], onError: 'continueRegularOutput' },
+			),
+			ocrNode(
+				's2',
+				'List tasks',
+				{ resource: 'task', operation: 'getMany', limit: 1, filters: {}, options: {} },
+				{ position: [300, 200] },
+			),
+		]),
 	]);
 });
 

@@ -273,6 +273,19 @@ async function startTriggerServer({ parameters, credentials, staticData = {} }) 
 	};
 }
 
+/** A node of the package (`type`: its name in the package), with the test credential. */
+function packageNode(id, name, type, parameters) {
+	return {
+		id,
+		name,
+		type: `${PACKAGE}.${type}`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { documentOcrApi: { id: '1', name: 'Document OCR account' } },
+	};
+}
+
 /**
  * An active poll-trigger workflow, polled the way n8n's poll executor does: a real PollContext
  * (n8n-core) per poll on ONE workflow object that lives as long as the activation, so the node's
@@ -287,15 +300,12 @@ function startPollTrigger({ parameters, credentials, staticData = {} }) {
 	const { credentialsHelper, nodeTypes } = engine;
 	credentialsHelper.credentials = { ...credentialsHelper.credentials, documentOcrApi: credentials };
 	secrets.register(credentials?.apiKey);
-	const node = {
-		id: 'poll',
-		name: 'Document OCR Poll Trigger',
-		type: `${PACKAGE}.documentOcrPollTrigger`,
-		typeVersion: 1,
-		position: [0, 0],
+	const node = packageNode(
+		'poll',
+		'Document OCR Poll Trigger',
+		'documentOcrPollTrigger',
 		parameters,
-		credentials: { documentOcrApi: { id: '1', name: 'Document OCR account' } },
-	};
+	);
 	const load = (data) =>
 		new Workflow({
 			id: 'wf-poll',
@@ -373,15 +383,7 @@ async function listSearch({ method, parameters, credentials, filter, paginationT
 	const { credentialsHelper, nodeTypes } = engine;
 	credentialsHelper.credentials = { ...credentialsHelper.credentials, documentOcrApi: credentials };
 	secrets.register(credentials?.apiKey);
-	const node = {
-		id: 'ocr',
-		name: 'Document OCR',
-		type: `${PACKAGE}.documentOcr`,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters,
-		credentials: { documentOcrApi: { id: '1', name: 'Document OCR account' } },
-	};
+	const node = packageNode('ocr', 'Document OCR', 'documentOcr', parameters);
 	const workflow = new Workflow({
 		id: 'wf-search',
 		name: 'search',
