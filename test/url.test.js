@@ -110,3 +110,167 @@ test('Skip Already Submitted Documents: the same file by URL in a second product
 	});
 	expect(h.netCharged(emu)).toBe(before);
 });
+
+/**
+ * File servers that misbehave after the headers, each its own listener so a test can stop it:
+ * a body that drips a byte every 2 s, one that stalls, one that breaks off, and one whose file
+ * changes between two fetches.
+ */
+describe('a file server that misbehaves while the file arrives', () => {
+	const http = require('node:http');
+	let server;
+	let base;
+	const timers = new Set();
+	const fetched = new Map();
+	// Larger than what the check keeps in memory (64 kB), so it is fetched again when sent.
+	const pdfA = h.documents.makePdfOfSize(200_000);
+	const pdfB = Buffer.from(pdfA);
+	pdfB[100_000] = 0x42;
+	const large = h.documents.makePdfOfSize(3_000_000);
+	beforeAll(async () => {
+		server = http.createServer((req, res) => {
+			const path = new URL(req.url, 'http://x').pathname;
+			const count = (fetched.get(path) ?? 0) + 1;
+			fetched.set(path, count);
+			if (path === '/reset.pdf') {
+				res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': '100000' });
+				res.write(`%PDF-1.4\n${'A'.repeat(5000)}`);
+				setTimeout(() => res.socket.destroy(), 100);
+				return;
+			}
+			if (path === '/drip.pdf' || path === '/stall.pdf') {
+				res.writeHead(200, { 'content-type': 'application/pdf' });
+				res.write('%PDF-1.4\n');
+				if (path === '/drip.pdf') {
+					const timer = setInterval(() => res.write(' '), 2_000);
+					timers.add(timer);
+					res.on('close', () => clearInterval(timer));
+				}
+				return;
+			}
+			// The file changes after its first fetch: same size, other bytes.
+			if (path === '/changes.pdf') {
+				res.writeHead(200, { 'content-type': 'application/pdf' });
+				return res.end(count === 1 ? pdfA : pdfB);
+			}
+			// A large file whose second fetch (when it is sent) breaks off near its end.
+			if (path === '/breaks-when-sent.pdf') {
+				res.writeHead(200, {
+					'content-type': 'application/pdf',
+					'content-length': String(large.length),
+				});
+				if (count === 1) return res.end(large);
+				res.write(large.subarray(0, large.length - 10));
+				setTimeout(() => res.socket.destroy(), 50);
+				return;
+			}
+			if (path === '/large.pdf') {
+				res.writeHead(200, { 'content-type': 'application/pdf' });
+				return res.end(large);
+			}
+			res.writeHead(404).end();
+		});
+		await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+		base = `http://127.0.0.1:${server.address().port}`;
+	});
+	afterAll(async () => {
+		for (const timer of timers) clearInterval(timer);
+		server.closeAllConnections?.();
+		await new Promise((resolve) => server.close(resolve));
+	});
+
+	test('a connection broken while the file arrives: the item names the URL and the break; nothing sent or charged', async () => {
+		const before = h.netCharged(emu);
+		const { error } = await h.run(emu, byUrl(`${base}/reset.pdf?token=abc123secret`));
+		expect(error.message).toMatch(
+			/reset\.pdf could not be read: the connection (was reset|broke) after \d+ (bytes|kB)/,
+		);
+		expect(error.description).toMatch(/Nothing was sent to the OCR service or charged/);
+		expect(`${error.message} ${error.description}`).not.toContain('abc123secret');
+		expect(h.netCharged(emu)).toBe(before);
+	});
+
+	test('a body that drips or stalls ends by the deadline for the whole file, not hours later', async () => {
+		const before = h.netCharged(emu);
+		const started = Date.now();
+		const ended = async (path) => {
+			const { error } = await h.run(emu, byUrl(`${base}${path}`));
+			return { error, after: Date.now() - started };
+		};
+		const [drip, stall] = await Promise.all([ended('/drip.pdf'), ended('/stall.pdf')]);
+		for (const { error, after } of [drip, stall]) {
+			expect(error.message).toMatch(/did not arrive within 60 seconds \(\d+ (bytes|kB) received\)/);
+			expect(error.description).toMatch(/Nothing was sent to the OCR service or charged/);
+			expect(after).toBeLessThan(75_000);
+		}
+		expect(h.netCharged(emu)).toBe(before);
+	}, 90_000);
+
+	test('a large file is fetched again when sent and arrives whole: the same bytes, one page billed', async () => {
+		const before = h.netCharged(emu);
+		const was = fetched.get('/large.pdf') ?? 0;
+		const { output, error } = await h.run(emu, byUrl(`${base}/large.pdf`));
+		expect(error).toBeUndefined();
+		expect(output[0].json.status).toBe('done');
+		expect(fetched.get('/large.pdf') - was).toBe(2);
+		expect(h.netCharged(emu) - before).toBe(1);
+	});
+
+	test('a file that changed after the check: the upload is cut off before its end, nothing created or charged', async () => {
+		const before = h.netCharged(emu);
+		const tasks = emu.tasks.length;
+		const { error } = await h.run(emu, byUrl(`${base}/changes.pdf`));
+		expect(error.message).toMatch(/changes\.pdf changed after it was checked/);
+		expect(error.description).toMatch(/cut off before its end, so it created and charged nothing/);
+		expect(h.netCharged(emu)).toBe(before);
+		expect(emu.tasks.length).toBe(tasks);
+	});
+
+	test('a second fetch that breaks off when the file is sent: cut off, nothing created or charged', async () => {
+		const before = h.netCharged(emu);
+		const { error } = await h.run(
+			emu,
+			h.doc('markdown', { documentSource: 'url', documentUrl: `${base}/breaks-when-sent.pdf` }),
+		);
+		expect(error.message).toMatch(
+			/breaks-when-sent\.pdf could not be read when fetched again to be sent/,
+		);
+		expect(error.description).toMatch(/cut off before its end/);
+		expect(h.netCharged(emu)).toBe(before);
+	});
+});
+
+test('many large URL documents are not held at once: memory stays near the keep budget, not the item count', async () => {
+	const SIZE = 8_000_000;
+	const N = 40;
+	files.put('/big.pdf', h.documents.makePdfOfSize(SIZE), { 'content-type': 'application/pdf' });
+	const base = process.memoryUsage().arrayBuffers;
+	let peak = 0;
+	let atFirstPost;
+	const timer = setInterval(() => {
+		const used = process.memoryUsage().arrayBuffers - base;
+		peak = Math.max(peak, used);
+		if (atFirstPost === undefined && h.hits(emu, 'POST /v1/markdown') > posts) atFirstPost = used;
+	}, 20);
+	const posts = h.hits(emu, 'POST /v1/markdown');
+	// Two uploads at a time: the emulator runs in this process and holds each upload it receives.
+	const params = h.doc('markdown', {
+		documentSource: 'url',
+		documentUrl: files.url('/big.pdf'),
+		options: { concurrency: 2 },
+	});
+	const items = Array.from({ length: N }, () => ({ json: {} }));
+	const before = h.netCharged(emu);
+	const { output, error } = await h.run(emu, params, items);
+	clearInterval(timer);
+	expect(error).toBeUndefined();
+	expect(output).toHaveLength(N);
+	expect(h.netCharged(emu) - before).toBe(N);
+	// Held at once before: every file (N x 8 MB = 320 MB) when the first request went out. The
+	// peak includes the uploads the emulator, in this process, receives and lets go.
+	expect(atFirstPost).toBeLessThan(40_000_000);
+	expect(peak).toBeLessThan(150_000_000);
+	console.log(
+		`${N} URL documents of 8 MB: ${Math.round(atFirstPost / 1e6)} MB held at the first request, ${Math.round(peak / 1e6)} MB peak`,
+	);
+}, 120_000);

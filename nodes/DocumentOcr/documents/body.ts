@@ -19,6 +19,12 @@ export class StreamedBlob {
 	readonly [Symbol.toStringTag] = 'Blob';
 
 	/**
+	 * Why the last `stream()` stopped before its end (the document could not be read again, or
+	 * changed): the request carrying it was cut off, so the service received no whole body.
+	 */
+	failure?: Error;
+
+	/**
 	 * @param whole the body as one Buffer, for a small document already in memory: sent as it is,
 	 *   which spares a stream (and a read of n8n's binary store) per request.
 	 */
@@ -30,7 +36,17 @@ export class StreamedBlob {
 	) {}
 
 	stream(): AsyncGenerator<Buffer | string> {
-		return this.produce();
+		this.failure = undefined;
+		const produce = this.produce;
+		// The error goes on to the HTTP client as the stream's error, which ends the request.
+		const record = (error: unknown) => (this.failure = error as Error);
+		return (async function* () {
+			try {
+				yield* produce();
+			} catch (error) {
+				throw record(error);
+			}
+		})();
 	}
 
 	async arrayBuffer(): Promise<ArrayBuffer> {

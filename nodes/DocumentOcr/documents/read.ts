@@ -4,7 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { safeFileName } from '../shared/text';
 import type { KeepBudget } from './budget';
 import { KEEP_BYTES } from './budget';
-import { fetchDocument } from './url';
+import { digestOf, DocumentScan } from './scan';
+import { fetchDocument, refetchDocument } from './url';
 import type { Accepts, DocumentKind, Problem } from './check';
 import {
 	checkDocument,
@@ -32,8 +33,12 @@ export interface DocumentInput {
 	fileName: string;
 	/** Size in bytes (decoded). */
 	size: number;
+	/** SHA-256 (hex) of the bytes, learnt while the check read them. */
+	digest: string;
 	bytes?: Buffer;
 	binaryId?: string;
+	/** Reads the bytes again from where they came from (a URL), when they were not kept. */
+	reopen?: () => AsyncIterable<Buffer>;
 	/**
 	 * A large stored document as read in the check phase, kept (within the execution's budget)
 	 * so that its submission does not read it a second time; let go once sent (see openDocument).
@@ -61,6 +66,7 @@ export async function openDocument(
 	document: DocumentInput,
 ): Promise<AsyncIterable<Buffer | string> | Iterable<Buffer>> {
 	if (document.bytes) return [document.bytes];
+	if (document.reopen) return document.reopen();
 	const { chunks } = document;
 	if (chunks) {
 		document.chunks = undefined;
@@ -78,6 +84,7 @@ interface Scanned {
 	size: number;
 	head: Buffer;
 	tail: Buffer;
+	digest: string;
 	/** The whole file, when small enough to keep. */
 	bytes?: Buffer;
 	/** A large file's chunks, kept within the budget. */
@@ -86,9 +93,9 @@ interface Scanned {
 }
 
 /**
- * Reads a stored binary once, from n8n's binary store: its size, first HEAD_BYTES (the type) and
- * last TAIL_BYTES (the end marker), and the whole file when it is small enough to keep. Only
- * the head and the tail are held while a large file streams past.
+ * Reads a stored binary once, from n8n's binary store, and learns it (./scan.ts); the whole file
+ * is kept when small enough, a large one's chunks while the budget has room. Only the head and
+ * the tail are held while a large file that does not fit streams past.
  */
 async function scanStored(
 	ctx: IExecuteFunctions,
@@ -96,33 +103,19 @@ async function scanStored(
 	budget: KeepBudget,
 ): Promise<Scanned> {
 	const stream = await ctx.helpers.getBinaryStream(binaryId);
-	let chunks: Buffer[] | undefined = [];
-	let size = 0;
-	let head: Buffer = Buffer.alloc(0);
-	let tail: Buffer = Buffer.alloc(0);
+	const scan = new DocumentScan((size) => budget.fits(size));
 	try {
-		for await (const chunk of stream) {
-			const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-			if (head.length < HEAD_BYTES)
-				head = Buffer.concat([head, buffer.subarray(0, HEAD_BYTES - head.length)]);
-			tail =
-				buffer.length >= TAIL_BYTES
-					? buffer.subarray(buffer.length - TAIL_BYTES)
-					: Buffer.concat([tail, buffer]).subarray(-TAIL_BYTES);
-			size += buffer.length;
-			if (size > MAX_BODY_BYTES) break;
-			if (chunks && budget.fits(size)) chunks.push(buffer);
-			else chunks = undefined;
-		}
+		for await (const chunk of stream) if (!scan.add(chunk as Buffer | string)) break;
 	} finally {
 		stream.destroy();
 	}
-	if (!chunks || size === 0 || size > MAX_BODY_BYTES)
-		return { size, head, tail: Buffer.from(tail) };
+	const { size, head, tail } = scan;
+	const digest = scan.digest();
+	const chunks = scan.kept();
+	if (!chunks) return { size, head, tail, digest };
 	budget.take(size);
-	if (size <= KEEP_BYTES)
-		return { size, head, tail: Buffer.from(tail), bytes: Buffer.concat(chunks, size) };
-	return { size, head, tail: Buffer.from(tail), chunks, release: budget.releaser(size) };
+	if (size <= KEEP_BYTES) return { size, head, tail, digest, bytes: Buffer.concat(chunks, size) };
+	return { size, head, tail, digest, chunks, release: budget.releaser(size) };
 }
 
 /**
@@ -202,7 +195,9 @@ interface Read {
 	size: number;
 	head: Buffer;
 	tail: Buffer;
+	digest: string;
 	bytes?: Buffer;
+	reopen?: () => AsyncIterable<Buffer>;
 	binaryId?: string;
 	chunks?: Buffer[];
 	release?: () => void;
@@ -210,9 +205,10 @@ interface Read {
 	declaredMime?: string;
 }
 
-function inMemory(bytes: Buffer): Pick<Read, 'size' | 'head' | 'tail' | 'bytes'> {
+function inMemory(bytes: Buffer): Pick<Read, 'size' | 'head' | 'tail' | 'bytes' | 'digest'> {
 	return {
 		size: bytes.length,
+		digest: digestOf(bytes),
 		head: bytes.subarray(0, HEAD_BYTES),
 		tail: bytes.subarray(-TAIL_BYTES),
 		bytes,
@@ -277,19 +273,29 @@ async function readBinary(
 	return { ...inMemory(bytes), ...named };
 }
 
-/** The "URL" source: fetched now, held in memory until it is sent (counted in the budget). */
+/**
+ * The "URL" source: fetched and learnt now; a small file is kept (within the budget), any other
+ * is fetched again when it is sent and must then be the same file (documents/url.ts).
+ */
 async function readUrl(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	budget: KeepBudget,
 ): Promise<Read> {
-	const { bytes, fileName } = await fetchDocument(
+	const raw = ctx.getNodeParameter('documentUrl', itemIndex, '');
+	const fetched = await fetchDocument(
 		ctx,
 		itemIndex,
-		ctx.getNodeParameter('documentUrl', itemIndex, ''),
+		raw,
+		(size) => size <= KEEP_BYTES && budget.fits(size),
 	);
-	budget.take(bytes.length);
-	return { ...inMemory(bytes), fileName };
+	const { size, head, tail, digest, bytes, fileName } = fetched;
+	if (bytes) {
+		budget.take(bytes.length);
+		return { size, head, tail, digest, bytes, fileName };
+	}
+	const reopen = () => refetchDocument(ctx, itemIndex, fetched);
+	return { size, head, tail, digest, reopen, fileName };
 }
 
 /** Where each value of the Input Type field reads the document from. */
@@ -321,7 +327,8 @@ export async function readDocument(
 		read.release?.();
 		throw itemError(ctx, itemIndex, checked);
 	}
-	const { size, bytes, binaryId, chunks, release } = read;
+	const { size, digest, bytes, binaryId, chunks, release, reopen } = read;
 	const { kind, fileName } = checked;
-	return { kind, mimeType: KIND_INFO[kind].mime, fileName, size, bytes, binaryId, chunks, release };
+	const mimeType = KIND_INFO[kind].mime;
+	return { kind, mimeType, fileName, size, digest, bytes, binaryId, chunks, release, reopen };
 }

@@ -1,28 +1,59 @@
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { header, systemErrorCode } from '../shared/network';
+import { ReadDeadline } from '../shared/deadline';
+import { header, inWords, systemErrorCode } from '../shared/network';
 import { fileNameFromDisposition, safeFileName } from '../shared/text';
-import { detectKind, formatBytes, HEAD_BYTES, MAX_BODY_BYTES } from './check';
+import { detectKind, formatBytes, MAX_BODY_BYTES } from './check';
+import { DocumentScan } from './scan';
 
 /**
- * The "URL" document source: the file is fetched in the check phase through n8n's own HTTP
- * helper (`helpers.httpRequest`), so n8n's proxy settings and SSRF rules apply, and read as a
- * stream that stops past the body limit. Nothing is sent to the OCR service, and nothing is
- * charged, until the file has passed the same checks as any other input; every way a fetch can
- * fail is the item's error, naming the URL without its query (which may hold a token).
+ * The "URL" document source. The file is fetched through n8n's own HTTP helper
+ * (`helpers.httpRequest`), so n8n's proxy settings and SSRF rules apply, always as a stream and
+ * always within a deadline for the whole answer (headers and body).
+ *
+ * In the check phase the file is read once and learnt (size, type, end marker, SHA-256) without
+ * being held, except a small one the execution's budget keeps. When it is sent, it is fetched
+ * again and streamed into the request while it is compared with what was checked: the last
+ * chunk is held back until the whole file is known to be the same, so a file that changed, or a
+ * second fetch that fails, cuts the request off before its end and the service creates and
+ * charges nothing. Memory therefore stays near a few chunks per upload in flight, whatever the
+ * number of items.
+ *
+ * Every way a fetch can fail is the item's error, naming the URL without its query (which may
+ * hold a token) and saying that nothing was charged.
  */
 
-/** How long a document URL may take to answer and send its file. */
+/** How long a document URL may take to answer and send its whole file. */
 export const FETCH_TIMEOUT_MS = 60_000;
 
 /** Redirects followed at most (a loop ends as an error). */
 const MAX_REDIRECTS = 5;
 
-const NOTHING_CHARGED = 'Nothing was sent to the OCR service or charged.';
+/** When a fetch happens, for messages, and what its failure costs. */
+interface Phase {
+	/** '' in the check phase; words placed after "fetched" / "read" when the file is sent. */
+	when: string;
+	charged: string;
+}
 
-interface Fetched {
-	bytes: Buffer;
+const CHECKING: Phase = { when: '', charged: 'Nothing was sent to the OCR service or charged.' };
+
+const SENDING: Phase = {
+	when: 'again to be sent',
+	charged:
+		'The request to the OCR service was cut off before its end, so it created and charged nothing.',
+};
+
+/** What the check phase learnt of a URL's file. */
+export interface FetchedDocument {
+	url: URL;
+	size: number;
+	head: Buffer;
+	tail: Buffer;
+	digest: string;
+	/** The whole file, when `keep` allowed it (a small one). */
+	bytes?: Buffer;
 	/** From Content-Disposition, else the URL's last path segment ('' when neither gives one). */
 	fileName: string;
 }
@@ -34,14 +65,24 @@ interface StreamedResponse {
 	body: AsyncIterable<Buffer | string> & { destroy?: () => void };
 }
 
+function whenFetched(phase: Phase): string {
+	return phase.when ? ` when fetched ${phase.when}` : '';
+}
+
 /** The URL as it may appear in a message: scheme, host and path, without credentials or query. */
 function shown(url: URL): string {
 	return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
-function failure(ctx: IExecuteFunctions, itemIndex: number, message: string, description: string) {
+function failure(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	message: string,
+	description: string,
+	phase: Phase = CHECKING,
+) {
 	return new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${message}`, {
-		description: `${description} ${NOTHING_CHARGED}`,
+		description: `${description} ${phase.charged}`,
 		itemIndex,
 	});
 }
@@ -68,8 +109,13 @@ function parseUrl(ctx: IExecuteFunctions, itemIndex: number, raw: unknown): URL 
 	return url;
 }
 
+const SLOW = {
+	advice: 'Check that the server is up, or download the file with an HTTP Request node first.',
+};
+
 /** Why a request for the file got no answer, in words, with what to do. */
-function whyUnreachable(error: unknown): { why: string; advice: string } {
+function whyUnreachable(error: unknown, deadline: ReadDeadline): { why: string; advice: string } {
+	if (deadline.expired) return { why: `no file within ${deadline.ms / 1000} seconds`, ...SLOW };
 	const code = systemErrorCode(error);
 	const text = `${(error as Error)?.name ?? ''} ${(error as Error)?.message ?? ''}`;
 	if (/ssrf|blocked/i.test(text))
@@ -84,57 +130,124 @@ function whyUnreachable(error: unknown): { why: string; advice: string } {
 			advice: 'Open the URL in a browser to find the address of the file itself.',
 		};
 	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || /timeout/i.test(text))
-		return {
-			why: `no file within ${FETCH_TIMEOUT_MS / 1000} seconds`,
-			advice: 'Check that the server is up, or download the file with an HTTP Request node first.',
-		};
+		return { why: `no file within ${deadline.ms / 1000} seconds`, ...SLOW };
 	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
 		return { why: 'the host name is unknown', advice: 'Check the address for typos.' };
 	return {
-		why: code ?? 'the connection failed',
+		why: inWords(code),
 		advice: 'Check that the address is reachable from the n8n server.',
 	};
 }
 
-async function request(ctx: IExecuteFunctions, itemIndex: number, url: URL) {
+function cancelled(ctx: IExecuteFunctions, itemIndex: number) {
+	return new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
+}
+
+/** One fetch of the file: its answer, an error naming the URL, or the cancel. */
+async function request(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	url: URL,
+	deadline: ReadDeadline,
+	phase: Phase,
+) {
 	const options: IHttpRequestOptions = {
 		method: 'GET',
 		url: url.href,
 		encoding: 'stream',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: FETCH_TIMEOUT_MS,
+		timeout: deadline.ms,
+		abortSignal: deadline.signal,
 		maxRedirects: MAX_REDIRECTS,
 		headers: { Accept: 'application/pdf, image/*;q=0.9, */*;q=0.5' },
 	};
+	let response: StreamedResponse;
 	try {
-		return (await ctx.helpers.httpRequest(options)) as StreamedResponse;
+		response = (await ctx.helpers.httpRequest(options)) as StreamedResponse;
 	} catch (error) {
-		const { why, advice } = whyUnreachable(error);
+		if (ctx.getExecutionCancelSignal()?.aborted) throw cancelled(ctx, itemIndex);
+		const { why, advice } = whyUnreachable(error, deadline);
+		const when = phase.when ? ` ${phase.when}` : '';
 		throw failure(
 			ctx,
 			itemIndex,
-			`the document could not be fetched from ${shown(url)}: ${why}`,
+			`the document could not be fetched${when} from ${shown(url)}: ${why}`,
 			advice,
+			phase,
 		);
 	}
+	const { statusCode } = response;
+	if (statusCode < 200 || statusCode >= 300) {
+		response.body.destroy?.();
+		const status = `HTTP ${statusCode}${response.statusMessage ? ` (${response.statusMessage})` : ''}`;
+		throw failure(
+			ctx,
+			itemIndex,
+			`the document URL ${shown(url)} answered ${status}${whenFetched(phase)}`,
+			statusCode === 401 || statusCode === 403
+				? 'The server wants to be signed in to: download the file with an HTTP Request node (with its credential) and pass it as a binary file.'
+				: 'Check the address: it should lead to the file itself.',
+			phase,
+		);
+	}
+	return response;
 }
 
-/** Reads the body up to the limit; undefined when it goes past it (reading stops there). */
-async function readBounded(body: StreamedResponse['body']): Promise<Buffer | undefined> {
-	const chunks: Buffer[] = [];
-	let size = 0;
+/**
+ * The body's chunks within the deadline. A body that stalls, drips past the deadline or breaks
+ * off is the item's error, with how much arrived. Stopping early (a `break` in the reader)
+ * closes the connection.
+ */
+async function* bodyChunks(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	url: URL,
+	response: StreamedResponse,
+	deadline: ReadDeadline,
+	phase: Phase,
+): AsyncGenerator<Buffer> {
+	let received = 0;
 	try {
-		for await (const chunk of body) {
+		for await (const chunk of response.body) {
+			if (deadline.expired) break;
 			const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-			size += buffer.length;
-			if (size > MAX_BODY_BYTES) return undefined;
-			chunks.push(buffer);
+			received += buffer.length;
+			yield buffer;
 		}
+	} catch (error) {
+		if (ctx.getExecutionCancelSignal()?.aborted) throw cancelled(ctx, itemIndex);
+		if (deadline.expired) throw late(ctx, itemIndex, url, received, deadline, phase);
+		const why = inWords(systemErrorCode(error));
+		throw failure(
+			ctx,
+			itemIndex,
+			`the document at ${shown(url)} could not be read${whenFetched(phase)}: ${why} after ${formatBytes(received)}`,
+			'The file server closed the connection while sending the file. Try again, or download the file with an HTTP Request node first.',
+			phase,
+		);
 	} finally {
-		body.destroy?.();
+		response.body.destroy?.();
 	}
-	return Buffer.concat(chunks, size);
+	if (ctx.getExecutionCancelSignal()?.aborted) throw cancelled(ctx, itemIndex);
+	if (deadline.expired) throw late(ctx, itemIndex, url, received, deadline, phase);
+}
+
+function late(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	url: URL,
+	received: number,
+	deadline: ReadDeadline,
+	phase: Phase,
+) {
+	return failure(
+		ctx,
+		itemIndex,
+		`the document at ${shown(url)} did not arrive within ${deadline.ms / 1000} seconds${whenFetched(phase)} (${formatBytes(received)} received)`,
+		SLOW.advice,
+		phase,
+	);
 }
 
 /** The file's name: Content-Disposition first, else the last segment of the URL's path. */
@@ -149,53 +262,99 @@ function nameOf(url: URL, headers: Record<string, unknown>): string {
 	}
 }
 
+function overLimit(ctx: IExecuteFunctions, itemIndex: number, url: URL, declared: number) {
+	const size = declared > MAX_BODY_BYTES ? `${formatBytes(declared)}, over` : 'over';
+	return failure(
+		ctx,
+		itemIndex,
+		`the document at ${shown(url)} is ${size} the service's ${formatBytes(MAX_BODY_BYTES)} limit`,
+		'Compress the file or split it into smaller documents (reading stopped at the limit).',
+	);
+}
+
 /**
- * Fetches the document at the item's "Document URL": the bytes and a file name, or an item error
- * (not found, a web page, too large, unreachable) — in every case before anything is billed.
+ * Fetches the document at the item's "Document URL" in the check phase and learns it (see
+ * DocumentScan); `keep` says whether a file of a given size may stay in memory. Every failure
+ * (not found, a web page, too large, too slow, broken off, unreachable) is the item's error,
+ * before anything is billed.
  */
 export async function fetchDocument(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	rawUrl: unknown,
-): Promise<Fetched> {
+	keep: (size: number) => boolean,
+): Promise<FetchedDocument> {
 	const url = parseUrl(ctx, itemIndex, rawUrl);
-	const response = await request(ctx, itemIndex, url);
-	const { statusCode, headers } = response;
-	if (statusCode < 200 || statusCode >= 300) {
-		response.body.destroy?.();
-		const status = `HTTP ${statusCode}${response.statusMessage ? ` (${response.statusMessage})` : ''}`;
-		throw failure(
+	const deadline = new ReadDeadline(FETCH_TIMEOUT_MS, ctx.getExecutionCancelSignal());
+	try {
+		const response = await request(ctx, itemIndex, url, deadline, CHECKING);
+		const { headers } = response;
+		const declared = Number(header(headers, 'content-length') ?? '');
+		if (declared > MAX_BODY_BYTES) {
+			response.body.destroy?.();
+			throw overLimit(ctx, itemIndex, url, declared);
+		}
+		const scan = new DocumentScan(keep);
+		for await (const chunk of bodyChunks(ctx, itemIndex, url, response, deadline, CHECKING)) {
+			if (!scan.add(chunk)) break;
+		}
+		if (scan.size > MAX_BODY_BYTES) throw overLimit(ctx, itemIndex, url, 0);
+		const type = (header(headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+		if ((type === 'text/html' || type === 'application/xhtml+xml') && !detectKind(scan.head)) {
+			throw failure(
+				ctx,
+				itemIndex,
+				`${shown(url)} is a web page (${type}), not a PDF or image`,
+				'Link to the file itself: a direct download link, not the page that shows it.',
+			);
+		}
+		const kept = scan.kept();
+		return {
+			url,
+			size: scan.size,
+			head: scan.head,
+			tail: scan.tail,
+			digest: scan.digest(),
+			bytes: kept && Buffer.concat(kept, scan.size),
+			fileName: nameOf(url, headers),
+		};
+	} finally {
+		deadline.end();
+	}
+}
+
+/**
+ * The file fetched again when it is sent, as chunks for the request body: the same bytes the
+ * check phase learnt (`size`, `digest`), or an error thrown before the body's last chunk (see
+ * the file comment). Each call fetches anew, so a retried request reads the file again.
+ */
+export async function* refetchDocument(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	document: Pick<FetchedDocument, 'url' | 'size' | 'digest'>,
+): AsyncGenerator<Buffer> {
+	const { url, size } = document;
+	const changed = () =>
+		failure(
 			ctx,
 			itemIndex,
-			`the document URL ${shown(url)} answered ${status}`,
-			statusCode === 401 || statusCode === 403
-				? 'The server wants to be signed in to: download the file with an HTTP Request node (with its credential) and pass it as a binary file.'
-				: 'Check the address: it should lead to the file itself.',
+			`the document at ${shown(url)} changed after it was checked`,
+			`It was ${formatBytes(size)} when the node checked it and is different now. Run the node again once the file stays the same.`,
+			SENDING,
 		);
+	const deadline = new ReadDeadline(FETCH_TIMEOUT_MS, ctx.getExecutionCancelSignal());
+	try {
+		const response = await request(ctx, itemIndex, url, deadline, SENDING);
+		const scan = new DocumentScan(() => false);
+		let held: Buffer | undefined;
+		for await (const chunk of bodyChunks(ctx, itemIndex, url, response, deadline, SENDING)) {
+			if (!scan.add(chunk) || scan.size > size) throw changed();
+			if (held) yield held;
+			held = chunk;
+		}
+		if (scan.size !== size || scan.digest() !== document.digest) throw changed();
+		if (held) yield held;
+	} finally {
+		deadline.end();
 	}
-	const declared = Number(header(headers, 'content-length') ?? '');
-	const bytes = declared > MAX_BODY_BYTES ? undefined : await readBounded(response.body);
-	if (!bytes) {
-		response.body.destroy?.();
-		const size = declared > MAX_BODY_BYTES ? `${formatBytes(declared)}, over` : 'over';
-		throw failure(
-			ctx,
-			itemIndex,
-			`the document at ${shown(url)} is ${size} the service's ${formatBytes(MAX_BODY_BYTES)} limit`,
-			'Compress the file or split it into smaller documents (reading stopped at the limit).',
-		);
-	}
-	const type = (header(headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
-	if (
-		(type === 'text/html' || type === 'application/xhtml+xml') &&
-		!detectKind(bytes.subarray(0, HEAD_BYTES))
-	) {
-		throw failure(
-			ctx,
-			itemIndex,
-			`${shown(url)} is a web page (${type}), not a PDF or image`,
-			'Link to the file itself: a direct download link, not the page that shows it.',
-		);
-	}
-	return { bytes, fileName: nameOf(url, headers) };
 }

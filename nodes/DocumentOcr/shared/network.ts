@@ -23,3 +23,27 @@ export function systemErrorCode(error: unknown): string | undefined {
 	if (typeof message === 'string' && /timeout/i.test(message)) return 'ETIMEDOUT';
 	return undefined;
 }
+
+/**
+ * A system error code in words. A code itself must not appear in an error's message: n8n replaces
+ * a message that contains one (ECONNRESET, ETIMEDOUT, ...) by a generic sentence of its own,
+ * losing what failed.
+ */
+export function inWords(code: string | undefined): string {
+	switch (code) {
+		case 'ECONNRESET':
+		case 'EPIPE':
+			return 'the connection was reset';
+		case 'ECONNREFUSED':
+			return 'the connection was refused';
+		case 'ECONNABORTED':
+			return 'the connection was aborted';
+		case 'EHOSTUNREACH':
+		case 'ENETUNREACH':
+			return 'the host is unreachable';
+		case 'ETIMEDOUT':
+			return 'the connection timed out';
+		default:
+			return 'the connection broke';
+	}
+}

@@ -281,6 +281,20 @@ export async function apiRequest<T = IDataObject>(
 		if ('error' in sent && cancelSignal(ctx)?.aborted) {
 			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
 		}
+		const cutOff = request.body instanceof StreamedBlob ? request.body.failure : undefined;
+		if ('error' in sent && cutOff) {
+			// The document could not be read again while it was sent: the body stopped before its
+			// end, so the service received no whole request. Its own error says why; no retry.
+			throw failed(
+				cutOff instanceof NodeOperationError
+					? cutOff
+					: new NodeOperationError(ctx.getNode(), cutOff, {
+							itemIndex,
+							description:
+								'The document could not be read while it was sent. The request was cut off before its end, so it created and charged nothing.',
+						}),
+			);
+		}
 		if ('response' in sent) {
 			sent.response.body = scrubAnswer(sent.response.body, endpoints.secrets);
 			const { statusCode, headers = {} } = sent.response;
