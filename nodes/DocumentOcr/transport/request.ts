@@ -164,6 +164,10 @@ function requestOptions(url: string, request: ApiRequest): IHttpRequestOptions {
 		ignoreHttpStatusErrors: true,
 		returnFullResponse: true,
 		timeout: request.timeoutMs ?? (request.kind === 'submit' ? 120_000 : 60_000),
+		// n8n's helper carries the Authorization header across a redirect to another origin unless
+		// told not to; the service has no reason to send its API elsewhere, so the key stays with
+		// the origin of the credential's URL.
+		sendCredentialsOnCrossOriginRedirect: false,
 	};
 	if (request.binary) options.encoding = 'arraybuffer';
 	if (streamed) {
