@@ -127,6 +127,45 @@ describe('an answer that echoes the request headers never puts the key into an o
 		});
 	});
 
+	describe('Task → Export, which reads its answer as bytes', () => {
+		let taskId;
+		beforeAll(async () => {
+			const { output } = await h.run(emu, h.submit(), [h.pdfItem('Exported', 'exported.pdf')]);
+			taskId = output[0].json.taskId;
+		});
+		const exportTask = async () =>
+			await h.run(emu, h.task('export', { taskId, format: 'docx', binaryPropertyName: 'data' }));
+
+		test.each([
+			['JSON', 'application/json', JSON.stringify(echoedJson)],
+			['text', 'text/plain', echoedText],
+		])('an echoed request as %s is quoted in the error without the key', async (_, type, body) => {
+			emu.fault({ path: '/api/export/', kind: 'body', status: 200, contentType: type, body });
+			// The harness's secret scan fails the run if the key is in the error, the output or a log line.
+			const { error, output } = await exportTask();
+			expect(output).toEqual([]);
+			expect(error.message).toBe(`The service returned no docx file for task "${taskId}"`);
+			expect(error.description).toMatch(/Bearer \[redacted\]/);
+			expect(JSON.stringify(error)).not.toContain(h.FULL_KEY);
+			expect(JSON.stringify(h.secretsLog())).not.toContain(h.FULL_KEY);
+		});
+
+		test('an echoed request sent as a file reaches the output file without the key', async () => {
+			emu.fault({
+				path: '/api/export/',
+				kind: 'body',
+				status: 200,
+				contentType: 'application/octet-stream',
+				body: echoedText,
+			});
+			const { error, output } = await exportTask();
+			expect(error).toBeUndefined();
+			const bytes = (await h.readBinary(output[0].binary.data)).toString('utf8');
+			expect(bytes).toContain('authorization: Bearer [redacted]');
+			expect(bytes).not.toContain(h.FULL_KEY);
+		});
+	});
+
 	test('an error answer that quotes the key without "Bearer" keeps it out of the error', async () => {
 		emu.fault({
 			path: '/api/tasks/',

@@ -7,7 +7,7 @@ import type { ListPage } from '../shared/records';
 import { pagesBilled, unwrapList, unwrapRecord } from '../shared/records';
 import type { Endpoints, Surface, TransportContext } from '../transport/endpoints';
 import { accountDigest, resolveEndpoints } from '../transport/endpoints';
-import { httpStatus } from '../transport/errors';
+import { httpStatus, quoteAnswer } from '../transport/errors';
 import type { ApiRequest, ApiResponse, SubmissionTurns } from '../transport/request';
 import { apiRequest, unexpectedBody } from '../transport/request';
 import type { RetrySettings } from '../transport/retry';
@@ -190,7 +190,7 @@ export class ServiceClient {
 		if (!accepted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
 			turns.failed();
 			const what = 'the submission (a task may have been created)';
-			throw unexpectedBody(this.ctx, itemIndex, what, response.body, true);
+			throw unexpectedBody(this.ctx, itemIndex, what, response.body, { mayHaveCreated: true });
 		}
 		const id = String(taskId);
 		return { answer: { ...accepted, taskId: id }, id, pagesBilled: pagesBilled(accepted) };
@@ -198,7 +198,7 @@ export class ServiceClient {
 
 	private refused(itemIndex: number, accepted: IDataObject) {
 		const said = [accepted.message, accepted.error].find((v) => typeof v === 'string');
-		const message = `The OCR service did not accept the document (success: false)${said ? `: ${String(said)}` : ''}`;
+		const message = `The OCR service did not accept the document (success: false)${said ? `: ${quoteAnswer(said, [], 300)}` : ''}`;
 		const description =
 			'No task was created. The service refunds the pages of a submission it could not turn into a task, so nothing should stay charged; check the file, then submit it again.';
 		return new NodeApiError(this.ctx.getNode(), { message }, { message, description, itemIndex });
@@ -222,7 +222,7 @@ export class ServiceClient {
 		const answer = response.body as unknown;
 		if (!isObject(answer)) {
 			const what = `/v1/${endpoint} (pages may have been charged)`;
-			throw unexpectedBody(this.ctx, itemIndex, what, answer, true);
+			throw unexpectedBody(this.ctx, itemIndex, what, answer, { mayHaveCreated: true });
 		}
 		const id = unwrapRecord(answer, 'id')?.id;
 		const hasId = typeof id === 'string' || typeof id === 'number';
@@ -240,7 +240,7 @@ export class ServiceClient {
 		if (!job || posted.id === undefined) {
 			turns.failed();
 			const what = 'the job creation (a job may have been created)';
-			throw unexpectedBody(this.ctx, itemIndex, what, job, true);
+			throw unexpectedBody(this.ctx, itemIndex, what, job, { mayHaveCreated: true });
 		}
 		return { answer: { ...job, id: posted.id }, id: posted.id, pagesBilled: posted.pagesBilled };
 	}
