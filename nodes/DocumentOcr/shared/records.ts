@@ -70,6 +70,22 @@ export function unwrapRecord(
 	return record;
 }
 
+/**
+ * Whether a record read as a task or job is one: it carries its ID (`idField`, which unwrapRecord
+ * fills from the other names an ID goes by) or a status. The spec shows both on a task; it does not
+ * show that the detail carries `taskId`, so either one is enough — while an answer with neither (a
+ * proxy echoing the request, another API's object behind a wrong Base URL) is not a task.
+ */
+export function isRecord(record: IDataObject, idField: 'taskId' | 'id' = 'taskId'): boolean {
+	const id = record[idField];
+	const status = record.status;
+	return (
+		(typeof id === 'string' && id.trim() !== '') ||
+		(typeof id === 'number' && Number.isFinite(id)) ||
+		(typeof status === 'string' && status.trim() !== '')
+	);
+}
+
 export interface ListPage {
 	records: IDataObject[];
 	total?: number;
@@ -80,7 +96,7 @@ export interface ListPage {
 	hasMore?: boolean;
 }
 
-const LIST_KEYS = ['items', 'data', 'tasks', 'results', 'records', 'rows'];
+export const LIST_KEYS = ['items', 'data', 'tasks', 'results', 'records', 'rows'];
 
 /** Reads one page of a list in any of the plausible shapes; undefined when none matches. */
 export function unwrapList(body: unknown): ListPage | undefined {

@@ -3,6 +3,7 @@
 import {
 	classifyStatus,
 	isKnownStatus,
+	isRecord,
 	pagesBilled,
 	simplifyRecognition,
 	simplifyTask,
@@ -50,6 +51,31 @@ describe('records', () => {
 		['null', null],
 	])('%s is no record', (_l, body) => {
 		expect(unwrapRecord(body)).toBeUndefined();
+	});
+
+	test.each([
+		['the spec-strict task', { taskId: 't1', provider: 'provider-async', status: 'queued' }],
+		['a task detail without its ID', { status: 'done', resultText: 'x' }],
+		['a task with an ID only', { id: 't1' }],
+		['a wrapped task', { success: true, task: { taskId: 't1', status: 'done' } }],
+		['a numeric ID', { task_id: 7 }],
+	])('%s is a task', (_l, body) => {
+		expect(isRecord(unwrapRecord(body)!)).toBe(true);
+	});
+
+	test.each([
+		['an echo of the request', { headers: { authorization: 'Bearer [redacted]' }, url: '/x' }],
+		['another API', { name: 'Other API', version: 2 }],
+		['an HTTP status as a number', { status: 200, message: 'OK' }],
+		['an empty ID and status', { taskId: '', status: ' ' }],
+		['an empty object', {}],
+	])('%s is not a task', (_l, body) => {
+		expect(isRecord(unwrapRecord(body)!)).toBe(false);
+	});
+
+	test('a job is one by its id or status', () => {
+		expect(isRecord(unwrapRecord({ jobId: 'j1' }, 'id')!, 'id')).toBe(true);
+		expect(isRecord(unwrapRecord({ name: 'x' }, 'id')!, 'id')).toBe(false);
 	});
 });
 
