@@ -142,27 +142,37 @@ export function pagesBilled(body: IDataObject): number | undefined {
 }
 
 /**
- * The fields a simplified task keeps (at most ten, as n8n's UX guidelines ask): what a workflow or
- * an AI agent acts on. Everything the spec shows for a task is among them.
+ * The fields a simplified task keeps, in this order: what a workflow or an AI agent acts on. Every
+ * field the spec shows for a task, the word positions the sync provider is chosen for, and the bill
+ * the submission reports (Submit's `pagesBilled`, Submit (V2)'s `creditsUsed` and
+ * `estimatedSeconds`) are among them. A task carries at most ten of them — `words` only when done,
+ * `error` only when failed, V2's bill instead of `pagesBilled` — and should an answer carry more,
+ * the first ten are kept (n8n's UX guidelines ask for at most ten fields).
  */
 const SIMPLE_TASK_FIELDS = [
 	'taskId',
 	'status',
 	'resultText',
 	'metadata',
+	'words',
 	'filename',
 	'pages',
 	'pagesBilled',
+	'creditsUsed',
+	'estimatedSeconds',
 	'provider',
 	'completedAt',
 	'error',
 ];
 
-/** A task with only SIMPLE_TASK_FIELDS (and the node's own `previouslySubmitted` flag). */
+const MAX_SIMPLE_FIELDS = 10;
+
+/** A task with the first ten of SIMPLE_TASK_FIELDS it has (and the node's own `previouslySubmitted` flag). */
 export function simplifyTask(task: IDataObject): IDataObject {
 	const simple: IDataObject = {};
-	for (const key of [...SIMPLE_TASK_FIELDS, 'previouslySubmitted'])
-		if (task[key] !== undefined) simple[key] = task[key];
+	const present = SIMPLE_TASK_FIELDS.filter((key) => task[key] !== undefined);
+	for (const key of present.slice(0, MAX_SIMPLE_FIELDS)) simple[key] = task[key];
+	if (task.previouslySubmitted !== undefined) simple.previouslySubmitted = task.previouslySubmitted;
 	return simple;
 }
 

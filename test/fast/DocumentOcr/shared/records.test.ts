@@ -130,13 +130,14 @@ describe('Simplify', () => {
 			metadata: {},
 			filename: 'a.pdf',
 			pages: 1,
-			provider: 'provider-async',
+			provider: 'provider-sync',
 			documentType: 'general',
 			createdAt: '2026-11-25T10:00:00Z',
 			updatedAt: '2026-11-25T10:00:01Z',
 			startedAt: '2026-11-25T10:00:00Z',
 			completedAt: '2026-11-25T10:00:01Z',
-			words: [],
+			words: [{ text: 'x', page: 1, bbox: [0, 0, 1, 1] }],
+			pagesBilled: 1,
 		};
 		const simple = simplifyTask(task);
 		expect(Object.keys(simple)).toEqual([
@@ -144,11 +145,60 @@ describe('Simplify', () => {
 			'status',
 			'resultText',
 			'metadata',
+			'words',
 			'filename',
 			'pages',
+			'pagesBilled',
 			'provider',
 			'completedAt',
 		]);
+		expect(simple.words).toBe(task.words);
+	});
+
+	test("Submit (V2)'s bill is kept with the finished task", () => {
+		const task = {
+			taskId: 't1',
+			status: 'done',
+			resultText: 'x',
+			metadata: {},
+			filename: 'a.pdf',
+			pages: 2,
+			provider: 'provider-async',
+			completedAt: '2026-11-25T10:00:01Z',
+			updatedAt: '2026-11-25T10:00:01Z',
+			options: { format: 'markdown' },
+			estimatedSeconds: 3,
+			creditsUsed: 2,
+			previouslySubmitted: true,
+		};
+		const simple = simplifyTask(task);
+		expect(simple).toMatchObject({
+			creditsUsed: 2,
+			estimatedSeconds: 3,
+			previouslySubmitted: true,
+		});
+		expect(Object.keys(simple)).toHaveLength(11);
+		expect(simple).not.toHaveProperty('options');
+	});
+
+	test('an answer with more of the kept fields than ten: the first ten, in their order', () => {
+		const keys = [
+			'taskId',
+			'status',
+			'resultText',
+			'metadata',
+			'words',
+			'filename',
+			'pages',
+			'pagesBilled',
+			'creditsUsed',
+			'estimatedSeconds',
+			'provider',
+			'completedAt',
+			'error',
+		];
+		const simple = simplifyTask(Object.fromEntries(keys.map((key) => [key, key])));
+		expect(Object.keys(simple)).toEqual(keys.slice(0, 10));
 	});
 
 	test('a recognition answer without `text`: the text of its blocks, line by line', () => {
