@@ -260,7 +260,7 @@ function scrubBytes(bytes: Buffer, secrets: string[]): Buffer {
 /**
  * An answer's body with every secret in it (the API key, echoed back by a proxy or a debugging
  * endpoint) redacted — the one place answers pass before anything reads them, so the key reaches
- * no output, file and error. Strings and the bytes of a binary answer (an export read as an
+ * no output, no file and no error. Strings and the bytes of a binary answer (an export read as an
  * ArrayBuffer or Buffer, which becomes a Buffer) are scrubbed; the body's shape is left as it is.
  */
 export function scrubAnswer<T>(body: T, secrets: string[] | undefined): T {
