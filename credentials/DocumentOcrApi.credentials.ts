@@ -87,6 +87,8 @@ export class DocumentOcrApi implements ICredentialType {
 			url: '/api/tasks',
 			qs: { page: 1, pageSize: 1 },
 			ignoreHttpStatusErrors: { ignore: true, except: [400, 401, 404, 405, 500, 502, 503, 504] },
+			// As every request of the nodes: a redirect to another origin does not carry the key.
+			sendCredentialsOnCrossOriginRedirect: false,
 		},
 		rules: [
 			{

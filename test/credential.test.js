@@ -1,4 +1,5 @@
 'use strict';
+const http = require('node:http');
 const h = require('./helpers');
 
 const emu = h.useEmulator();
@@ -39,5 +40,25 @@ describe('credential test (run as n8n runs declarative tests: RoutingNode + rule
 		const result = await h.testCredential({ apiKey: h.FULL_KEY, baseUrl: `${emu.url}/not-here` });
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/404/);
+	});
+	test('a redirect to another origin (localhost, another port) does not carry the key there', async () => {
+		const received = [];
+		const other = http.createServer((req, res) => {
+			received.push(req.headers.authorization);
+			res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+		});
+		await new Promise((resolve) => other.listen(0, resolve));
+		const service = http.createServer((req, res) => {
+			res.writeHead(302, { location: `http://localhost:${other.address().port}${req.url}` }).end();
+		});
+		await new Promise((resolve) => service.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${service.address().port}`;
+			await h.testCredential({ apiKey: 'ocr_test_redirect_key_5150', baseUrl });
+			expect(received).toEqual([undefined]);
+		} finally {
+			await new Promise((resolve) => service.close(resolve));
+			await new Promise((resolve) => other.close(resolve));
+		}
 	});
 });

@@ -1,4 +1,5 @@
 'use strict';
+const http = require('node:http');
 const h = require('./helpers');
 
 const emu = h.useEmulator();
@@ -126,6 +127,45 @@ describe('an answer that echoes the request headers never puts the key into an o
 		});
 	});
 
+	describe('Task → Export, which reads its answer as bytes', () => {
+		let taskId;
+		beforeAll(async () => {
+			const { output } = await h.run(emu, h.submit(), [h.pdfItem('Exported', 'exported.pdf')]);
+			taskId = output[0].json.taskId;
+		});
+		const exportTask = async () =>
+			await h.run(emu, h.task('export', { taskId, format: 'docx', binaryPropertyName: 'data' }));
+
+		test.each([
+			['JSON', 'application/json', JSON.stringify(echoedJson)],
+			['text', 'text/plain', echoedText],
+		])('an echoed request as %s is quoted in the error without the key', async (_, type, body) => {
+			emu.fault({ path: '/api/export/', kind: 'body', status: 200, contentType: type, body });
+			// The harness's secret scan fails the run if the key is in the error, the output or a log line.
+			const { error, output } = await exportTask();
+			expect(output).toEqual([]);
+			expect(error.message).toBe(`The service returned no docx file for task "${taskId}"`);
+			expect(error.description).toMatch(/Bearer \[redacted\]/);
+			expect(JSON.stringify(error)).not.toContain(h.FULL_KEY);
+			expect(JSON.stringify(h.secretsLog())).not.toContain(h.FULL_KEY);
+		});
+
+		test('an echoed request sent as a file reaches the output file without the key', async () => {
+			emu.fault({
+				path: '/api/export/',
+				kind: 'body',
+				status: 200,
+				contentType: 'application/octet-stream',
+				body: echoedText,
+			});
+			const { error, output } = await exportTask();
+			expect(error).toBeUndefined();
+			const bytes = (await h.readBinary(output[0].binary.data)).toString('utf8');
+			expect(bytes).toContain('authorization: Bearer [redacted]');
+			expect(bytes).not.toContain(h.FULL_KEY);
+		});
+	});
+
 	test('an error answer that quotes the key without "Bearer" keeps it out of the error', async () => {
 		emu.fault({
 			path: '/api/tasks/',
@@ -136,5 +176,70 @@ describe('an answer that echoes the request headers never puts the key into an o
 		});
 		const { error } = await h.run(emu, h.task('get', { taskId: 'tsk_1' }));
 		expect(error.description).toMatch(/key \[redacted\] is malformed/);
+	});
+});
+
+describe('the key goes to the credential’s origin only', () => {
+	// n8n's HTTP helper follows redirects and, unless a request says otherwise, sends the
+	// Authorization header along to whatever origin a redirect names. The task API has no reason to
+	// redirect elsewhere: another host or port must never receive the key.
+	const KEY = 'ocr_test_redirect_key_5150';
+	const listen = async (server, host) =>
+		await new Promise((resolve) => server.listen(0, host, () => resolve(server.address().port)));
+	const close = async (server) => await new Promise((resolve) => server.close(resolve));
+	const taskJson = (res) => {
+		res.writeHead(200, { 'content-type': 'application/json' });
+		res.end(JSON.stringify({ taskId: 'tsk_1', status: 'done', resultText: 'moved' }));
+	};
+
+	test('Task → Get redirected to another origin (localhost, another port): no Authorization arrives there', async () => {
+		const received = [];
+		const other = http.createServer((req, res) => {
+			received.push(req.headers.authorization);
+			taskJson(res);
+		});
+		// No host: both 127.0.0.1 and ::1, whichever "localhost" resolves to.
+		const otherPort = await listen(other);
+		const service = http.createServer((req, res) => {
+			res.writeHead(302, { location: `http://localhost:${otherPort}${req.url}` });
+			res.end();
+		});
+		const base = `http://127.0.0.1:${await listen(service, '127.0.0.1')}`;
+		try {
+			const { output, error } = await h.run(
+				{ url: base },
+				h.task('get', { taskId: 'tsk_1' }),
+				undefined,
+				{ creds: { apiKey: KEY, baseUrl: base, apiUrl: '' } },
+			);
+			expect(error).toBeUndefined();
+			expect(output[0].json.resultText).toBe('moved');
+			expect(received).toEqual([undefined]);
+		} finally {
+			await close(service);
+			await close(other);
+		}
+	});
+
+	test('a redirect within the service’s own origin still carries the key', async () => {
+		const received = [];
+		const service = http.createServer((req, res) => {
+			if (!req.url.includes('moved')) {
+				res.writeHead(302, { location: `${req.url}?moved=1` });
+				return res.end();
+			}
+			received.push(req.headers.authorization);
+			taskJson(res);
+		});
+		const base = `http://127.0.0.1:${await listen(service, '127.0.0.1')}`;
+		try {
+			const { error } = await h.run({ url: base }, h.task('get', { taskId: 'tsk_1' }), undefined, {
+				creds: { apiKey: KEY, baseUrl: base, apiUrl: '' },
+			});
+			expect(error).toBeUndefined();
+			expect(received).toEqual([`Bearer ${KEY}`]);
+		} finally {
+			await close(service);
+		}
 	});
 });

@@ -1,4 +1,5 @@
 'use strict';
+const http = require('node:http');
 const { readZip } = require('../emulator');
 const h = require('./helpers');
 
@@ -188,5 +189,76 @@ describe('Task → Delete', () => {
 		});
 		expect(error.message).toBe('The API key lacks the "export" scope this operation needs');
 		expect(error.httpCode).toBe('403');
+	});
+});
+
+describe('a read whose answer is not a task, job or task list is an error, not an item', () => {
+	// Submit refuses an answer without a task ID; the reads hold their answers to the same rule
+	// (docs/service-contract.md): a task or job carries its ID or a status, a list is an array of
+	// them. A proxy's echo of the request, or another API behind a wrong Base URL, is neither.
+	afterEach(() => emu.clearFaults());
+	const echo = {
+		method: 'GET',
+		url: '/api/tasks/tsk_1',
+		headers: { authorization: `Bearer ${h.FULL_KEY}`, accept: 'application/json' },
+	};
+
+	test('Task → Get answered by an echo of the request', async () => {
+		emu.fault({ path: '/api/tasks/', kind: 'body', status: 200, body: echo });
+		const { output, error } = await h.run(emu, h.task('get', { taskId: 'tsk_1' }));
+		expect(output).toEqual([]);
+		expect(error.name).toBe('NodeApiError');
+		expect(error.message).toBe('Unexpected answer from the OCR service for task "tsk_1"');
+		expect(error.description).toMatch(
+			/^Expected a task \(an object with its "taskId" or a "status"/,
+		);
+		expect(error.description).toContain('"authorization":"Bearer [redacted]"');
+		expect(error.description).toMatch(/Check the Base URL/);
+		expect(error.context.itemIndex).toBe(0);
+	});
+
+	describe('the Base URL and API URL pointing at another API', () => {
+		let other;
+		let url;
+		beforeAll(async () => {
+			other = http.createServer((req, res) => {
+				res.writeHead(200, { 'content-type': 'application/json' });
+				const list = req.url.startsWith('/api/tasks?');
+				res.end(
+					JSON.stringify(list ? [{ name: 'a', size: 1 }] : { name: 'Other API', version: 2 }),
+				);
+			});
+			await new Promise((resolve) => other.listen(0, '127.0.0.1', resolve));
+			url = `http://127.0.0.1:${other.address().port}`;
+		});
+		afterAll(async () => await new Promise((resolve) => other.close(resolve)));
+
+		test.each([
+			['Task → Get', h.task('get', { taskId: 'tsk_1' }), 'task "tsk_1"', 'a task'],
+			['Job → Get', { resource: 'job', operation: 'get', jobId: 'job_1' }, 'job "job_1"', 'a job'],
+			[
+				'Task → Get Many',
+				h.task('getMany', { returnAll: false, limit: 5 }),
+				'the task list',
+				'a list of tasks',
+			],
+		])('%s', async (_, parameters, what, expected) => {
+			const creds = { apiKey: h.FULL_KEY, baseUrl: url, apiUrl: url };
+			const { output, error } = await h.run({ url }, parameters, undefined, { creds });
+			expect(output).toEqual([]);
+			expect(error.message).toBe(`Unexpected answer from the OCR service for ${what}`);
+			expect(error.description).toContain(`Expected ${expected} (`);
+			expect(error.description).toMatch(/received: (\{"name":"Other API"|\[\{"name":"a")/);
+		});
+	});
+
+	test('a wait that reads a non-task fails its item at once instead of waiting on', async () => {
+		emu.fault({ path: '/api/tasks/', kind: 'body', status: 200, body: echo, times: 1 });
+		const { output, error } = await h.run(emu, h.submit({ options: { waitTimeout: 0.1 } }), [
+			h.pdfItem('Waited', 'waited.pdf'),
+		]);
+		expect(output).toEqual([]);
+		expect(error.message).toMatch(/^Unexpected answer from the OCR service for task "tsk_/);
+		expect(error.description).toMatch(/^Expected a task/);
 	});
 });

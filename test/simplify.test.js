@@ -46,6 +46,46 @@ test('version 2 Submit and Get Many: simplified items', async () => {
 	}
 });
 
+test('version 2 Submit, Provider Sync: the word positions it is chosen for are kept', async () => {
+	const params = h.submit({ provider: 'provider-sync' });
+	const { output, error } = await h.run(emu, params, [h.pdfItem('Word positions', 'w.pdf')], v2);
+	expect(error).toBeUndefined();
+	const json = output[0].json;
+	expect(Object.keys(json).length).toBeLessThanOrEqual(10);
+	expect(json).toMatchObject({ status: 'done', provider: 'provider-sync', pagesBilled: 1 });
+	expect(json.words.map((word) => word.text)).toEqual(['Word', 'positions']);
+	expect(json.words[0]).toMatchObject({ page: 1, bbox: expect.any(Object) });
+	// Task → Get of the same task keeps them too.
+	const got = await h.run(emu, h.task('get', { taskId: json.taskId }), undefined, v2);
+	expect(got.output[0].json.words).toEqual(json.words);
+});
+
+test('version 2 Submit (V2): its bill (creditsUsed, estimatedSeconds) is kept with the finished task', async () => {
+	const params = {
+		resource: 'task',
+		operation: 'submitV2',
+		documentSource: 'binary',
+		binaryPropertyName: 'data',
+		fileName: '',
+		format: 'markdown',
+		waitForCompletion: true,
+		options: {},
+	};
+	const pdf = h.documents.makePdf(['Credits one', 'Credits two']);
+	const { output, error } = await h.run(emu, params, [h.binaryItem(pdf, 'credits.pdf')], v2);
+	expect(error).toBeUndefined();
+	const json = output[0].json;
+	expect(Object.keys(json).length).toBeLessThanOrEqual(10);
+	expect(json).toMatchObject({ status: 'done', pages: 2, creditsUsed: 2 });
+	expect(json.estimatedSeconds).toEqual(expect.any(Number));
+	expect(json.resultText).toContain('Credits two');
+	const raw = await h.run(emu, { ...params, simplify: false }, [h.binaryItem(pdf, 'c.pdf')], v2);
+	expect(raw.output[0].json).toMatchObject({
+		creditsUsed: 2,
+		estimatedSeconds: expect.any(Number),
+	});
+});
+
 test('version 2 Recognize: the text alone, without the block list', async () => {
 	const pdf = h.documents.makePdf(['Page one words', 'Page two words']);
 	const { output, error } = await h.run(

@@ -4,10 +4,10 @@ import { NodeApiError } from 'n8n-workflow';
 import type { StreamedBlob } from '../documents/body';
 import { isObject } from '../shared/object';
 import type { ListPage } from '../shared/records';
-import { pagesBilled, unwrapList, unwrapRecord } from '../shared/records';
+import { isRecord, LIST_KEYS, pagesBilled, unwrapList, unwrapRecord } from '../shared/records';
 import type { Endpoints, Surface, TransportContext } from '../transport/endpoints';
 import { accountDigest, resolveEndpoints } from '../transport/endpoints';
-import { httpStatus } from '../transport/errors';
+import { httpStatus, quoteAnswer } from '../transport/errors';
 import type { ApiRequest, ApiResponse, SubmissionTurns } from '../transport/request';
 import { apiRequest, unexpectedBody } from '../transport/request';
 import type { RetrySettings } from '../transport/retry';
@@ -22,6 +22,7 @@ const RECORDS = {
 		idField: 'taskId' as const,
 		scope: 'read',
 		label: 'Task',
+		expected: 'a task (an object with its "taskId" or a "status", flat or wrapped)',
 	},
 	job: {
 		surface: 'api' as Surface,
@@ -29,6 +30,7 @@ const RECORDS = {
 		idField: 'id' as const,
 		scope: undefined,
 		label: 'Job',
+		expected: 'a job (an object with its "id" or a "status", flat or wrapped)',
 	},
 };
 
@@ -93,7 +95,12 @@ export class ServiceClient {
 		return accountDigest((await this.connect(itemIndex)).endpoints);
 	}
 
-	/** GET a task (`/api/tasks/{id}`) or job (`/v1/jobs/{id}`), whatever wrapper the service puts around it. */
+	/**
+	 * GET a task (`/api/tasks/{id}`) or job (`/v1/jobs/{id}`), whatever wrapper the service puts
+	 * around it. Every read of a record (Get, the waits, the poll trigger, the memory of submitted
+	 * documents) comes here, so an answer that is not one is refused here, once: an error naming what
+	 * was expected and what came, never an output that looks like a task.
+	 */
 	async getRecord(
 		itemIndex: number,
 		kind: RecordKind,
@@ -111,7 +118,10 @@ export class ServiceClient {
 			...limits,
 		});
 		const record = unwrapRecord(response.body, spec.idField);
-		if (!record) throw unexpectedBody(this.ctx, itemIndex, `${kind} "${id}"`, response.body);
+		if (!record || !isRecord(record, spec.idField)) {
+			const { expected } = spec;
+			throw unexpectedBody(this.ctx, itemIndex, `${kind} "${id}"`, response.body, { expected });
+		}
 		return { record, retryAfterMs: response.retryAfterMs };
 	}
 
@@ -141,7 +151,10 @@ export class ServiceClient {
 			deadline,
 		});
 		const list = unwrapList(response.body);
-		if (!list) throw unexpectedBody(this.ctx, itemIndex, what, response.body);
+		if (!list || !list.records.every((record) => isRecord(record))) {
+			const expected = `a list of tasks (an array, bare or under ${LIST_KEYS.map((k) => `"${k}"`).join(', ')}; each task with its "taskId" or a "status")`;
+			throw unexpectedBody(this.ctx, itemIndex, what, response.body, { expected });
+		}
 		return list;
 	}
 
@@ -190,7 +203,7 @@ export class ServiceClient {
 		if (!accepted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
 			turns.failed();
 			const what = 'the submission (a task may have been created)';
-			throw unexpectedBody(this.ctx, itemIndex, what, response.body, true);
+			throw unexpectedBody(this.ctx, itemIndex, what, response.body, { mayHaveCreated: true });
 		}
 		const id = String(taskId);
 		return { answer: { ...accepted, taskId: id }, id, pagesBilled: pagesBilled(accepted) };
@@ -198,7 +211,7 @@ export class ServiceClient {
 
 	private refused(itemIndex: number, accepted: IDataObject) {
 		const said = [accepted.message, accepted.error].find((v) => typeof v === 'string');
-		const message = `The OCR service did not accept the document (success: false)${said ? `: ${String(said)}` : ''}`;
+		const message = `The OCR service did not accept the document (success: false)${said ? `: ${quoteAnswer(said, [], 300)}` : ''}`;
 		const description =
 			'No task was created. The service refunds the pages of a submission it could not turn into a task, so nothing should stay charged; check the file, then submit it again.';
 		return new NodeApiError(this.ctx.getNode(), { message }, { message, description, itemIndex });
@@ -222,7 +235,7 @@ export class ServiceClient {
 		const answer = response.body as unknown;
 		if (!isObject(answer)) {
 			const what = `/v1/${endpoint} (pages may have been charged)`;
-			throw unexpectedBody(this.ctx, itemIndex, what, answer, true);
+			throw unexpectedBody(this.ctx, itemIndex, what, answer, { mayHaveCreated: true });
 		}
 		const id = unwrapRecord(answer, 'id')?.id;
 		const hasId = typeof id === 'string' || typeof id === 'number';
@@ -240,7 +253,7 @@ export class ServiceClient {
 		if (!job || posted.id === undefined) {
 			turns.failed();
 			const what = 'the job creation (a job may have been created)';
-			throw unexpectedBody(this.ctx, itemIndex, what, job, true);
+			throw unexpectedBody(this.ctx, itemIndex, what, job, { mayHaveCreated: true });
 		}
 		return { answer: { ...job, id: posted.id }, id: posted.id, pagesBilled: posted.pagesBilled };
 	}

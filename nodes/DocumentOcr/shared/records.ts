@@ -70,6 +70,22 @@ export function unwrapRecord(
 	return record;
 }
 
+/**
+ * Whether a record read as a task or job is one: it carries its ID (`idField`, which unwrapRecord
+ * fills from the other names an ID goes by) or a status. The spec shows both on a task; it does not
+ * show that the detail carries `taskId`, so either one is enough — while an answer with neither (a
+ * proxy echoing the request, another API's object behind a wrong Base URL) is not a task.
+ */
+export function isRecord(record: IDataObject, idField: 'taskId' | 'id' = 'taskId'): boolean {
+	const id = record[idField];
+	const status = record.status;
+	return (
+		(typeof id === 'string' && id.trim() !== '') ||
+		(typeof id === 'number' && Number.isFinite(id)) ||
+		(typeof status === 'string' && status.trim() !== '')
+	);
+}
+
 export interface ListPage {
 	records: IDataObject[];
 	total?: number;
@@ -80,7 +96,7 @@ export interface ListPage {
 	hasMore?: boolean;
 }
 
-const LIST_KEYS = ['items', 'data', 'tasks', 'results', 'records', 'rows'];
+export const LIST_KEYS = ['items', 'data', 'tasks', 'results', 'records', 'rows'];
 
 /** Reads one page of a list in any of the plausible shapes; undefined when none matches. */
 export function unwrapList(body: unknown): ListPage | undefined {
@@ -126,27 +142,37 @@ export function pagesBilled(body: IDataObject): number | undefined {
 }
 
 /**
- * The fields a simplified task keeps (at most ten, as n8n's UX guidelines ask): what a workflow or
- * an AI agent acts on. Everything the spec shows for a task is among them.
+ * The fields a simplified task keeps, in this order: what a workflow or an AI agent acts on. Every
+ * field the spec shows for a task, the word positions the sync provider is chosen for, and the bill
+ * the submission reports (Submit's `pagesBilled`, Submit (V2)'s `creditsUsed` and
+ * `estimatedSeconds`) are among them. A task carries at most ten of them — `words` only when done,
+ * `error` only when failed, V2's bill instead of `pagesBilled` — and should an answer carry more,
+ * the first ten are kept (n8n's UX guidelines ask for at most ten fields).
  */
 const SIMPLE_TASK_FIELDS = [
 	'taskId',
 	'status',
 	'resultText',
 	'metadata',
+	'words',
 	'filename',
 	'pages',
 	'pagesBilled',
+	'creditsUsed',
+	'estimatedSeconds',
 	'provider',
 	'completedAt',
 	'error',
 ];
 
-/** A task with only SIMPLE_TASK_FIELDS (and the node's own `previouslySubmitted` flag). */
+const MAX_SIMPLE_FIELDS = 10;
+
+/** A task with the first ten of SIMPLE_TASK_FIELDS it has (and the node's own `previouslySubmitted` flag). */
 export function simplifyTask(task: IDataObject): IDataObject {
 	const simple: IDataObject = {};
-	for (const key of [...SIMPLE_TASK_FIELDS, 'previouslySubmitted'])
-		if (task[key] !== undefined) simple[key] = task[key];
+	const present = SIMPLE_TASK_FIELDS.filter((key) => task[key] !== undefined);
+	for (const key of present.slice(0, MAX_SIMPLE_FIELDS)) simple[key] = task[key];
+	if (task.previouslySubmitted !== undefined) simple.previouslySubmitted = task.previouslySubmitted;
 	return simple;
 }
 

@@ -221,11 +221,14 @@ function adviceFor(code: string | undefined, status: number, ctx: ErrorContext):
 	};
 }
 
+/** Whether `secret` is long enough to be one (shorter values are never treated as secrets). */
+const isSecret = (secret: string) => secret.length >= 4;
+
 /** The secrets themselves replaced by `[redacted]` (secrets shorter than 4 characters are not secrets). */
 function withoutSecrets(text: string, secrets: string[] | undefined): string {
 	let out = text;
 	for (const secret of secrets ?? []) {
-		if (secret && secret.length >= 4 && out.includes(secret))
+		if (secret && isSecret(secret) && out.includes(secret))
 			out = out.split(secret).join('[redacted]');
 	}
 	return out;
@@ -236,14 +239,38 @@ export function redact(text: string, secrets: string[] | undefined): string {
 	return withoutSecrets(text, secrets).replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]');
 }
 
+/** `bytes` with every secret in them replaced by `[redacted]`; the same Buffer when none is in it. */
+function scrubBytes(bytes: Buffer, secrets: string[]): Buffer {
+	let out = bytes;
+	for (const secret of secrets.filter(isSecret)) {
+		const needle = Buffer.from(secret, 'utf8');
+		if (out.indexOf(needle) === -1) continue;
+		const parts: Buffer[] = [];
+		let from = 0;
+		for (let at = out.indexOf(needle); at !== -1; at = out.indexOf(needle, from)) {
+			parts.push(out.subarray(from, at), Buffer.from('[redacted]'));
+			from = at + needle.length;
+		}
+		parts.push(out.subarray(from));
+		out = Buffer.concat(parts);
+	}
+	return out;
+}
+
 /**
- * An answer's body with every string that holds a secret (the API key, echoed back by a proxy or
- * a debugging endpoint) redacted — the one place answers pass before anything reads them, so the
- * key reaches no output and no error. Strings without a secret, Buffers (files) and the body's
- * shape are left as they are.
+ * An answer's body with every secret in it (the API key, echoed back by a proxy or a debugging
+ * endpoint) redacted — the one place answers pass before anything reads them, so the key reaches
+ * no output, no file and no error. Strings and the bytes of a binary answer (an export read as an
+ * ArrayBuffer or Buffer, which becomes a Buffer) are scrubbed; the body's shape is left as it is.
  */
 export function scrubAnswer<T>(body: T, secrets: string[] | undefined): T {
 	if (!secrets?.length) return body;
+	if (Buffer.isBuffer(body)) return scrubBytes(body, secrets) as T;
+	if (body instanceof ArrayBuffer) {
+		const bytes = Buffer.from(body);
+		const scrubbed = scrubBytes(bytes, secrets);
+		return (scrubbed === bytes ? body : scrubbed) as T;
+	}
 	const scrub = (value: unknown): unknown => {
 		if (typeof value === 'string') return withoutSecrets(value, secrets);
 		if (Array.isArray(value)) return value.map(scrub);
@@ -256,11 +283,31 @@ export function scrubAnswer<T>(body: T, secrets: string[] | undefined): T {
 	};
 	const holds = (value: unknown): boolean =>
 		typeof value === 'string'
-			? secrets.some((s) => s.length >= 4 && value.includes(s))
+			? secrets.some((s) => isSecret(s) && value.includes(s))
 			: Array.isArray(value)
 				? value.some(holds)
 				: isObject(value) && Object.values(value).some(holds);
 	return holds(body) ? (scrub(body) as T) : body;
+}
+
+/**
+ * What an answer was, for an error message — the one way an answer is quoted: a text (or the text
+ * of bytes that are text) or an object's JSON, on one line, shortened to `max` characters, with
+ * the secrets and any Bearer token redacted; bytes that are no text as their count.
+ */
+export function quoteAnswer(body: unknown, secrets: string[] = [], max = 120): string {
+	let text: string;
+	if (typeof body === 'string') text = body;
+	else if (Buffer.isBuffer(body) || body instanceof ArrayBuffer) {
+		const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
+		const head = bytes.subarray(0, 4 * max);
+		if (head.includes(0)) return `${bytes.length} bytes`;
+		text = head.toString('utf8');
+	} else if (body === undefined || body === null) return String(body);
+	else if (typeof body === 'object') text = JSON.stringify(body) ?? typeof body;
+	else text = String(body);
+	const flat = redact(text.replace(/\s+/g, ' ').trim(), secrets);
+	return flat.length > max ? `${flat.slice(0, max)}…` : flat || '(empty)';
 }
 
 /**

@@ -16,6 +16,7 @@ import type { RequestSlots } from './slots';
 import {
 	networkError,
 	parseServiceError,
+	quoteAnswer,
 	redact,
 	refundedCreationFailure,
 	scrubAnswer,
@@ -164,6 +165,10 @@ function requestOptions(url: string, request: ApiRequest): IHttpRequestOptions {
 		ignoreHttpStatusErrors: true,
 		returnFullResponse: true,
 		timeout: request.timeoutMs ?? (request.kind === 'submit' ? 120_000 : 60_000),
+		// n8n's helper carries the Authorization header across a redirect to another origin unless
+		// told not to; the service has no reason to send its API elsewhere, so the key stays with
+		// the origin of the credential's URL.
+		sendCredentialsOnCrossOriginRedirect: false,
 	};
 	if (request.binary) options.encoding = 'arraybuffer';
 	if (streamed) {
@@ -333,34 +338,21 @@ export async function apiRequest<T = IDataObject>(
 }
 
 /**
- * A 2xx answer whose body is not the JSON object the endpoint promises. `mayHaveCreated`: it
- * answered a submission, so a task, job or document may exist and be charged (see
- * `mayHaveCreated` in ./errors).
+ * A 2xx answer whose body is not what the endpoint promises (`expected`, e.g. "a JSON object", "a
+ * task"). `mayHaveCreated`: it answered a submission, so a task, job or document may exist and be
+ * charged (see `mayHaveCreated` in ./errors).
  */
 export function unexpectedBody(
 	ctx: TransportContext,
 	itemIndex: number,
 	what: string,
 	body: unknown,
-	mayHaveCreated = false,
+	{ expected = 'a JSON object', mayHaveCreated = false } = {},
 ): NodeApiError {
-	// The body was scrubbed of the key by apiRequest; a Bearer token of some other credential is
-	// redacted here too before any of it is quoted.
-	const preview =
-		typeof body === 'string'
-			? redact(body.slice(0, 120), [])
-			: Buffer.isBuffer(body)
-				? `${body.length} bytes`
-				: typeof body;
-	const error = new NodeApiError(
-		ctx.getNode(),
-		{ message: `Unexpected answer from the OCR service for ${what}` },
-		{
-			message: `Unexpected answer from the OCR service for ${what}`,
-			description: `Expected a JSON object but received: ${preview}. The service may be misconfigured, or a proxy answered instead of it.`,
-			itemIndex,
-		},
-	);
+	// The body was scrubbed of the key by apiRequest; quoteAnswer redacts any Bearer token too.
+	const message = `Unexpected answer from the OCR service for ${what}`;
+	const description = `Expected ${expected} but received: ${quoteAnswer(body)}. Check the Base URL (and API URL) in the Document OCR API credential: it must be the OCR service's address, not another API's; a proxy in between may have answered instead of the service.`;
+	const error = new NodeApiError(ctx.getNode(), { message }, { message, description, itemIndex });
 	if (mayHaveCreated) error.context.mayHaveCreated = true;
 	return error;
 }

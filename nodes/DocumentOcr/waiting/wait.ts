@@ -3,7 +3,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { isKnownStatus } from '../shared/records';
 import { cancelSignal } from '../transport/endpoints';
-import { StoppedError } from '../transport/errors';
+import { quoteAnswer, StoppedError } from '../transport/errors';
 import type { PollFetch } from './poller';
 import { DEFAULT_POLLER, Poller } from './poller';
 
@@ -76,10 +76,12 @@ function describeDuration(ms: number): string {
 		: `${Math.round(ms / 1000)} second(s)`;
 }
 
+/** The failed record's own reason, quoted as every answer is (redacted, shortened). */
 function reasonOf(record: IDataObject): string | undefined {
-	return [record.error, record.errorMessage, record.message, record.reason].find(
+	const reason = [record.error, record.errorMessage, record.message, record.reason].find(
 		(v) => typeof v === 'string' && v.trim() !== '',
-	) as string | undefined;
+	);
+	return reason === undefined ? undefined : quoteAnswer(reason, [], 300);
 }
 
 /** Waits with `poller` until the record is done (returns it); failed, late or stopped: throws. */
@@ -100,7 +102,7 @@ export async function waitUntilFinished(
 			const reason = reasonOf(outcome.record);
 			throw new NodeOperationError(
 				node,
-				`${target.label} failed (status "${String(outcome.record.status)}")${reason ? `: ${reason}` : ''}`,
+				`${target.label} failed (status "${quoteAnswer(outcome.record.status, [], 60)}")${reason ? `: ${reason}` : ''}`,
 				{
 					description:
 						'The service could not process the document. Check that the file is a readable scan or PDF; submit it again once fixed.',
@@ -115,7 +117,7 @@ export async function waitUntilFinished(
 				: ' — a status this node does not know, treated as still running';
 			throw new NodeOperationError(
 				node,
-				`${target.label} did not finish within ${describeDuration(settings.deadline - started)} (last status "${String(lastStatus)}"${unknown})`,
+				`${target.label} did not finish within ${describeDuration(settings.deadline - started)} (last status "${quoteAnswer(lastStatus, [], 60)}"${unknown})`,
 				{
 					description:
 						'The task goes on at the service. Fetch it later with Task → Get (or Job → Get) using its ID, or raise "Wait Timeout (Minutes)".',

@@ -6,7 +6,7 @@ import type { ServiceClient } from '../../service/client';
 import { classifyStatus } from '../../shared/records';
 import { fileNameFromDisposition, safeFileName } from '../../shared/text';
 import { requireIdParameter } from '../../shared/validate';
-import { httpStatus } from '../../transport/errors';
+import { httpStatus, quoteAnswer } from '../../transport/errors';
 import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
 import type { Send } from '../types';
 
@@ -91,7 +91,7 @@ async function exportTask(
 		if (classifyStatus(record.status) === 'done') return original;
 		return new NodeOperationError(
 			node,
-			`Task "${taskId}" is not done yet (status "${String(record.status)}"): it cannot be exported`,
+			`Task "${taskId}" is not done yet (status "${quoteAnswer(record.status, [], 60)}"): it cannot be exported`,
 			{
 				description:
 					'Export works once the task is done. Submit with "Wait for Completion" on, or start the export from the Document OCR Trigger on ocr.done.',
@@ -115,16 +115,12 @@ async function exportTask(
 		? response.body
 		: Buffer.from(response.body as ArrayBuffer);
 	if (contentType === 'application/json' || contentType.startsWith('text/')) {
-		// A JSON or text answer where a file was expected: most likely "not ready yet".
+		// A JSON or text answer where a file was expected: most likely "not ready yet". It is quoted
+		// as every answer is (redacted): a proxy echoing the request would otherwise show the key.
+		const message = `The service returned no ${format} file for task "${taskId}"`;
+		const description = `It answered with ${contentType} instead: ${quoteAnswer(body, [], 200)}`;
 		throw await notReady(
-			new NodeApiError(
-				node,
-				{ message: body.toString('utf8').slice(0, 200) },
-				{
-					message: `The service returned no ${format} file for task "${taskId}"`,
-					itemIndex,
-				},
-			),
+			new NodeApiError(node, { message, description }, { message, description, itemIndex }),
 		);
 	}
 	const mimeType =

@@ -3,6 +3,7 @@
 import {
 	classifyStatus,
 	isKnownStatus,
+	isRecord,
 	pagesBilled,
 	simplifyRecognition,
 	simplifyTask,
@@ -50,6 +51,31 @@ describe('records', () => {
 		['null', null],
 	])('%s is no record', (_l, body) => {
 		expect(unwrapRecord(body)).toBeUndefined();
+	});
+
+	test.each([
+		['the spec-strict task', { taskId: 't1', provider: 'provider-async', status: 'queued' }],
+		['a task detail without its ID', { status: 'done', resultText: 'x' }],
+		['a task with an ID only', { id: 't1' }],
+		['a wrapped task', { success: true, task: { taskId: 't1', status: 'done' } }],
+		['a numeric ID', { task_id: 7 }],
+	])('%s is a task', (_l, body) => {
+		expect(isRecord(unwrapRecord(body)!)).toBe(true);
+	});
+
+	test.each([
+		['an echo of the request', { headers: { authorization: 'Bearer [redacted]' }, url: '/x' }],
+		['another API', { name: 'Other API', version: 2 }],
+		['an HTTP status as a number', { status: 200, message: 'OK' }],
+		['an empty ID and status', { taskId: '', status: ' ' }],
+		['an empty object', {}],
+	])('%s is not a task', (_l, body) => {
+		expect(isRecord(unwrapRecord(body)!)).toBe(false);
+	});
+
+	test('a job is one by its id or status', () => {
+		expect(isRecord(unwrapRecord({ jobId: 'j1' }, 'id')!, 'id')).toBe(true);
+		expect(isRecord(unwrapRecord({ name: 'x' }, 'id')!, 'id')).toBe(false);
 	});
 });
 
@@ -104,13 +130,14 @@ describe('Simplify', () => {
 			metadata: {},
 			filename: 'a.pdf',
 			pages: 1,
-			provider: 'provider-async',
+			provider: 'provider-sync',
 			documentType: 'general',
 			createdAt: '2026-11-25T10:00:00Z',
 			updatedAt: '2026-11-25T10:00:01Z',
 			startedAt: '2026-11-25T10:00:00Z',
 			completedAt: '2026-11-25T10:00:01Z',
-			words: [],
+			words: [{ text: 'x', page: 1, bbox: [0, 0, 1, 1] }],
+			pagesBilled: 1,
 		};
 		const simple = simplifyTask(task);
 		expect(Object.keys(simple)).toEqual([
@@ -118,11 +145,60 @@ describe('Simplify', () => {
 			'status',
 			'resultText',
 			'metadata',
+			'words',
 			'filename',
 			'pages',
+			'pagesBilled',
 			'provider',
 			'completedAt',
 		]);
+		expect(simple.words).toBe(task.words);
+	});
+
+	test("Submit (V2)'s bill is kept with the finished task", () => {
+		const task = {
+			taskId: 't1',
+			status: 'done',
+			resultText: 'x',
+			metadata: {},
+			filename: 'a.pdf',
+			pages: 2,
+			provider: 'provider-async',
+			completedAt: '2026-11-25T10:00:01Z',
+			updatedAt: '2026-11-25T10:00:01Z',
+			options: { format: 'markdown' },
+			estimatedSeconds: 3,
+			creditsUsed: 2,
+			previouslySubmitted: true,
+		};
+		const simple = simplifyTask(task);
+		expect(simple).toMatchObject({
+			creditsUsed: 2,
+			estimatedSeconds: 3,
+			previouslySubmitted: true,
+		});
+		expect(Object.keys(simple)).toHaveLength(11);
+		expect(simple).not.toHaveProperty('options');
+	});
+
+	test('an answer with more of the kept fields than ten: the first ten, in their order', () => {
+		const keys = [
+			'taskId',
+			'status',
+			'resultText',
+			'metadata',
+			'words',
+			'filename',
+			'pages',
+			'pagesBilled',
+			'creditsUsed',
+			'estimatedSeconds',
+			'provider',
+			'completedAt',
+			'error',
+		];
+		const simple = simplifyTask(Object.fromEntries(keys.map((key) => [key, key])));
+		expect(Object.keys(simple)).toEqual(keys.slice(0, 10));
 	});
 
 	test('a recognition answer without `text`: the text of its blocks, line by line', () => {

@@ -4,8 +4,10 @@ import type { INode } from 'n8n-workflow';
 import {
 	KNOWN_CODES,
 	parseServiceError,
+	quoteAnswer,
 	redact,
 	refundedCreationFailure,
+	scrubAnswer,
 	serviceError,
 } from '../../../../nodes/DocumentOcr/transport/errors';
 
@@ -143,5 +145,26 @@ describe('money and secrets', () => {
 		expect(redact('Bearer ocr_live_abc123 failed', ['ocr_live_abc123'])).not.toContain(
 			'ocr_live_abc123',
 		);
+	});
+
+	test('an answer read as bytes is scrubbed of the key like any other', () => {
+		const key = 'ocr_live_abc123';
+		const echo = `authorization: Bearer ${key}\nx-api-key: ${key}\n`;
+		const fromBuffer = scrubAnswer(Buffer.from(echo), [key]) as Buffer;
+		expect(fromBuffer.toString()).toBe('authorization: Bearer [redacted]\nx-api-key: [redacted]\n');
+		const bytes = Buffer.from(echo);
+		const arrayBuffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
+		expect(String(scrubAnswer(arrayBuffer, [key]))).not.toContain(key);
+		const file = Buffer.from([0x50, 0x4b, 3, 4, 0, 1, 2]);
+		expect(scrubAnswer(file, [key])).toBe(file);
+	});
+
+	test('an answer is quoted on one line, shortened, without the key or a Bearer token', () => {
+		expect(quoteAnswer({ authorization: 'Bearer other_token', url: '/x' })).toBe(
+			'{"authorization":"Bearer [redacted]","url":"/x"}',
+		);
+		expect(quoteAnswer('a\n  b key_1234', ['key_1234'])).toBe('a b [redacted]');
+		expect(quoteAnswer(Buffer.from([0x50, 0x4b, 0, 4]))).toBe('4 bytes');
+		expect(quoteAnswer('x'.repeat(300), [], 10)).toBe(`${'x'.repeat(10)}…`);
 	});
 });
