@@ -21,6 +21,7 @@ let files;
  */
 const URL_CASES = {
 	'A PDF by URL': '/letters/welcome.pdf',
+	'A large PDF by URL': '/letters/large.pdf',
 	'A missing file': '/letters/missing.pdf',
 	'A web page': '/page.html',
 	'A file over the limit': '/huge',
@@ -68,6 +69,13 @@ beforeAll(async () => {
 	files.put('/letters/welcome.pdf', documents.makePdf(['Welcome letter fetched by n8n']), {
 		'content-type': 'application/pdf',
 	});
+	// Over the 64 kB the check keeps: fetched again when it is sent, and streamed.
+	const letter = documents.makePdf(['Large letter fetched twice']).toString('latin1');
+	const start = letter.indexOf('\n') + 1;
+	const large = `${letter.slice(0, start)}%${'A'.repeat(200_000)}\n${letter.slice(start)}`;
+	files.put('/letters/large.pdf', Buffer.from(large, 'latin1'), {
+		'content-type': 'application/pdf',
+	});
 	n8n = await createInstance({ label: 'money' });
 	await n8n.importCredential();
 	await n8n.importCredential({ apiKey: KEYS.submitOnly, ...SUBMIT_ONLY });
@@ -98,7 +106,7 @@ afterAll(async () => {
 	await files?.close();
 });
 
-test('documents by URL: a PDF gets its text; a 404, a web page and a file over the limit each fail their item, 0 pages charged for them', async () => {
+test('documents by URL: a PDF gets its text, a large one too (fetched again and streamed when sent); a 404, a web page and a file over the limit each fail their item, 0 pages charged for them', async () => {
 	const mark = n8n.emu.ledger('acme').length;
 	const posts = n8n.emu.stats().byRoute['POST /api/ocr'] ?? 0;
 
@@ -108,6 +116,8 @@ test('documents by URL: a PDF gets its text; a 404, a web page and a file over t
 	const [ok] = nodeOutput(run, 'A PDF by URL');
 	expect(ok.json).toMatchObject({ status: 'done', resultText: 'Welcome letter fetched by n8n' });
 	expect(n8n.emu.getTask(ok.json.taskId).filename).toBe('welcome.pdf');
+	const [large] = nodeOutput(run, 'A large PDF by URL');
+	expect(large.json).toMatchObject({ status: 'done', resultText: 'Large letter fetched twice' });
 	const failed = (name) => nodeOutput(run, name)[0].json.error;
 	expect(failed('A missing file')).toMatch(
 		/^Item 0: the document URL .*\/letters\/missing\.pdf answered HTTP 404/,
@@ -116,9 +126,9 @@ test('documents by URL: a PDF gets its text; a 404, a web page and a file over t
 		/page\.html is a web page \(text\/html\), not a PDF or image/,
 	);
 	expect(failed('A file over the limit')).toMatch(/is over the service's 10\.00 MB limit/);
-	// One document sent, one page billed: the three bad links cost nothing.
-	expect((n8n.emu.stats().byRoute['POST /api/ocr'] ?? 0) - posts).toBe(1);
-	expect(n8n.chargedSince(mark)).toBe(1);
+	// Two documents sent, one page billed each: the three bad links cost nothing.
+	expect((n8n.emu.stats().byRoute['POST /api/ocr'] ?? 0) - posts).toBe(2);
+	expect(n8n.chargedSince(mark)).toBe(2);
 });
 
 test('20 PDFs, the first one empty, Continue on Fail off: the run fails before anything is sent', async () => {
