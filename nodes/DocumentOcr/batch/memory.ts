@@ -10,6 +10,7 @@ import { classifyStatus } from '../shared/records';
 import { mayHaveCreated } from '../transport/errors';
 import type { WaitSettings } from '../waiting/wait';
 import type { Execution } from './execution';
+import { BoundedStore } from './store';
 
 /**
  * What a workflow node remembers of the documents it sent, so that a re-run does not pay twice.
@@ -28,13 +29,21 @@ import type { Execution } from './execution';
  * A key is the document's SHA-256, what was asked of it (operation and settings) and the account
  * (Base URL, API URL and a digest of the key: another account's task is never returned).
  *
+ * Both are kept in a BoundedStore (./store.ts): n8n observes static data through a Proxy, and a
+ * store costs a few accesses through it per document however much it remembers. A remembered
+ * submission is kept as a short JSON string (`[kind, id, time]`) rather than an object:
+ * n8n wraps every object of the static data in its own Proxy each time it loads a workflow.
+ *
  * Why not n8n's other stores: the deduplication helpers (`checkProcessedAndRecord`, behind the
  * Remove Duplicates node) record seen / not seen only, so the task or result the user paid for
  * could not be returned; data tables are reachable only from n8n's own Data Table and Evaluation
  * nodes (their proxy refuses other node types, checked in n8n 2.41).
  */
 
-/** Most documents remembered per node; the oldest are forgotten first. */
+/**
+ * Most documents remembered per node; the oldest are forgotten first, a tenth of them at a time
+ * (see ./store.ts).
+ */
 export const MEMORY_LIMIT = 10_000;
 
 /** Most JSON held for the next run per node (static data lives in n8n's database row). */
@@ -49,10 +58,34 @@ export const skipSubmittedOption: INodeProperties = {
 		'Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs.',
 };
 
+/** A remembered submission: the task or job the service created. */
 interface Stored {
 	kind: RecordKind;
 	id: string;
 	at: number;
+}
+
+function encodeStored({ kind, id, at }: Stored): string {
+	return JSON.stringify([kind, id, at]);
+}
+
+function decodeStored(value: unknown): Stored | undefined {
+	if (typeof value !== 'string') return undefined;
+	try {
+		const [kind, id, at] = JSON.parse(value) as unknown[];
+		if ((kind !== 'task' && kind !== 'job') || typeof id !== 'string') return undefined;
+		return typeof at === 'number' ? { kind, id, at } : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** An entry of the shape saved before issue 29 (`{ kind, id, at }`), as the store keeps it. */
+function convertStored(value: unknown): string | undefined {
+	const old = value as Partial<Stored> | null;
+	if (typeof old !== 'object' || old === null || typeof old.id !== 'string') return undefined;
+	if (old.kind !== 'task' && old.kind !== 'job') return undefined;
+	return encodeStored({ kind: old.kind, id: old.id, at: Number(old.at) || 0 });
 }
 
 interface Held {
@@ -68,9 +101,7 @@ export async function submissionKey(
 	settings: IDataObject,
 	document: DocumentInput,
 ): Promise<string> {
-	const hash = createHash('sha256');
-	for await (const chunk of await openDocument(run.ctx, document)) hash.update(chunk);
-	const digest = hash.digest('hex');
+	const digest = await documentDigest(run, document);
 	const account = await run.client.account(itemIndex);
 	const what = createHash('sha256')
 		.update(JSON.stringify([account, operation, settings]))
@@ -79,25 +110,34 @@ export async function submissionKey(
 	return `${operation}:${what}:${digest}`;
 }
 
-function area<T>(ctx: IExecuteFunctions, name: 'submitted' | 'held'): Record<string, T> {
-	const data = ctx.getWorkflowStaticData('node');
-	if (!data[name] || typeof data[name] !== 'object') data[name] = {};
-	return data[name] as Record<string, T>;
+/** The document's SHA-256 (hex), read from its bytes. */
+async function documentDigest(run: Execution, document: DocumentInput): Promise<string> {
+	const hash = createHash('sha256');
+	for await (const chunk of await openDocument(run.ctx, document)) hash.update(chunk);
+	return hash.digest('hex');
 }
 
-/**
- * Sets `key` as the newest entry (JavaScript objects keep string keys in insertion order, and
- * n8n's JSON round trip keeps that order) and forgets the oldest beyond `limit`: no sorting, so a
- * full memory costs a submission no more than an empty one.
- */
-function putNewest<T>(entries: Record<string, T>, key: string, value: T, limit: number) {
-	delete entries[key];
-	entries[key] = value;
-	let excess = Object.keys(entries).length - limit;
-	for (const old in entries) {
-		if (excess-- <= 0) break;
-		delete entries[old];
-	}
+/** The node's remembered submissions (Skip Submitted Documents). */
+function submittedStore(ctx: IExecuteFunctions) {
+	return new BoundedStore<string>(
+		ctx.getWorkflowStaticData('node'),
+		'submitted',
+		MEMORY_LIMIT,
+		convertStored,
+	);
+}
+
+function remembered(ctx: IExecuteFunctions, key: string): Stored | undefined {
+	return decodeStored(submittedStore(ctx).get(key));
+}
+
+function remember(ctx: IExecuteFunctions, key: string, stored: Stored) {
+	submittedStore(ctx).set(key, encodeStored(stored));
+}
+
+/** The node's held `/v1` results. */
+function heldStore(ctx: IExecuteFunctions) {
+	return new BoundedStore<Held>(ctx.getWorkflowStaticData('node'), 'held', MEMORY_LIMIT);
 }
 
 /** What another item of this execution that submits the same document learns of its outcome. */
@@ -120,7 +160,7 @@ async function submitOnce<T>(
 	// In item order: of two items with the same document, the first one submits it.
 	const { ctx } = run;
 	await run.turn(itemIndex);
-	const earlier = area<Stored>(ctx, 'submitted')[key];
+	const earlier = remembered(ctx, key);
 	const pending = run.inFlightSubmissions as Map<string, Promise<FirstOutcome>>;
 	const first = pending.get(key);
 	if (earlier || first) {
@@ -155,12 +195,7 @@ async function submitOnce<T>(
 		),
 	);
 	const result = await attempt;
-	putNewest(
-		area<Stored>(ctx, 'submitted'),
-		key,
-		{ kind, id: result.id, at: Date.now() },
-		MEMORY_LIMIT,
-	);
+	remember(ctx, key, { kind, id: result.id, at: Date.now() });
 	return { answer: result.answer };
 }
 
@@ -196,7 +231,7 @@ export async function submitRemembered<T>(
 		if (outcome.fromEarlierRun && attempt === 0) {
 			const current = await run.client.findRecord(itemIndex, kind, id);
 			if (current === undefined || classifyStatus(current.status) === 'failed') {
-				delete area<Stored>(run.ctx, 'submitted')[key];
+				submittedStore(run.ctx).delete(key);
 				continue;
 			}
 			if (classifyStatus(current.status) === 'done') return { reused: current };
@@ -207,7 +242,7 @@ export async function submitRemembered<T>(
 
 /** A `/v1` document result held for this node from a run that failed, if any, for `key`. */
 function heldResult(ctx: IExecuteFunctions, key: string): IDataObject | undefined {
-	return area<Held>(ctx, 'held')[key]?.json;
+	return heldStore(ctx).get(key)?.json;
 }
 
 /**
@@ -215,8 +250,7 @@ function heldResult(ctx: IExecuteFunctions, key: string): IDataObject | undefine
  * a node that never held anything leaves its static data untouched.
  */
 function anythingHeld(ctx: IExecuteFunctions): boolean {
-	const held = ctx.getWorkflowStaticData('node').held;
-	return typeof held === 'object' && held !== null && Object.keys(held).length > 0;
+	return heldStore(ctx).size > 0;
 }
 
 /**
@@ -228,13 +262,13 @@ export function holdResults(
 	results: Array<{ key: string; json: IDataObject }>,
 ): Set<string> {
 	if (results.length === 0) return new Set();
-	const held = area<Held>(ctx, 'held');
-	let bytes = JSON.stringify(held).length;
+	const held = heldStore(ctx);
+	let bytes = held.json().length;
 	const kept = new Set<string>();
 	for (const { key, json } of results) {
 		const size = JSON.stringify(json).length + key.length;
 		if (bytes + size > HELD_LIMIT_BYTES) continue;
-		putNewest(held, key, { json, at: Date.now() }, MEMORY_LIMIT);
+		held.set(key, { json, at: Date.now() });
 		bytes += size;
 		kept.add(key);
 	}
@@ -244,8 +278,8 @@ export function holdResults(
 /** Lets go of held results delivered by a run that succeeded. */
 export function releaseHeld(ctx: IExecuteFunctions, keys: Set<string>) {
 	if (keys.size === 0) return;
-	const held = area<Held>(ctx, 'held');
-	for (const key of keys) delete held[key];
+	const held = heldStore(ctx);
+	for (const key of keys) held.delete(key);
 }
 
 /**
