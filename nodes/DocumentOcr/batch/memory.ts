@@ -93,7 +93,10 @@ interface Held {
 	at: number;
 }
 
-/** The memory key: the account, what was sent (operation and settings) and the document's SHA-256. */
+/**
+ * The memory key: the account, what was sent (operation and settings) and the document's SHA-256
+ * — the `digest` the check phase computed while reading the document, else read now.
+ */
 export async function submissionKey(
 	run: Execution,
 	itemIndex: number,
@@ -101,7 +104,7 @@ export async function submissionKey(
 	settings: IDataObject,
 	document: DocumentInput,
 ): Promise<string> {
-	const digest = await documentDigest(run, document);
+	const digest = document.digest ?? (await documentDigest(run, document));
 	const account = await run.client.account(itemIndex);
 	const what = createHash('sha256')
 		.update(JSON.stringify([account, operation, settings]))
@@ -110,7 +113,7 @@ export async function submissionKey(
 	return `${operation}:${what}:${digest}`;
 }
 
-/** The document's SHA-256 (hex), read from its bytes. */
+/** The document's SHA-256 (hex), read from its bytes (when the check phase did not give it). */
 async function documentDigest(run: Execution, document: DocumentInput): Promise<string> {
 	const hash = createHash('sha256');
 	for await (const chunk of await openDocument(run.ctx, document)) hash.update(chunk);

@@ -41,6 +41,8 @@ export interface DocumentInput {
 	chunks?: Buffer[];
 	/** Gives the kept chunks' share of the budget back. */
 	release?: () => void;
+	/** SHA-256 of the bytes (hex), when computed while the document was read. */
+	digest?: string;
 }
 
 /** A problem with an item's document as the item's error. */

@@ -4,11 +4,17 @@
  * counting Proxy counts every operation that reaches the stored objects (reads, writes, deletes,
  * key listings, property descriptors), so the cost of one new document is a count, not a time.
  */
+import { createHash } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { ObservableObject } from 'n8n-workflow';
 
 import { Execution } from '../../../../nodes/DocumentOcr/batch/execution';
-import { MEMORY_LIMIT, submitRemembered } from '../../../../nodes/DocumentOcr/batch/memory';
+import {
+	MEMORY_LIMIT,
+	submissionKey,
+	submitRemembered,
+} from '../../../../nodes/DocumentOcr/batch/memory';
+import type { DocumentInput } from '../../../../nodes/DocumentOcr/documents/read';
 
 const NODE = 'node:Document OCR';
 
@@ -166,5 +172,33 @@ describe('the memory workflows saved before issue 29 stays readable', () => {
 		expect(keys.length).toBeGreaterThanOrEqual(MEMORY_LIMIT * 0.9);
 		expect(keys).toContain(`task:many:${MEMORY_LIMIT + 2_499}`);
 		expect(keys).not.toContain('task:many:0');
+	});
+});
+
+describe('the key of a document', () => {
+	const document = (digest?: string): DocumentInput => ({
+		kind: 'pdf',
+		mimeType: 'application/pdf',
+		fileName: 'a.pdf',
+		size: 9,
+		chunks: [Buffer.from('%PDF-'), Buffer.from('1.4')],
+		digest,
+	});
+	const keyOf = async (input: DocumentInput) => {
+		const run = execution({});
+		jest.spyOn(run.client, 'account').mockResolvedValue('account');
+		return await submissionKey(run, 0, 'task', { provider: 'provider-async' }, input);
+	};
+
+	test('uses the digest the check phase computed, and leaves the kept bytes for the submission', async () => {
+		const digest = 'ab'.repeat(32);
+		const input = document(digest);
+		expect(await keyOf(input)).toMatch(new RegExp(`^task:[0-9a-f]{16}:${digest}$`));
+		expect(input.chunks).toHaveLength(2);
+	});
+
+	test("without one, hashes the document's bytes (SHA-256)", async () => {
+		const sha = createHash('sha256').update('%PDF-1.4').digest('hex');
+		expect(await keyOf(document())).toMatch(new RegExp(`:${sha}$`));
 	});
 });
