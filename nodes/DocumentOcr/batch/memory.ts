@@ -21,6 +21,18 @@ import { BoundedStore } from './store';
  *
  *  - "Skip Already Submitted Documents" (`submitted`): each document submitted and the task or
  *    job the service created for it. A document seen again is not sent: its task is returned.
+ *    A submission whose answer was lost after the document was sent (a reset, a 502 from a
+ *    gateway: the service may have created and charged a task whose ID the node never learnt) is
+ *    remembered too, with the time the answer was lost: a later run does not send that document
+ *    again (its item fails, saying how to look for the task) unless "Resend Unconfirmed
+ *    Documents" is on. Such a record does not expire: the time passed says nothing about whether
+ *    the service created the task, and an expiry would turn "may be charged twice" into silent
+ *    spending later. It goes when a resend is accepted (the new task is remembered), or with the
+ *    oldest entries. The task the lost send created is not looked for in the task list: the
+ *    service does not show which task came from which send (a task's filename and creation time
+ *    are "not shown"; where a service shows them, another submission of the same file name in
+ *    the same seconds — a team member, another workflow, another item — cannot be ruled out, and
+ *    reusing the wrong task would output another document's text as this one's).
  *  - Billed results held for the next run (`held`): a `/v1` document result (Markdown, text,
  *    extracted data) that the service billed in a run that then failed, so never reached the
  *    user. The next run of the node outputs it instead of sending the document again; a run that
@@ -31,7 +43,7 @@ import { BoundedStore } from './store';
  *
  * Both are kept in a BoundedStore (./store.ts): n8n observes static data through a Proxy, and a
  * store costs a few accesses through it per document however much it remembers. A remembered
- * submission is kept as a short JSON string (`[kind, id, time]`) rather than an object:
+ * submission is kept as a short JSON string (`[kind, id or null, time]`) rather than an object:
  * n8n wraps every object of the static data in its own Proxy each time it loads a workflow.
  *
  * Why not n8n's other stores: the deduplication helpers (`checkProcessedAndRecord`, behind the
@@ -58,23 +70,36 @@ export const skipSubmittedOption: INodeProperties = {
 		'Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs.',
 };
 
-/** A remembered submission: the task or job the service created. */
+export const resendUnconfirmedOption: INodeProperties = {
+	displayName: 'Resend Unconfirmed Documents',
+	name: 'resendUnconfirmed',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to send again a document whose earlier submission may have been charged but whose answer was lost (a reset or a gateway error after sending). Off, its item fails and says how to look for the task. Only with Skip Submitted Documents on.',
+};
+
+/**
+ * A remembered submission: the task or job the service created, or — no `id` — a send whose
+ * answer was lost at `at` (the service may have created and charged it).
+ */
 interface Stored {
 	kind: RecordKind;
-	id: string;
+	id?: string;
 	at: number;
 }
 
 function encodeStored({ kind, id, at }: Stored): string {
-	return JSON.stringify([kind, id, at]);
+	return JSON.stringify([kind, id ?? null, at]);
 }
 
 function decodeStored(value: unknown): Stored | undefined {
 	if (typeof value !== 'string') return undefined;
 	try {
 		const [kind, id, at] = JSON.parse(value) as unknown[];
-		if ((kind !== 'task' && kind !== 'job') || typeof id !== 'string') return undefined;
-		return typeof at === 'number' ? { kind, id, at } : undefined;
+		if ((kind !== 'task' && kind !== 'job') || typeof at !== 'number') return undefined;
+		if (typeof id === 'string') return { kind, id, at };
+		return id === null ? { kind, at } : undefined;
 	} catch {
 		return undefined;
 	}
@@ -143,15 +168,41 @@ function heldStore(ctx: IExecuteFunctions) {
 	return new BoundedStore<Held>(ctx.getWorkflowStaticData('node'), 'held', MEMORY_LIMIT);
 }
 
+/**
+ * The item's error when an earlier run sent its document and lost the answer: nothing is sent,
+ * the user is told what may have been charged, how to look for it and how to send it anyway.
+ * The time is when the answer was lost: the service created the task, if it did, shortly before.
+ */
+function unconfirmedError(run: Execution, itemIndex: number, earlier: Stored): NodeOperationError {
+	const when = new Date(earlier.at).toISOString();
+	const what = earlier.kind === 'task' ? 'task' : 'job';
+	const check =
+		earlier.kind === 'task'
+			? `list the tasks with Task → Get Many (or look in the service's dashboard) for one created shortly before ${when}; if it is there, get its result with Task → Get and its task ID`
+			: `look in the service's dashboard for a job created shortly before ${when}; if it is there, get its result with Job → Get and its job ID`;
+	const error = new NodeOperationError(
+		run.ctx.getNode(),
+		`Item ${itemIndex} was not sent: an earlier run sent this document at about ${when} and its answer was lost, so it may have been charged already`,
+		{
+			description: `The answer to that submission was lost after the document reached the service (a reset connection or a gateway error), so the service may have created a ${what} for it and charged its pages, although the node never learnt its ID. Sending the document again could charge it twice, so the node did not. To check: ${check}. To send this document again on purpose, turn on "Resend Unconfirmed Documents" in the node's options for one run; the new ${what} is then remembered.`,
+			itemIndex,
+		},
+	);
+	error.context.answerLostAt = when;
+	return error;
+}
+
 /** What another item of this execution that submits the same document learns of its outcome. */
 type FirstOutcome = { id: string } | { refused: true } | { uncertain: number };
 
 /**
  * Runs `submit` unless the document was submitted before, or is being submitted by another item
  * of this execution (then returns the ID of that task or job). Remembers what `submit` created as
- * soon as the service accepted it. A second item with the same document sends it only when the
- * first one's submission was refused; when the first one's answer was lost (a task may exist),
- * it sends nothing and fails naming that item.
+ * soon as the service accepted it, and a send whose answer was lost as soon as that is known. A
+ * second item with the same document sends it only when the first one's submission was refused;
+ * when the first one's answer was lost (a task may exist), it sends nothing and fails naming that
+ * item. A document whose answer was lost in an earlier run is not sent (the item fails, see
+ * `unconfirmedError`) unless `resendUnconfirmed`.
  */
 async function submitOnce<T>(
 	run: Execution,
@@ -159,6 +210,7 @@ async function submitOnce<T>(
 	key: string,
 	kind: RecordKind,
 	submit: () => Promise<{ id: string; answer: T }>,
+	resendUnconfirmed: boolean,
 ): Promise<{ answer: T } | { earlierId: string; fromEarlierRun: boolean }> {
 	// In item order: of two items with the same document, the first one submits it.
 	const { ctx } = run;
@@ -166,10 +218,10 @@ async function submitOnce<T>(
 	const earlier = remembered(ctx, key);
 	const pending = run.inFlightSubmissions as Map<string, Promise<FirstOutcome>>;
 	const first = pending.get(key);
-	if (earlier || first) {
+	if (earlier?.id !== undefined || first) {
 		// This item sends nothing (for now): the items after it need not wait for it.
 		run.passTurn(itemIndex);
-		if (earlier) return { earlierId: earlier.id, fromEarlierRun: true };
+		if (earlier?.id !== undefined) return { earlierId: earlier.id, fromEarlierRun: true };
 		const outcome = await first!;
 		if ('id' in outcome) return { earlierId: outcome.id, fromEarlierRun: false };
 		if ('uncertain' in outcome) {
@@ -183,15 +235,23 @@ async function submitOnce<T>(
 			);
 		}
 	}
+	if (earlier && !resendUnconfirmed) {
+		run.passTurn(itemIndex);
+		throw unconfirmedError(run, itemIndex, earlier);
+	}
 	const attempt = submit();
 	// What the items waiting on this one learn: the ID, or whether the service may have the
-	// document (then they must not send it) or refused it (then the next of them sends it).
+	// document (then they must not send it) or refused it (then the next of them sends it). A
+	// lost answer is remembered at once: the node's memory must outlive this run even if it fails.
 	pending.set(
 		key,
 		attempt.then(
 			(result): FirstOutcome => ({ id: result.id }),
 			(error: unknown): FirstOutcome => {
-				if (mayHaveCreated(error)) return { uncertain: itemIndex };
+				if (mayHaveCreated(error)) {
+					remember(ctx, key, { kind, at: Date.now() });
+					return { uncertain: itemIndex };
+				}
 				pending.delete(key);
 				return { refused: true };
 			},
@@ -217,6 +277,8 @@ export async function submitRemembered<T>(
 		key?: () => Promise<string>;
 		wait?: () => WaitSettings;
 		submit: () => Promise<{ id: string; answer: T }>;
+		/** Send a document whose answer was lost in an earlier run (Resend Unconfirmed Documents). */
+		resendUnconfirmed?: boolean;
 	},
 ): Promise<{ submitted: T } | { reused: IDataObject }> {
 	if (!options.key) return { submitted: (await options.submit()).answer };
@@ -224,7 +286,14 @@ export async function submitRemembered<T>(
 	const { kind, wait } = options;
 	const idField = kind === 'task' ? 'taskId' : 'id';
 	for (let attempt = 0; ; attempt++) {
-		const outcome = await submitOnce(run, itemIndex, key, kind, options.submit);
+		const outcome = await submitOnce(
+			run,
+			itemIndex,
+			key,
+			kind,
+			options.submit,
+			options.resendUnconfirmed === true,
+		);
 		if ('answer' in outcome) return { submitted: outcome.answer };
 		const id = outcome.earlierId;
 		// Without waiting, the ID is the answer, as it was when the document was sent: no read.
