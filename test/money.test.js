@@ -324,7 +324,7 @@ describe('re-run safety: Skip Already Submitted Documents', () => {
 		expect(plain).toEqual({});
 	});
 
-	test('with 10,000 documents remembered, a submission does not sort the memory', async () => {
+	test('with 10,000 documents remembered, a submission does not sort the memory; the oldest are forgotten first', async () => {
 		const submitted = {};
 		for (let i = 0; i < 10_000; i++)
 			submitted[`task:old:${i}`] = { kind: 'task', id: `tsk_old_${i}`, at: i };
@@ -337,10 +337,13 @@ describe('re-run safety: Skip Already Submitted Documents', () => {
 		} finally {
 			sort.mockRestore();
 		}
-		// The oldest were forgotten, the newest kept: still 10,000.
-		const kept = Object.keys(staticData['node:Document OCR'].submitted);
-		expect(kept).toHaveLength(10_000);
-		expect(kept[0]).toBe('task:old:20');
+		// The memory (saved in the flat shape of before issue 29) was converted and kept in order;
+		// full, it made room by forgetting its oldest tenth at once (see batch/store.ts).
+		const { gens } = staticData['node:Document OCR'].submitted;
+		const kept = gens.flatMap((generation) => Object.keys(generation));
+		expect(kept).toHaveLength(9_000 + 20);
+		expect(kept[0]).toBe('task:old:1000');
+		expect(kept[8_999]).toBe('task:old:9999');
 	});
 
 	test('a remembered task that failed is sent again on the next run, once', async () => {
@@ -386,6 +389,123 @@ describe('re-run safety: Skip Already Submitted Documents', () => {
 		expect(output[0].json.error).toMatch(/may have been created/);
 		expect(output[1].json.error).toMatch(/same document as item 0/);
 		expect(output[1].pairedItem).toEqual({ item: 1 });
+	});
+
+	describe('a document whose answer was lost is not sent again by a later run', () => {
+		const production = { mode: 'cli', continueOnFail: true };
+		const resending = (options = {}) =>
+			remembering({ options: { skipSubmitted: true, resendUnconfirmed: true, ...options } });
+		const notSent = (i) =>
+			new RegExp(
+				`^Item ${i} was not sent: an earlier run sent this document at about \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z and its answer was lost, so it may have been charged already$`,
+			);
+		/** Charges per document of the account's ledger (refunds subtracted). */
+		const billsPerDocument = (documents) => h.netCharged(emu) / documents;
+
+		test('two documents created and charged but answered by a dropped connection and a 502 (Continue on Fail): the production re-run sends neither and says what to do; 1 bill per document', async () => {
+			const staticData = {};
+			const items = [
+				h.pdfItem('Lost by a reset', 'reset.pdf'),
+				h.pdfItem('Lost at a gateway', 'gw.pdf'),
+			];
+			emu.fault({ method: 'POST', path: '/api/ocr', kind: 'lostResponse', times: 1 });
+			emu.fault({ method: 'POST', path: '/api/ocr', kind: 'actThenError', every: 2, times: 1 });
+			const first = await h.run(emu, remembering(), items, { staticData, ...production });
+			expect(first.output.map((o) => o.json.error)).toEqual([
+				expect.stringMatching(/may have been created/),
+				expect.stringMatching(/may have been created/),
+			]);
+			expect(submissions()).toBe(2);
+			expect(h.netCharged(emu)).toBe(2);
+
+			const second = await h.run(emu, remembering(), items, { staticData, ...production });
+			expect(second.error).toBeUndefined();
+			expect(submissions()).toBe(2);
+			expect(billsPerDocument(items.length)).toBe(1);
+			second.output.forEach((o, i) => {
+				expect(o.json.error).toMatch(notSent(i));
+				expect(o.json.description).toMatch(/Task → Get Many/);
+				expect(o.json.description).toMatch(/service's dashboard/);
+				expect(o.json.description).toMatch(/turn on "Resend Unconfirmed Documents"/);
+				expect(o.pairedItem).toEqual({ item: i });
+			});
+
+			// Sent again on purpose: billed again, and from then on remembered as any other.
+			const resent = await h.run(emu, resending(), items, { staticData, ...production });
+			expect(resent.output.map((o) => o.json.status)).toEqual(['done', 'done']);
+			expect(resent.output.map((o) => o.json.previouslySubmitted)).toEqual([undefined, undefined]);
+			expect(submissions()).toBe(4);
+			const again = await h.run(emu, remembering(), items, { staticData, ...production });
+			expect(again.output.map((o) => o.json.taskId)).toEqual(
+				resent.output.map((o) => o.json.taskId),
+			);
+			expect(again.output.map((o) => o.json.previouslySubmitted)).toEqual([true, true]);
+			expect(submissions()).toBe(4);
+		});
+
+		test('without Continue on Fail the re-run fails the node at that item, before sending anything', async () => {
+			const staticData = {};
+			const items = [h.pdfItem('Lost once', 'lost.pdf'), h.pdfItem('Fine', 'fine.pdf')];
+			emu.fault({ method: 'POST', path: '/api/ocr', kind: 'actThenError', times: 1 });
+			await h.run(emu, remembering(), items, { staticData, ...production });
+			expect(submissions()).toBe(2);
+			const second = await h.run(emu, remembering(), items, { staticData, mode: 'cli' });
+			expect(second.error.message).toMatch(notSent(0));
+			expect(second.error.context.itemIndex).toBe(0);
+			expect(submissions()).toBe(2);
+			expect(billsPerDocument(items.length)).toBe(1);
+		});
+
+		test('a lost answer remembered 40 days ago still stops the send (it does not expire), and names its date', async () => {
+			const staticData = {};
+			const item = h.pdfItem('Lost long ago', 'old.pdf');
+			emu.fault({ method: 'POST', path: '/api/ocr', kind: 'lostResponse', times: 1 });
+			await h.run(emu, remembering(), [item], { staticData, ...production });
+			// The remembered send, made 40 days older ([kind, id, time] in the store's generations).
+			const days40 = 40 * 24 * 3600 * 1000;
+			for (const generation of staticData['node:Document OCR'].submitted.gens)
+				for (const [key, value] of Object.entries(generation)) {
+					const [kind, id, at] = JSON.parse(value);
+					generation[key] = JSON.stringify([kind, id, at - days40]);
+				}
+			const second = await h.run(emu, remembering(), [item], { staticData, ...production });
+			const day = new Date(Date.now() - days40).toISOString().slice(0, 10);
+			expect(second.output[0].json.error).toMatch(notSent(0));
+			expect(second.output[0].json.error).toContain(`at about ${day}T`);
+			expect(submissions()).toBe(1);
+		});
+
+		test('Concurrency 16, 24 documents, every third answer lost: the re-run sends nothing, the resend only the 8 lost ones', async () => {
+			const staticData = {};
+			const items = docs(24);
+			const params = (options) =>
+				remembering({ options: { skipSubmitted: true, concurrency: 16, ...options } });
+			emu.fault({ method: 'POST', path: '/api/ocr', kind: 'actThenError', every: 3, times: 8 });
+			const first = await h.run(emu, params(), items, { staticData, ...production });
+			const lost = first.output.flatMap((o, i) => (o.json.error ? [i] : []));
+			expect(lost).toHaveLength(8);
+			expect(submissions()).toBe(24);
+
+			const second = await h.run(emu, params(), items, { staticData, ...production });
+			expect(submissions()).toBe(24);
+			expect(billsPerDocument(items.length)).toBe(1);
+			second.output.forEach((o, i) => {
+				if (lost.includes(i)) expect(o.json.error).toMatch(notSent(i));
+				else expect(o.json).toMatchObject({ status: 'done', previouslySubmitted: true });
+			});
+
+			const resent = await h.run(emu, params({ resendUnconfirmed: true }), items, {
+				staticData,
+				...production,
+			});
+			expect(submissions()).toBe(32);
+			expect(resent.output.map((o) => o.json.status)).toEqual(Array(24).fill('done'));
+			resent.output.forEach((o, i) =>
+				expect(o.json.previouslySubmitted).toBe(lost.includes(i) ? undefined : true),
+			);
+			await h.run(emu, params(), items, { staticData, ...production });
+			expect(submissions()).toBe(32);
+		});
 	});
 
 	test("another account's memory is not consulted: a switched credential sends the document anew without reading the other account's task", async () => {

@@ -306,6 +306,37 @@ describe('Job (/v1/jobs)', () => {
 		expect(waited.output[0].json.error).toMatch(/^Job "job_[^"]+" failed \(status "failed"\)$/);
 	});
 
+	test('Skip Submitted Documents: a job whose answer was lost is not created again by a production re-run unless Resend Unconfirmed Documents is on', async () => {
+		const staticData = {};
+		const jobs = () => h.hits(emu, 'POST /v1/jobs');
+		const before = jobs();
+		const item = [h.pdfItem('A job answered by a gateway error', 'lost-job.pdf')];
+		const params = (options = {}) =>
+			job('create', { options: { skipSubmitted: true, ...options } });
+		const run = async (options) =>
+			await h.run(emu, params(options), item, { staticData, mode: 'cli', continueOnFail: true });
+		emu.fault({ method: 'POST', path: '/v1/jobs', kind: 'actThenError', times: 1 });
+		const first = await run();
+		expect(first.output[0].json.error).toMatch(/after the document was sent/);
+		const second = await run();
+		expect(jobs() - before).toBe(1);
+		expect(second.output[0].json.error).toMatch(
+			/^Item 0 was not sent: an earlier run sent this document at about .+ and its answer was lost/,
+		);
+		expect(second.output[0].json.description).toMatch(/service's dashboard for a job/);
+		const resent = await run({ resendUnconfirmed: true });
+		expect(resent.output[0].json).toMatchObject({
+			id: expect.stringMatching(/^job_/),
+			status: 'done',
+		});
+		const reused = await run();
+		expect(reused.output[0].json).toMatchObject({
+			id: resent.output[0].json.id,
+			previouslySubmitted: true,
+		});
+		expect(jobs() - before).toBe(2);
+	});
+
 	test('an unknown job is a not-found error', async () => {
 		const { error } = await h.run(emu, job('get', { jobId: 'job_missing' }));
 		expect(error.message).toBe('Job "job_missing" was not found');

@@ -4,12 +4,12 @@ import { createHash } from 'crypto';
 
 import type { StreamedBlob } from '../documents/body';
 import type { DocumentInput } from '../documents/read';
-import { openDocument } from '../documents/read';
 import type { RecordKind } from '../service/client';
 import { classifyStatus } from '../shared/records';
 import { mayHaveCreated } from '../transport/errors';
 import type { WaitSettings } from '../waiting/wait';
 import type { Execution } from './execution';
+import { BoundedStore } from './store';
 
 /**
  * What a workflow node remembers of the documents it sent, so that a re-run does not pay twice.
@@ -20,6 +20,18 @@ import type { Execution } from './execution';
  *
  *  - "Skip Already Submitted Documents" (`submitted`): each document submitted and the task or
  *    job the service created for it. A document seen again is not sent: its task is returned.
+ *    A submission whose answer was lost after the document was sent (a reset, a 502 from a
+ *    gateway: the service may have created and charged a task whose ID the node never learnt) is
+ *    remembered too, with the time the answer was lost: a later run does not send that document
+ *    again (its item fails, saying how to look for the task) unless "Resend Unconfirmed
+ *    Documents" is on. Such a record does not expire: the time passed says nothing about whether
+ *    the service created the task, and an expiry would turn "may be charged twice" into silent
+ *    spending later. It goes when a resend is accepted (the new task is remembered), or with the
+ *    oldest entries. The task the lost send created is not looked for in the task list: the
+ *    service does not show which task came from which send (a task's filename and creation time
+ *    are "not shown"; where a service shows them, another submission of the same file name in
+ *    the same seconds — a team member, another workflow, another item — cannot be ruled out, and
+ *    reusing the wrong task would output another document's text as this one's).
  *  - Billed results held for the next run (`held`): a `/v1` document result (Markdown, text,
  *    extracted data) that the service billed in a run that then failed, so never reached the
  *    user. The next run of the node outputs it instead of sending the document again; a run that
@@ -28,13 +40,21 @@ import type { Execution } from './execution';
  * A key is the document's SHA-256, what was asked of it (operation and settings) and the account
  * (Base URL, API URL and a digest of the key: another account's task is never returned).
  *
+ * Both are kept in a BoundedStore (./store.ts): n8n observes static data through a Proxy, and a
+ * store costs a few accesses through it per document however much it remembers. A remembered
+ * submission is kept as a short JSON string (`[kind, id or null, time]`) rather than an object:
+ * n8n wraps every object of the static data in its own Proxy each time it loads a workflow.
+ *
  * Why not n8n's other stores: the deduplication helpers (`checkProcessedAndRecord`, behind the
  * Remove Duplicates node) record seen / not seen only, so the task or result the user paid for
  * could not be returned; data tables are reachable only from n8n's own Data Table and Evaluation
  * nodes (their proxy refuses other node types, checked in n8n 2.41).
  */
 
-/** Most documents remembered per node; the oldest are forgotten first. */
+/**
+ * Most documents remembered per node; the oldest are forgotten first, a tenth of them at a time
+ * (see ./store.ts).
+ */
 export const MEMORY_LIMIT = 10_000;
 
 /** Most JSON held for the next run per node (static data lives in n8n's database row). */
@@ -49,10 +69,47 @@ export const skipSubmittedOption: INodeProperties = {
 		'Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs.',
 };
 
+export const resendUnconfirmedOption: INodeProperties = {
+	displayName: 'Resend Unconfirmed Documents',
+	name: 'resendUnconfirmed',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to send again a document whose earlier submission may have been charged but whose answer was lost (a reset or a gateway error after sending). Off, its item fails and says how to look for the task. Only with Skip Submitted Documents on.',
+};
+
+/**
+ * A remembered submission: the task or job the service created, or — no `id` — a send whose
+ * answer was lost at `at` (the service may have created and charged it).
+ */
 interface Stored {
 	kind: RecordKind;
-	id: string;
+	id?: string;
 	at: number;
+}
+
+function encodeStored({ kind, id, at }: Stored): string {
+	return JSON.stringify([kind, id ?? null, at]);
+}
+
+function decodeStored(value: unknown): Stored | undefined {
+	if (typeof value !== 'string') return undefined;
+	try {
+		const [kind, id, at] = JSON.parse(value) as unknown[];
+		if ((kind !== 'task' && kind !== 'job') || typeof at !== 'number') return undefined;
+		if (typeof id === 'string') return { kind, id, at };
+		return id === null ? { kind, at } : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** An entry of the shape saved before issue 29 (`{ kind, id, at }`), as the store keeps it. */
+function convertStored(value: unknown): string | undefined {
+	const old = value as Partial<Stored> | null;
+	if (typeof old !== 'object' || old === null || typeof old.id !== 'string') return undefined;
+	if (old.kind !== 'task' && old.kind !== 'job') return undefined;
+	return encodeStored({ kind: old.kind, id: old.id, at: Number(old.at) || 0 });
 }
 
 interface Held {
@@ -60,7 +117,11 @@ interface Held {
 	at: number;
 }
 
-/** The memory key: the account, what was sent (operation and settings) and the document's SHA-256. */
+/**
+ * The memory key: the account, what was sent (operation and settings) and the document's SHA-256
+ * — the `digest` the check phase computed while reading the document, so the document is not
+ * read again for it.
+ */
 export async function submissionKey(
 	run: Execution,
 	itemIndex: number,
@@ -68,9 +129,7 @@ export async function submissionKey(
 	settings: IDataObject,
 	document: DocumentInput,
 ): Promise<string> {
-	const hash = createHash('sha256');
-	for await (const chunk of await openDocument(run.ctx, document)) hash.update(chunk);
-	const digest = hash.digest('hex');
+	const { digest } = document;
 	const account = await run.client.account(itemIndex);
 	const what = createHash('sha256')
 		.update(JSON.stringify([account, operation, settings]))
@@ -79,25 +138,51 @@ export async function submissionKey(
 	return `${operation}:${what}:${digest}`;
 }
 
-function area<T>(ctx: IExecuteFunctions, name: 'submitted' | 'held'): Record<string, T> {
-	const data = ctx.getWorkflowStaticData('node');
-	if (!data[name] || typeof data[name] !== 'object') data[name] = {};
-	return data[name] as Record<string, T>;
+/** The node's remembered submissions (Skip Submitted Documents). */
+function submittedStore(ctx: IExecuteFunctions) {
+	return new BoundedStore<string>(
+		ctx.getWorkflowStaticData('node'),
+		'submitted',
+		MEMORY_LIMIT,
+		convertStored,
+	);
+}
+
+function remembered(ctx: IExecuteFunctions, key: string): Stored | undefined {
+	return decodeStored(submittedStore(ctx).get(key));
+}
+
+function remember(ctx: IExecuteFunctions, key: string, stored: Stored) {
+	submittedStore(ctx).set(key, encodeStored(stored));
+}
+
+/** The node's held `/v1` results. */
+function heldStore(ctx: IExecuteFunctions) {
+	return new BoundedStore<Held>(ctx.getWorkflowStaticData('node'), 'held', MEMORY_LIMIT);
 }
 
 /**
- * Sets `key` as the newest entry (JavaScript objects keep string keys in insertion order, and
- * n8n's JSON round trip keeps that order) and forgets the oldest beyond `limit`: no sorting, so a
- * full memory costs a submission no more than an empty one.
+ * The item's error when an earlier run sent its document and lost the answer: nothing is sent,
+ * the user is told what may have been charged, how to look for it and how to send it anyway.
+ * The time is when the answer was lost: the service created the task, if it did, shortly before.
  */
-function putNewest<T>(entries: Record<string, T>, key: string, value: T, limit: number) {
-	delete entries[key];
-	entries[key] = value;
-	let excess = Object.keys(entries).length - limit;
-	for (const old in entries) {
-		if (excess-- <= 0) break;
-		delete entries[old];
-	}
+function unconfirmedError(run: Execution, itemIndex: number, earlier: Stored): NodeOperationError {
+	const when = new Date(earlier.at).toISOString();
+	const what = earlier.kind === 'task' ? 'task' : 'job';
+	const check =
+		earlier.kind === 'task'
+			? `list the tasks with Task → Get Many (or look in the service's dashboard) for one created shortly before ${when}; if it is there, get its result with Task → Get and its task ID`
+			: `look in the service's dashboard for a job created shortly before ${when}; if it is there, get its result with Job → Get and its job ID`;
+	const error = new NodeOperationError(
+		run.ctx.getNode(),
+		`Item ${itemIndex} was not sent: an earlier run sent this document at about ${when} and its answer was lost, so it may have been charged already`,
+		{
+			description: `The answer to that submission was lost after the document reached the service (a reset connection or a gateway error), so the service may have created a ${what} for it and charged its pages, although the node never learnt its ID. Sending the document again could charge it twice, so the node did not. To check: ${check}. To send this document again on purpose, turn on "Resend Unconfirmed Documents" in the node's options for one run; the new ${what} is then remembered.`,
+			itemIndex,
+		},
+	);
+	error.context.answerLostAt = when;
+	return error;
 }
 
 /** What another item of this execution that submits the same document learns of its outcome. */
@@ -106,9 +191,11 @@ type FirstOutcome = { id: string } | { refused: true } | { uncertain: number };
 /**
  * Runs `submit` unless the document was submitted before, or is being submitted by another item
  * of this execution (then returns the ID of that task or job). Remembers what `submit` created as
- * soon as the service accepted it. A second item with the same document sends it only when the
- * first one's submission was refused; when the first one's answer was lost (a task may exist),
- * it sends nothing and fails naming that item.
+ * soon as the service accepted it, and a send whose answer was lost as soon as that is known. A
+ * second item with the same document sends it only when the first one's submission was refused;
+ * when the first one's answer was lost (a task may exist), it sends nothing and fails naming that
+ * item. A document whose answer was lost in an earlier run is not sent (the item fails, see
+ * `unconfirmedError`) unless `resendUnconfirmed`.
  */
 async function submitOnce<T>(
 	run: Execution,
@@ -116,17 +203,18 @@ async function submitOnce<T>(
 	key: string,
 	kind: RecordKind,
 	submit: () => Promise<{ id: string; answer: T }>,
+	resendUnconfirmed: boolean,
 ): Promise<{ answer: T } | { earlierId: string; fromEarlierRun: boolean }> {
 	// In item order: of two items with the same document, the first one submits it.
 	const { ctx } = run;
 	await run.turn(itemIndex);
-	const earlier = area<Stored>(ctx, 'submitted')[key];
+	const earlier = remembered(ctx, key);
 	const pending = run.inFlightSubmissions as Map<string, Promise<FirstOutcome>>;
 	const first = pending.get(key);
-	if (earlier || first) {
+	if (earlier?.id !== undefined || first) {
 		// This item sends nothing (for now): the items after it need not wait for it.
 		run.passTurn(itemIndex);
-		if (earlier) return { earlierId: earlier.id, fromEarlierRun: true };
+		if (earlier?.id !== undefined) return { earlierId: earlier.id, fromEarlierRun: true };
 		const outcome = await first!;
 		if ('id' in outcome) return { earlierId: outcome.id, fromEarlierRun: false };
 		if ('uncertain' in outcome) {
@@ -140,27 +228,30 @@ async function submitOnce<T>(
 			);
 		}
 	}
+	if (earlier && !resendUnconfirmed) {
+		run.passTurn(itemIndex);
+		throw unconfirmedError(run, itemIndex, earlier);
+	}
 	const attempt = submit();
 	// What the items waiting on this one learn: the ID, or whether the service may have the
-	// document (then they must not send it) or refused it (then the next of them sends it).
+	// document (then they must not send it) or refused it (then the next of them sends it). A
+	// lost answer is remembered at once: the node's memory must outlive this run even if it fails.
 	pending.set(
 		key,
 		attempt.then(
 			(result): FirstOutcome => ({ id: result.id }),
 			(error: unknown): FirstOutcome => {
-				if (mayHaveCreated(error)) return { uncertain: itemIndex };
+				if (mayHaveCreated(error)) {
+					remember(ctx, key, { kind, at: Date.now() });
+					return { uncertain: itemIndex };
+				}
 				pending.delete(key);
 				return { refused: true };
 			},
 		),
 	);
 	const result = await attempt;
-	putNewest(
-		area<Stored>(ctx, 'submitted'),
-		key,
-		{ kind, id: result.id, at: Date.now() },
-		MEMORY_LIMIT,
-	);
+	remember(ctx, key, { kind, id: result.id, at: Date.now() });
 	return { answer: result.answer };
 }
 
@@ -179,6 +270,8 @@ export async function submitRemembered<T>(
 		key?: () => Promise<string>;
 		wait?: () => WaitSettings;
 		submit: () => Promise<{ id: string; answer: T }>;
+		/** Send a document whose answer was lost in an earlier run (Resend Unconfirmed Documents). */
+		resendUnconfirmed?: boolean;
 	},
 ): Promise<{ submitted: T } | { reused: IDataObject }> {
 	if (!options.key) return { submitted: (await options.submit()).answer };
@@ -186,7 +279,14 @@ export async function submitRemembered<T>(
 	const { kind, wait } = options;
 	const idField = kind === 'task' ? 'taskId' : 'id';
 	for (let attempt = 0; ; attempt++) {
-		const outcome = await submitOnce(run, itemIndex, key, kind, options.submit);
+		const outcome = await submitOnce(
+			run,
+			itemIndex,
+			key,
+			kind,
+			options.submit,
+			options.resendUnconfirmed === true,
+		);
 		if ('answer' in outcome) return { submitted: outcome.answer };
 		const id = outcome.earlierId;
 		// Without waiting, the ID is the answer, as it was when the document was sent: no read.
@@ -196,7 +296,7 @@ export async function submitRemembered<T>(
 		if (outcome.fromEarlierRun && attempt === 0) {
 			const current = await run.client.findRecord(itemIndex, kind, id);
 			if (current === undefined || classifyStatus(current.status) === 'failed') {
-				delete area<Stored>(run.ctx, 'submitted')[key];
+				submittedStore(run.ctx).delete(key);
 				continue;
 			}
 			if (classifyStatus(current.status) === 'done') return { reused: current };
@@ -207,7 +307,7 @@ export async function submitRemembered<T>(
 
 /** A `/v1` document result held for this node from a run that failed, if any, for `key`. */
 function heldResult(ctx: IExecuteFunctions, key: string): IDataObject | undefined {
-	return area<Held>(ctx, 'held')[key]?.json;
+	return heldStore(ctx).get(key)?.json;
 }
 
 /**
@@ -215,8 +315,7 @@ function heldResult(ctx: IExecuteFunctions, key: string): IDataObject | undefine
  * a node that never held anything leaves its static data untouched.
  */
 function anythingHeld(ctx: IExecuteFunctions): boolean {
-	const held = ctx.getWorkflowStaticData('node').held;
-	return typeof held === 'object' && held !== null && Object.keys(held).length > 0;
+	return heldStore(ctx).size > 0;
 }
 
 /**
@@ -228,13 +327,13 @@ export function holdResults(
 	results: Array<{ key: string; json: IDataObject }>,
 ): Set<string> {
 	if (results.length === 0) return new Set();
-	const held = area<Held>(ctx, 'held');
-	let bytes = JSON.stringify(held).length;
+	const held = heldStore(ctx);
+	let bytes = held.json().length;
 	const kept = new Set<string>();
 	for (const { key, json } of results) {
 		const size = JSON.stringify(json).length + key.length;
 		if (bytes + size > HELD_LIMIT_BYTES) continue;
-		putNewest(held, key, { json, at: Date.now() }, MEMORY_LIMIT);
+		held.set(key, { json, at: Date.now() });
 		bytes += size;
 		kept.add(key);
 	}
@@ -244,8 +343,8 @@ export function holdResults(
 /** Lets go of held results delivered by a run that succeeded. */
 export function releaseHeld(ctx: IExecuteFunctions, keys: Set<string>) {
 	if (keys.size === 0) return;
-	const held = area<Held>(ctx, 'held');
-	for (const key of keys) delete held[key];
+	const held = heldStore(ctx);
+	for (const key of keys) held.delete(key);
 }
 
 /**

@@ -10,8 +10,17 @@ export interface Submission {
 	kind: RecordKind;
 	/** Sends the document (in the item's turn) and returns what the service created. */
 	send: () => Promise<Accepted>;
-	/** With Skip Already Submitted Documents: what identifies the document and its settings. */
-	remember?: { operation: string; settings: IDataObject; document: DocumentInput };
+	/**
+	 * With Skip Already Submitted Documents: what identifies the document and its settings, and
+	 * whether a document whose answer was lost in an earlier run is sent again (Resend Unconfirmed
+	 * Documents).
+	 */
+	remember?: {
+		operation: string;
+		settings: IDataObject;
+		document: DocumentInput;
+		resendUnconfirmed?: boolean;
+	};
 	/** With Wait for Completion: the Wait Timeout, and when the record is expected to be done. */
 	wait?: { timeoutMs: number; expectedAfterMs?: (accepted?: Accepted) => number | undefined };
 	/** The item's output from the submission's answer and, when waited for, the finished record. */
@@ -48,6 +57,7 @@ export async function submitAndWait(
 					)
 			: undefined,
 		wait: wait ? () => waitSettings() : undefined,
+		resendUnconfirmed: remember?.resendUnconfirmed,
 		submit: async () => {
 			const accepted = await submission.send();
 			return { id: accepted.id, answer: accepted };

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { skipSubmittedOption } from '../../batch/memory';
+import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/memory';
 import { submitAndWait } from '../../batch/submit';
 import { v1Upload } from '../../documents/upload';
 import { waitTimeoutMs } from '../../waiting/wait';
@@ -40,7 +40,12 @@ const properties: INodeProperties[] = [
 	waitForCompletionField(
 		'Whether to wait until the job is finished and output it, or output the job ID right away',
 	),
-	optionsCollection(concurrencyOption, skipSubmittedOption, waitTimeoutOption),
+	optionsCollection(
+		concurrencyOption,
+		resendUnconfirmedOption,
+		skipSubmittedOption,
+		waitTimeoutOption,
+	),
 ];
 
 export const description = updateDisplayOptions(
@@ -86,7 +91,12 @@ export async function prepare(
 			kind: 'job',
 			send: async () => await run.createJob(itemIndex, body),
 			remember: options.skipSubmitted
-				? { operation: 'job', settings: { fields }, document }
+				? {
+						operation: 'job',
+						settings: { fields },
+						document,
+						resendUnconfirmed: options.resendUnconfirmed === true,
+					}
 				: undefined,
 			// The Wait Timeout runs from the moment the service accepted the job.
 			wait: wait ? { timeoutMs } : undefined,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { skipSubmittedOption } from '../../batch/memory';
+import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/memory';
 import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
@@ -64,7 +64,12 @@ const properties: INodeProperties[] = [
 		"Whether to wait until the text is recognized and output it. Turn off to output only the 'taskId' right away (then use Get, or the Document OCR Trigger).",
 	),
 	simplifyField,
-	optionsCollection(concurrencyOption, skipSubmittedOption, waitTimeoutOption),
+	optionsCollection(
+		concurrencyOption,
+		resendUnconfirmedOption,
+		skipSubmittedOption,
+		waitTimeoutOption,
+	),
 ];
 
 export const description = updateDisplayOptions(
@@ -97,7 +102,12 @@ export async function prepare(
 			kind: 'task',
 			send: async () => await run.submitTask(itemIndex, path, body),
 			remember: options.skipSubmitted
-				? { operation: 'task', settings: { provider, documentType }, document }
+				? {
+						operation: 'task',
+						settings: { provider, documentType },
+						document,
+						resendUnconfirmed: options.resendUnconfirmed === true,
+					}
 				: undefined,
 			// A sync task is usually finished when the submission returns: look at once.
 			wait: wait

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { skipSubmittedOption } from '../../batch/memory';
+import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/memory';
 import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
@@ -58,6 +58,7 @@ const properties: INodeProperties[] = [
 	),
 	optionsCollection(
 		concurrencyOption,
+		resendUnconfirmedOption,
 		skipSubmittedOption,
 		{
 			displayName: 'Formulas',
@@ -142,7 +143,14 @@ export async function prepare(
 		const json = await submitAndWait(run, itemIndex, {
 			kind: 'task',
 			send: async () => await run.submitTask(itemIndex, path, body),
-			remember: options.skipSubmitted ? { operation: 'v2', settings: fields, document } : undefined,
+			remember: options.skipSubmitted
+				? {
+						operation: 'v2',
+						settings: fields,
+						document,
+						resendUnconfirmed: options.resendUnconfirmed === true,
+					}
+				: undefined,
 			wait: wait ? { timeoutMs, expectedAfterMs } : undefined,
 			output: withBilling,
 		});
