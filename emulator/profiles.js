@@ -52,12 +52,14 @@ function optInFaults(h) {
 	if (h.echo > 0)
 		faults.push(
 			{ path: READS, kind: 'echo', probability: h.echo },
+			// The export answers a file: the echo comes as a download, or as JSON.
 			{
 				path: EXPORT,
 				kind: 'echo',
 				contentType: 'application/octet-stream',
 				probability: h.echo,
 			},
+			{ path: EXPORT, kind: 'echo', probability: h.echo / 2 },
 			{ path: SUBMISSIONS, method: 'POST', kind: 'echo', afterAct: true, probability: h.echo },
 		);
 	if (h.crossOriginRedirect > 0)
