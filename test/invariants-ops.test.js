@@ -12,19 +12,10 @@
  * (4 by default: the hostility in focus turns with the seed, so each family meets each one);
  * INVARIANT_OPS_ONLY runs the families whose name contains it (e.g. "export", "from url").
  */
-const { FAMILIES, INVARIANTS, opsRun, violationsOf } = require('./invariants-ops');
+const { FAMILIES, INVARIANTS, TITLES, opsRun, violationsOf } = require('./invariants-ops');
 
 const SEEDS = Number(process.env.INVARIANT_OPS_SEEDS || 4);
 const ONLY = process.env.INVARIANT_OPS_ONLY; // e.g. "export" or "markdown from url"
-
-const TITLES = {
-	key: 'the key appears in no output, binary, error, log line or request to another server',
-	billing: 'nothing is billed twice, also across a re-run (Skip Submitted Documents)',
-	deadline: 'every run ends by its deadline',
-	errors: 'every error names what failed and what was charged',
-	pairedItem: 'pairedItem on every output item',
-	answer: 'a read outputs only the task or job it asked for',
-};
 
 jest.setTimeout(60_000);
 
