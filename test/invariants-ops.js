@@ -373,7 +373,11 @@ function errorsOf(result) {
 			errors.push({
 				itemIndex: item.pairedItem?.item,
 				message: String(item.json.error ?? ''),
-				text: `${item.json.error}\n${item.json.description ?? ''}`,
+				// The ID fields the node puts on an error item (errorJson) name what was created.
+				text: `${item.json.error}\n${item.json.description ?? ''}\n${['taskId', 'id', 'jobId']
+					.filter((k) => item.json[k] !== undefined)
+					.map((k) => `${k}: ${item.json[k]}`)
+					.join(', ')}`,
 				where: `the error item of item ${item.pairedItem?.item}`,
 			});
 	return errors;
