@@ -452,9 +452,16 @@ async function checkRun({
 			);
 
 	// deadline.
+	const got = () =>
+		[...outcomesOf(result)]
+			.map(
+				([i, text]) =>
+					`item ${i}${describeItem && typeof i === 'number' ? ` (${describeItem(i)})` : ''}: ${text}`,
+			)
+			.join('; ');
 	if (result.overran)
 		v.deadline.push(
-			`${label}: still running ${budgetMs / 1000} s after it started (${budgetText}); it ended only when the test dropped its connections, after ${(result.ms / 1000).toFixed(1)} s`,
+			`${label}: still running ${budgetMs / 1000} s after it started (${budgetText}); it ended only when the test dropped its connections, after ${(result.ms / 1000).toFixed(1)} s, with ${got() || 'no output'}`,
 		);
 	else if (result.ms > budgetMs)
 		v.deadline.push(
