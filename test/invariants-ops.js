@@ -16,7 +16,8 @@
  *              Submitted Documents on; reads bill nothing;
  *   deadline   every run ends by its deadline: the URL fetch deadline (60 s, FETCH_TIMEOUT_MS in
  *              nodes/DocumentOcr/documents/url.ts) and the items' wait timeout, plus an allowance
- *              for the service's slow and rate-limited answers;
+ *              for the service's slow and rate-limited answers; and no task is read past its own
+ *              Wait Timeout (from the moment the service accepted it);
  *   errors     every error (the node's, or an error item) names what failed (the item, the URL or
  *              the task / job) and, for the operations that bill, what was charged: the ID or
  *              "charged / may have been created" when the service charged the item, a statement
@@ -51,6 +52,8 @@ const FETCH_DEADLINE_MS = 60_000;
 const REQUEST_ALLOWANCE_MS = 30_000;
 /** Wait Timeout of the operations that wait, in minutes (3 s). */
 const WAIT_TIMEOUT_MINUTES = 0.05;
+/** How long past its Wait Timeout a status read may still be answered (a slow answer, a 429). */
+const WAIT_ANSWER_ALLOWANCE_MS = 3_000;
 
 const SCHEMA = JSON.stringify({
 	type: 'object',
@@ -640,6 +643,23 @@ async function opsRun(
 			runs.push({ ms: result.ms, budgetMs });
 			const charges = chargesSince(emu, from);
 			const runLabel = rounds > 1 ? `${label}, ${round === 1 ? 'first run' : 're-run'}` : label;
+			// Each item's own wait: no status read of its task past the Wait Timeout from the moment
+			// the service accepted it (less the time an answer takes). The emulator logs task reads.
+			if (waits) {
+				const ended = Date.now();
+				for (const c of charges) {
+					const deadline = Date.parse(c.at) + WAIT_TIMEOUT_MINUTES * 60_000;
+					const late = emu
+						.stats()
+						.pollLog.filter((p) => p.taskId === c.taskId && p.at <= ended)
+						.map((p) => p.at - deadline)
+						.filter((ms) => ms > WAIT_ANSWER_ALLOWANCE_MS);
+					if (late.length)
+						v.deadline.push(
+							`${runLabel}: item ${itemOfCharge(tag, c)}'s task ${c.taskId} was still read ${Math.max(...late)} ms after its ${WAIT_TIMEOUT_MINUTES * 60} s Wait Timeout`,
+						);
+				}
+			}
 			for (const c of charges) {
 				const index = itemOfCharge(tag, c);
 				if (index < 0) {
