@@ -8,7 +8,7 @@ const http = require('node:http');
 const { EventEmitter } = require('node:events');
 const docs = require('./documents.js');
 const { Store } = require('./store.js');
-const { Faults } = require('./faults.js');
+const { Faults, WRONG_SHAPES } = require('./faults.js');
 const { WorkQueue } = require('./queue.js');
 const { WebhookSender } = require('./surfaces/webhooks.js');
 const { errorPayload } = require('./errors.js');
@@ -76,6 +76,10 @@ const DEFAULT_OPTIONS = {
 	// client in the account's list at start; `faults` rules added at start (see ./faults.js).
 	latency: null,
 	listShift: null,
+	// `otherOrigin`: a second listener, another origin (`emu.otherOriginUrl`), the target of the
+	// `redirect` fault: it records every request it gets (`emu.otherOriginLog`, headers included)
+	// and answers 403, as a server that is not the OCR service would.
+	otherOrigin: false,
 	backlog: 0,
 	faults: [],
 	dailyQuota: null, // submissions per key until reset()
@@ -143,6 +147,7 @@ class Emulator extends EventEmitter {
 			onRecord: (r) => this.emit('delivery', r),
 		});
 		for (const w of this.options.webhooks || []) this.webhooks.addEndpoint(w);
+		this.otherOriginLog = [];
 		this.resetStats();
 		if (this.options.backlog > 0) this.addFinishedTasks(this.options.backlog);
 	}
@@ -163,6 +168,12 @@ class Emulator extends EventEmitter {
 			await this.listen(api, this.options.apiPort);
 			this.apiUrl = this.urlOf(api);
 		}
+		if (this.options.otherOrigin) {
+			const other = http.createServer((req, res) => this.handleOtherOrigin(req, res));
+			this.servers.push(other);
+			await this.listen(other, 0);
+			this.otherOriginUrl = this.urlOf(other);
+		}
 		return this;
 	}
 
@@ -173,6 +184,29 @@ class Emulator extends EventEmitter {
 				server.off('error', reject);
 				resolve();
 			});
+		});
+	}
+
+	/** The other origin (option `otherOrigin`): records the request, answers 403. */
+	handleOtherOrigin(req, res) {
+		this.otherOriginLog.push({
+			method: req.method,
+			url: req.url,
+			headers: { ...req.headers },
+			at: Date.now(),
+		});
+		if (this.otherOriginLog.length > 1000) this.otherOriginLog.shift();
+		req.resume();
+		req.on('end', () => {
+			const body = JSON.stringify({
+				error: 'forbidden',
+				message: 'This server is not the OCR service',
+			});
+			res.writeHead(403, {
+				'content-type': 'application/json',
+				'content-length': Buffer.byteLength(body),
+			});
+			res.end(body);
 		});
 	}
 
@@ -219,6 +253,7 @@ class Emulator extends EventEmitter {
 		this.failNext = 0;
 		this.buckets.clear();
 		this.quotaUsed.clear();
+		this.otherOriginLog = [];
 		this.resetStats();
 		if (this.options.backlog > 0) this.addFinishedTasks(this.options.backlog);
 	}
@@ -495,6 +530,13 @@ class Emulator extends EventEmitter {
 			req.socket.destroy();
 			return;
 		}
+		if (ctx.replaceAnswer) {
+			// The service acted; what is in front of it answers something else (echo, wrongShape).
+			const fault = ctx.replaceAnswer;
+			ctx.replaceAnswer = null;
+			this._stats.lostResponses++;
+			return this.sendFault(ctx, fault);
+		}
 		if (ctx.actThenError) {
 			// The service acted; the gateway in front of it answers with an error page instead.
 			const fault = ctx.actThenError;
@@ -657,6 +699,8 @@ class Emulator extends EventEmitter {
 		if (terminal) {
 			if (terminal.kind === 'lostResponse') ctx.lost = true;
 			else if (terminal.kind === 'actThenError') ctx.actThenError = terminal;
+			else if (terminal.afterAct && (terminal.kind === 'echo' || terminal.kind === 'wrongShape'))
+				ctx.replaceAnswer = terminal;
 			else return this.sendFault(ctx, terminal);
 		}
 		// 2. auth: missing key -> invalid key -> banned -> scope
@@ -875,6 +919,36 @@ class Emulator extends EventEmitter {
 					{ 'content-type': r.contentType || 'application/json' },
 					typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? null),
 				);
+			case 'echo':
+				// A proxy or debug endpoint: the request as it arrived, every header included.
+				return this.send(
+					ctx,
+					Number(r.status) || 200,
+					{ 'content-type': r.contentType || 'application/json' },
+					JSON.stringify({
+						method: ctx.method,
+						path: ctx.rawPath,
+						headers: { ...ctx.req.headers },
+					}),
+				);
+			case 'redirect': {
+				if (!this.otherOriginUrl)
+					return this.sendError(ctx, 500, 'internal_error', 'redirect fault needs otherOrigin');
+				const target = `${this.otherOriginUrl}${ctx.req.url || '/'}`;
+				return this.send(ctx, Number(r.status) || 307, { location: target }, '');
+			}
+			case 'wrongShape': {
+				const names = Object.keys(WRONG_SHAPES);
+				const name = r.shape ?? names[Math.floor(this.hostility() * names.length)];
+				const shape = WRONG_SHAPES[name];
+				if (!shape) return this.sendError(ctx, 500, 'internal_error', `Unknown shape ${name}`);
+				return this.send(
+					ctx,
+					Number(r.status) || 200,
+					{ 'content-type': shape.contentType },
+					shape.body,
+				);
+			}
 			case 'truncatedJson':
 				return this.send(
 					ctx,

@@ -7,6 +7,14 @@
  *        | body (any answer: { status?, contentType?, body } — a string, or JSON for anything else)
  *        | actThenError (the request is handled — a task created and charged — and then answered
  *          with { status? } (502 by default) and a gateway's HTML page instead of the real answer)
+ *        | echo (a proxy or debug endpoint answering with the request it received — method, path
+ *          and every header, the Authorization header included: { status? (200), contentType? })
+ *        | redirect (a redirect to the same path at another origin, the emulator's second
+ *          listener `emu.otherOriginUrl` (option `otherOrigin: true`): { status? (307) })
+ *        | wrongShape (a 2xx whose body is not what the route answers: `{}`, `[]`, `null`, an HTML
+ *          page or a JSON string, drawn with the seeded PRNG unless { shape } names one)
+ * afterAct: with echo or wrongShape, the request is handled first (a submission created and
+ *           charged) and the answer then replaced, as actThenError does.
  * times: apply to the next N matching requests (default 1; unlimited when `every` or
  *        `probability` is given and `times` is not). every: fire on every k-th match.
  * probability: fire with that probability (seeded PRNG, option `seed`).
@@ -26,7 +34,22 @@ const FAULT_KINDS = [
 	'html',
 	'truncatedJson',
 	'body',
+	'echo',
+	'redirect',
+	'wrongShape',
 ];
+
+/** The bodies of a wrong-shaped 2xx (`wrongShape`), by name. */
+const WRONG_SHAPES = {
+	emptyObject: { contentType: 'application/json', body: '{}' },
+	array: { contentType: 'application/json', body: '[]' },
+	null: { contentType: 'application/json', body: 'null' },
+	html: {
+		contentType: 'text/html; charset=utf-8',
+		body: '<!doctype html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>',
+	},
+	string: { contentType: 'application/json', body: '"ok"' },
+};
 
 function normalisePath(p) {
 	if (p === undefined || p === null || p === '') return null;
@@ -114,4 +137,4 @@ class Faults {
 	}
 }
 
-module.exports = { Faults, FAULT_KINDS };
+module.exports = { Faults, FAULT_KINDS, WRONG_SHAPES };

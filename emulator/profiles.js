@@ -15,6 +15,15 @@
  *     connection after creation;
  *   - tasks finishing out of order (the default `completionOrder: 'random'`).
  *
+ * Off unless asked for in `hostile` (each a seeded probability per request, 0 by default):
+ *   - `echo`: an answer that echoes the request — method, path and every header, Authorization
+ *     included — as a proxy or debug endpoint would: on reads a 200 JSON (the export route: a
+ *     file, application/octet-stream), on submissions after the service acted and charged;
+ *   - `crossOriginRedirect`: reads (GET, DELETE) redirected (307) to the same path at another
+ *     origin, the emulator's second listener, which records what it is sent and answers 403;
+ *   - `wrongShape`: a 2xx of the wrong shape (`{}`, `[]`, `null`, an HTML page, a JSON string):
+ *     on reads instead of the answer, on submissions after the service acted and charged.
+ *
  * Every random choice comes from `seed`. `timeScale` multiplies every time (0.1 gives answers of
  * 50–500 ms for the engine tier). Pass any emulator option beside `profile` to override one part:
  *   startEmulator({ profile: 'hostile', seed: 7, timeScale: 0.1, listOrder: 'oldest' })
@@ -27,9 +36,49 @@ const HOSTILE = {
 	shiftTasks: [1, 20],
 	backlog: 2_000,
 	lostAfterAct: 0.03,
+	echo: 0,
+	crossOriginRedirect: 0,
+	wrongShape: 0,
 };
 
 const SUBMISSIONS = { regex: '^/(api/ocr|api/v2/ocr|v1/(markdown|ocr|extract|jobs))$' };
+/** The routes that read (GET) or delete: everything but the submissions and the export. */
+const READS = { regex: '^/(api/tasks|v1/jobs/)' };
+const EXPORT = { regex: '^/api/export/' };
+
+/** The opt-in parts of the hostile profile (`echo`, `crossOriginRedirect`, `wrongShape`). */
+function optInFaults(h) {
+	const faults = [];
+	if (h.echo > 0)
+		faults.push(
+			{ path: READS, kind: 'echo', probability: h.echo },
+			// The export answers a file: the echo comes as a download, or as JSON.
+			{
+				path: EXPORT,
+				kind: 'echo',
+				contentType: 'application/octet-stream',
+				probability: h.echo,
+			},
+			{ path: EXPORT, kind: 'echo', probability: h.echo / 2 },
+			{ path: SUBMISSIONS, method: 'POST', kind: 'echo', afterAct: true, probability: h.echo },
+		);
+	if (h.crossOriginRedirect > 0)
+		for (const method of ['GET', 'DELETE'])
+			for (const path of [READS, EXPORT])
+				faults.push({ path, method, kind: 'redirect', probability: h.crossOriginRedirect });
+	if (h.wrongShape > 0)
+		faults.push(
+			{ path: READS, method: 'GET', kind: 'wrongShape', probability: h.wrongShape },
+			{
+				path: SUBMISSIONS,
+				method: 'POST',
+				kind: 'wrongShape',
+				afterAct: true,
+				probability: h.wrongShape,
+			},
+		);
+	return faults;
+}
 
 /** The emulator options of the hostile profile (merged under the caller's own options). */
 function hostileOptions({ seed = 42, timeScale = 1, ...overrides } = {}) {
@@ -44,7 +93,9 @@ function hostileOptions({ seed = 42, timeScale = 1, ...overrides } = {}) {
 		faults: [
 			{ path: SUBMISSIONS, method: 'POST', kind: 'actThenError', probability: h.lostAfterAct },
 			{ path: SUBMISSIONS, method: 'POST', kind: 'lostResponse', probability: h.lostAfterAct },
+			...optInFaults(h),
 		],
+		...(h.crossOriginRedirect > 0 ? { otherOrigin: true } : {}),
 	};
 }
 

@@ -1080,6 +1080,58 @@ describe('hostile profile (opt-in): slow, rate-limited, shifting lists, backlog,
 		expect(emu.tasks).toHaveLength(1);
 		expect(emu.charges('acme')).toBe(1);
 	});
+
+	test('echo: the request answered back, Authorization included; after acting on a submission', async () => {
+		emu.fault({ method: 'GET', path: '/api/tasks/', kind: 'echo' });
+		const read = await call('GET', '/api/tasks/tsk_x');
+		expect(read.status).toBe(200);
+		expect(read.json).toMatchObject({ method: 'GET', path: '/api/tasks/tsk_x' });
+		expect(read.json.headers.authorization).toBe(`Bearer ${KEYS.full}`);
+		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'echo', afterAct: true });
+		const sent = await submit(docs.makePdf(['echoed']));
+		expect(sent.json.headers.authorization).toBe(`Bearer ${KEYS.full}`);
+		expect(emu.charges('acme')).toBe(1);
+	});
+
+	test('redirect: to the same path at another origin, which records what it is sent and answers 403', async () => {
+		hostile = await startEmulator({
+			profile: 'hostile',
+			timeScale: 0,
+			backlog: 0,
+			rateLimit: null,
+			hostile: { crossOriginRedirect: 1 },
+		});
+		expect(hostile.otherOriginUrl).not.toBe(hostile.url);
+		const r = await call('GET', '/api/tasks/tsk_x?a=1', { base: hostile.url });
+		expect(r.status).toBe(307);
+		expect(r.headers.location).toBe(`${hostile.otherOriginUrl}/api/tasks/tsk_x?a=1`);
+		const other = await call('GET', '/api/tasks/tsk_x', { base: hostile.otherOriginUrl });
+		expect(other.status).toBe(403);
+		expect(hostile.otherOriginLog.map((e) => e.headers.authorization)).toEqual([
+			`Bearer ${KEYS.full}`,
+		]);
+	});
+
+	test('wrongShape: a 2xx of {}, [], null, HTML or a string, seeded; the default profile has no such rule', async () => {
+		hostile = await startEmulator({
+			profile: 'hostile',
+			timeScale: 0,
+			backlog: 0,
+			rateLimit: null,
+			hostile: { wrongShape: 1, lostAfterAct: 0 },
+		});
+		const bodies = new Set();
+		for (let i = 0; i < 12; i++)
+			bodies.add((await call('GET', '/api/tasks', { base: hostile.url })).text);
+		expect(bodies.size).toBeGreaterThan(2);
+		for (const body of bodies)
+			expect(['{}', '[]', 'null', '"ok"']).toContain(body.startsWith('<') ? '{}' : body);
+		expect(
+			require('../emulator/profiles')
+				.hostileOptions({})
+				.faults.map((f) => f.kind),
+		).toEqual(['actThenError', 'lostResponse']);
+	});
 });
 
 // ---------------------------------------------------------------------------- stats and admin

@@ -1,0 +1,47 @@
+'use strict';
+/**
+ * Issue 29, the deadline of a URL document: a file server that sends its headers and then one
+ * byte every 200 ms forever (drip), or nothing at all (stall). The node's fetch deadline is 60 s
+ * (FETCH_TIMEOUT_MS in nodes/DocumentOcr/documents/url.ts, not settable from a test), so a run
+ * takes at least a minute: one run, item 0 dripping and item 1 stalling at once (the node fetches
+ * the items' files side by side), the others plain files, on one operation per seed
+ * (INVARIANT_DEADLINE_SEEDS, 1 by default: Convert to Markdown; the runs of several seeds one
+ * after the other, since the engine's credentials are shared by the runs of a process). Every
+ * invariant of `invariants-ops.js` is checked; a run still going 10 s past the deadline is ended by
+ * dropping the file server's connections, counted late, and its message says what each item got.
+ */
+const { FAMILIES, INVARIANTS, TITLES, opsRun, violationsOf } = require('./invariants-ops');
+
+const SEEDS = Number(process.env.INVARIANT_DEADLINE_SEEDS || 1);
+const OPERATIONS = ['markdown', 'recognize', 'extract', 'submit', 'jobCreate'];
+const MODES = ['drip', 'stall'];
+
+jest.setTimeout(60_000);
+
+describe.each(
+	Array.from({ length: SEEDS }, (_, i) => {
+		const family = FAMILIES.find(
+			(f) => f.source === 'url' && f.operation === OPERATIONS[i % OPERATIONS.length],
+		);
+		return [i + 1, family.label, family];
+	}),
+)('seed %i: %s, item 0 drips and item 1 stalls', (seed, _label, family) => {
+	let result;
+	beforeAll(async () => {
+		result = await opsRun(family, seed, {
+			urlModes: (i) => MODES[i] ?? 'plain',
+			allowanceMs: 10_000,
+			fileServer: { dripMs: 200 },
+		});
+	}, 300_000);
+
+	test.each(INVARIANTS.map((name) => [TITLES[name], name]))('%s', (_title, invariant) => {
+		const runs = result.runs.map(
+			(r) => `${(r.ms / 1000).toFixed(1)} s, deadline ${r.budgetMs / 1000} s`,
+		);
+		expect({ runs, violations: violationsOf([result], invariant) }).toEqual({
+			runs,
+			violations: [],
+		});
+	});
+});
