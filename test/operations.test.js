@@ -187,7 +187,9 @@ describe('Task → Delete', () => {
 		const { error } = await h.run(emu, h.task('delete', { taskId }), undefined, {
 			apiKey: 'ocr_test_submit_only',
 		});
-		expect(error.message).toBe('The API key lacks the "export" scope this operation needs');
+		expect(error.message).toMatch(
+			/^Task "tsk_\w+": The API key lacks the "export" scope this operation needs$/,
+		);
 		expect(error.httpCode).toBe('403');
 	});
 });

@@ -215,10 +215,26 @@ function adviceFor(code: string | undefined, status: number, ctx: ErrorContext):
 					description: `The node retried ${ctx.retries ?? 0} time(s). Try again later; if it persists, contact the service.`,
 				};
 	}
+	if (ctx.submission && processedThenFailed(status)) {
+		return {
+			message: `The OCR service could not process the document (HTTP ${status}${code ? `, ${code}` : ''}): its pages may have been charged`,
+			description:
+				'The service deducts pages before it processes a document, and refunds them only when it fails to create the task. Check the account balance or the task list before sending this document again.',
+		};
+	}
 	return {
 		message: `The OCR service rejected the request (HTTP ${status}${code ? `, ${code}` : ''})`,
-		description: 'Check the node parameters against the service documentation.',
+		description: `Check the node parameters against the service documentation.${notCharged}`,
 	};
+}
+
+/**
+ * A submission answered 422: the document was taken and could not be processed (the `/v1`
+ * surface's `ocr_failed`, say) — after the pages were deducted, since the service deducts before
+ * processing. Other 4xx refuse the request before anything is processed.
+ */
+function processedThenFailed(status: number): boolean {
+	return status === 422;
 }
 
 /** Whether `secret` is long enough to be one (shorter values are never treated as secrets). */
@@ -342,6 +358,14 @@ export function httpStatus(error: unknown): number | undefined {
 	return Number.isFinite(status) ? status : undefined;
 }
 
+/**
+ * The message with what the request was about (`Task "tsk_1"`) in front, when the message does
+ * not name it already: a read's error says which task or job failed.
+ */
+function about(ctx: ErrorContext, message: string): string {
+	return ctx.subject && !message.includes(ctx.subject) ? `${ctx.subject}: ${message}` : message;
+}
+
 /** Builds the error for an HTTP error answer. */
 export function serviceError(
 	node: INode,
@@ -356,7 +380,7 @@ export function serviceError(
 			: (info.code ?? codeForStatus(status));
 	const advice = adviceFor(code, status, ctx);
 	const detail = info.serviceMessage ? ` Service said: ${info.serviceMessage}` : '';
-	const message = redact(advice.message, ctx.secrets);
+	const message = redact(about(ctx, advice.message), ctx.secrets);
 	const description = redact(`${advice.description}${detail}`, ctx.secrets);
 	const errorBody: JsonObject = {
 		httpCode: String(status),
@@ -370,7 +394,11 @@ export function serviceError(
 		httpCode: String(status),
 		itemIndex: ctx.itemIndex,
 	});
-	if (ctx.submission && status >= 500 && code !== 'task_creation_failed')
+	if (
+		ctx.submission &&
+		(status >= 500 || processedThenFailed(status)) &&
+		code !== 'task_creation_failed'
+	)
 		error.context.mayHaveCreated = true;
 	return error;
 }
@@ -411,7 +439,7 @@ export function networkError(
 						? `The node retried ${ctx.retries ?? 0} time(s). Check that the service is up and that the credential's URL is right.`
 						: `Check the Base URL / API URL in the Document OCR API credential and that n8n can reach that host.${ctx.submission ? ' Nothing was sent, so nothing was charged.' : ''}`,
 				};
-	const message = redact(advice.message, ctx.secrets);
+	const message = redact(about(ctx, advice.message), ctx.secrets);
 	const description = redact(`${advice.description} (Error code: ${errorCode}.)`, ctx.secrets);
 	const error = new NodeApiError(
 		node,
