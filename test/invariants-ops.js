@@ -14,7 +14,7 @@
  *              to another origin or to the user's file server;
  *   billing    nothing is billed twice, also across a re-run in a production execution with Skip
  *              Submitted Documents on; reads bill nothing;
- *   deadline   every run ends by its deadline: the URL fetch deadline (60 s, FETCH_TIMEOUT_MS in
+ *   deadline   every run ends by its deadline: the URL fetch deadline (60 s, URL_FETCH in
  *              nodes/DocumentOcr/documents/url.ts) and the items' wait timeout, plus an allowance
  *              for the service's slow and rate-limited answers; and no task is read past its own
  *              Wait Timeout (from the moment the service accepted it);
@@ -46,7 +46,7 @@ const TITLES = {
 	answer: 'a read outputs only the task or job it asked for',
 };
 
-/** The URL fetch deadline of the node (nodes/DocumentOcr/documents/url.ts, not injectable). */
+/** The URL fetch deadline of the node (`URL_FETCH` in nodes/DocumentOcr/documents/url.ts). */
 const FETCH_DEADLINE_MS = 60_000;
 /** Time the hostile service's answers may add to a run: slow answers, 429s, read retries. */
 const REQUEST_ALLOWANCE_MS = 30_000;

@@ -24,8 +24,11 @@ import { DocumentScan } from './scan';
  * hold a token) and saying that nothing was charged.
  */
 
-/** How long a document URL may take to answer and send its whole file. */
-export const FETCH_TIMEOUT_MS = 60_000;
+/**
+ * How long a document URL may take to answer and send its whole file, read at every fetch. The
+ * engine-tier tests shorten it (a drip or a stall then costs them seconds, not a minute each).
+ */
+export const URL_FETCH = { timeoutMs: 60_000 };
 
 /** Redirects followed at most (a loop ends as an error). */
 const MAX_REDIRECTS = 5;
@@ -285,7 +288,7 @@ export async function fetchDocument(
 	keep: (size: number) => boolean,
 ): Promise<FetchedDocument> {
 	const url = parseUrl(ctx, itemIndex, rawUrl);
-	const deadline = new ReadDeadline(FETCH_TIMEOUT_MS, ctx.getExecutionCancelSignal());
+	const deadline = new ReadDeadline(URL_FETCH.timeoutMs, ctx.getExecutionCancelSignal());
 	try {
 		const response = await request(ctx, itemIndex, url, deadline, CHECKING);
 		const { headers } = response;
@@ -342,7 +345,7 @@ export async function* refetchDocument(
 			`It was ${formatBytes(size)} when the node checked it and is different now. Run the node again once the file stays the same.`,
 			SENDING,
 		);
-	const deadline = new ReadDeadline(FETCH_TIMEOUT_MS, ctx.getExecutionCancelSignal());
+	const deadline = new ReadDeadline(URL_FETCH.timeoutMs, ctx.getExecutionCancelSignal());
 	try {
 		const response = await request(ctx, itemIndex, url, deadline, SENDING);
 		const scan = new DocumentScan(() => false);
