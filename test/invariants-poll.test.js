@@ -6,7 +6,7 @@
  * page reads), the rate limit (429 with Retry-After), bursts of hundreds of tasks between polls and
  * a backlog at activation. The long variant is `test/reliability/hostile.rel.js`.
  */
-const { pollTriggerRun } = require('./invariants');
+const { pollTriggerRun, pollTriggerStormRun } = require('./invariants');
 
 const SEEDS = Number(process.env.INVARIANT_POLL_SEEDS || 6);
 
@@ -16,5 +16,17 @@ describe('the poll trigger on a hostile service: every task that finishes is emi
 	test.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i', async (seed) => {
 		const { twice, missing } = await pollTriggerRun(seed, { timeScale: 0.01 });
 		expect({ seed, twice, missing }).toEqual({ seed, twice: [], missing: [] });
+	});
+});
+
+describe('the poll trigger after a storm of submissions (a page of new tasks per page read, pages of 5): every task that finishes is emitted exactly once, within a few polls of its end', () => {
+	test.each([1, 2, 3])('seed %i', async (seed) => {
+		const run = await pollTriggerStormRun(seed);
+		// The figure of issue 29: tasks emitted after a storm, and the polls it took.
+		console.log(
+			`storm seed ${seed}: ${run.emitted} of ${run.expected} tasks emitted (${run.missing.length} missing, ${run.twice.length} twice), ${run.stormPolls} polls in the storm, ${run.pollsAfter} after it`,
+		);
+		expect({ seed, twice: run.twice, missing: run.missing }).toEqual({ seed, twice: [], missing: [] });
+		expect(run.pollsAfter).toBeLessThanOrEqual(10);
 	});
 });
