@@ -333,9 +333,12 @@ async function pollTriggerRun(seed, { timeScale, rounds = 8 }) {
  * trigger polls back to back through the storm; once it has ended and every task has finished, it
  * polls until its memory holds no gap and no followed task (at most `drainPolls`). Returns the
  * tasks emitted twice, those that finished after the activation and were never emitted, the
- * tasks of the run and the polls needed after the storm.
+ * tasks of the run, the polls needed after the storm and the trigger's Max Pages per Poll.
  */
-async function pollTriggerStormRun(seed, { timeScale = 0.02, stormMs = 60_000, drainPolls = 40 } = {}) {
+async function pollTriggerStormRun(
+	seed,
+	{ timeScale = 0.02, stormMs = 180_000, drainPolls = 40 } = {},
+) {
 	const { startEmulator } = require('../emulator');
 	const { startPollTrigger } = require('./harness');
 	const random = rng(seed);
@@ -352,18 +355,22 @@ async function pollTriggerStormRun(seed, { timeScale = 0.02, stormMs = 60_000, d
 	try {
 		for (let i = 0; i < 10; i++) emu.submitAsOtherClient('acme');
 		emu.pauseQueue();
+		const maxPages = 10 + Math.floor(random() * 20);
 		const trigger = startPollTrigger({
 			parameters: {
 				events: ['ocr.done', 'ocr.failed'],
 				includeTaskDetails: false,
-				options: { maxPages: 10 + Math.floor(random() * 20) },
+				options: { maxPages },
 			},
 			credentials: h.credentials(emu),
 		});
+		// The storm begins once the trigger is active (its first reading is the list as it was).
+		const shift = emu.options.listShift;
+		emu.options.listShift = null;
 		await trigger.poll();
+		emu.options.listShift = shift;
 		const before = new Set(emu.tasks.filter((t) => FINAL.has(t.status)).map((t) => t.taskId));
 		emu.resumeQueue();
-		const shift = emu.options.listShift;
 		const storming = () => Date.now() - (shift.startedAt ?? Date.now()) <= shift.forMs;
 		let stormPolls = 0;
 		while (storming() && stormPolls < 500) {
@@ -390,6 +397,7 @@ async function pollTriggerStormRun(seed, { timeScale = 0.02, stormMs = 60_000, d
 			emitted: seen.size,
 			stormPolls,
 			pollsAfter,
+			maxPages,
 		};
 	} finally {
 		await emu.close();

@@ -11,7 +11,8 @@ import { ServiceClient } from './service/client';
 import { EVENTS, eventsField, taskEventKey } from './trigger/events';
 import type { Finished, PageReader, PollSettings, TaskReader } from './trigger/poll-state';
 import { DEFAULT_SETTINGS, readState } from './trigger/poll-state';
-import { newestFinished, pollOnce } from './trigger/walk';
+import { newestFinished } from './trigger/sample';
+import { pollOnce } from './trigger/walk';
 
 /** Where the trigger's memory lives in the node's static data (n8n saves it with the workflow). */
 const STATE_KEY = 'taskPoll';
