@@ -39,6 +39,14 @@ export class Stretch {
 	/** The last task of the page read last: the deepest one, unless the list moved (see `stopped`). */
 	frontier?: string;
 
+	/** Cursors followed by a page that held no task of the stretch (taken as what followed them). */
+	private readonly unsure = new Set<string>();
+
+	/** The next page holds no task of the stretch: it is taken as what follows the cursor. */
+	guess() {
+		if (this.cursor !== undefined) this.unsure.add(this.cursor);
+	}
+
 	constructor(
 		/** The task the stretch's `depth` counts from (see Gap.top). */
 		readonly top?: string,
@@ -63,8 +71,8 @@ export class Stretch {
 	 * Stopped before page `page`: the gap below the cursor, with what finds the cursor again. A page
 	 * holding no task of the stretch is taken as what follows the cursor; if the list had moved by
 	 * more than a page plus the stretch during that one read, it held tasks new on top instead, and
-	 * a later page shows the stretch again with the deepest task at its end (the frontier). Both
-	 * then lead a gap: the one that was not the deepest meets known tasks at once and closes.
+	 * a later page shows the stretch again ending at that guessed-at cursor (the frontier). Both then
+	 * lead a gap: the one that was not the deepest meets known tasks at once and closes.
 	 */
 	stopped(page: number): Stop {
 		const top = this.top ?? this.ids[0];
@@ -76,8 +84,9 @@ export class Stretch {
 			return { page, after, ...found };
 		};
 		const gaps = [gapAfter(this.cursor)];
-		if (this.frontier !== undefined && this.frontier !== this.cursor)
-			gaps.push(gapAfter(this.frontier));
+		const frontier = this.frontier;
+		if (frontier !== undefined && frontier !== this.cursor && this.unsure.has(frontier))
+			gaps.push(gapAfter(frontier));
 		return { at: 'stopped', gaps };
 	}
 }
@@ -258,17 +267,21 @@ export class Walk {
 	 * the end of the list, or the end of the budget (`stopped`, leaving the gap below the cursor).
 	 */
 	async down(n: number, quiet: boolean, stretch: Stretch, evidence?: 'top' | 'end'): Promise<Stop> {
-		// Set after the first page was read again: the list moved meanwhile by an unknown number of
-		// tasks, so the next page counts as what follows the cursor only if it shows the stretch.
-		let reread = false;
+		// Whether a page holding no task of the stretch can be what follows the cursor: not after the
+		// first page was read again (the list moved meanwhile by an unknown number of tasks), nor
+		// when the page before ended above the cursor (the list moved faster than the reading; the
+		// page after it then lies above the stretch, among tasks new on top).
+		let unsure = false;
 		for (; ; n++) {
 			const page = await this.read(n);
 			if (!page) return stretch.stopped(n);
 			const ids = idsOf(page);
 			stretch.first ??= { n, ids };
 			const from = this.after(page, stretch);
-			if (reread && from === 0 && stretch.cursor !== undefined) return stretch.stopped(n);
-			reread = false;
+			if (from === 0 && stretch.cursor !== undefined) {
+				if (unsure) return stretch.stopped(n);
+				stretch.guess();
+			}
 			const taken = this.takePage(page, quiet, from, evidence, stretch);
 			quiet = taken.quiet;
 			if (ids.length > 0) stretch.frontier = ids[ids.length - 1];
@@ -277,6 +290,7 @@ export class Walk {
 				this.connect(n, ids);
 				return { at: 'known' };
 			}
+			unsure = ids.length > 0 && ids[ids.length - 1] !== stretch.cursor;
 			// Nothing below the cursor and the stretch's first page again: the list moved by whole
 			// pages, or the service answers every page with the first. Reading the first page again
 			// tells which, until a reading has ended the list on a later page.
@@ -291,7 +305,7 @@ export class Walk {
 					return { at: 'end', page: n, last: stretch.cursor };
 				}
 				this.honoursPage = true;
-				reread = true;
+				unsure = true;
 			}
 		}
 	}
@@ -338,6 +352,7 @@ export class Walk {
 			if (anchor >= 0) this.stretch.sawKnown = true;
 			stretch.first = { n, ids };
 			const recordAt = anchor < 0 ? 0 : this.after(page, stretch);
+			if (recordAt === 0) stretch.guess();
 			const { connects } = this.takePage(page, gap.baseline, recordAt, evidence, stretch);
 			if (ids.length > 0) stretch.frontier = ids[ids.length - 1];
 			if (this.pages.isLast(page, n)) return { at: 'end', page: n, last: stretch.cursor };

@@ -426,6 +426,23 @@ test('a page repeated because tasks were added while the first page was read aga
 });
 
 describe('a storm: a page of new tasks submitted after every page read, pages of 5 (issue 29, finding 8)', () => {
+	test('a storm faster than the reading (7 new tasks per read of 5): every task emitted once after it', async () => {
+		const svc = new FakeService();
+		svc.cap = 5;
+		svc.create(100, 'done');
+		const t = new Trigger(svc);
+		for (let i = 0; i < 3; i++) await t.poll();
+		let storm = true;
+		svc.afterPage = () => {
+			if (storm) svc.create(7, 'done');
+		};
+		for (let i = 0; i < 12; i++) await t.poll();
+		storm = false;
+		for (let i = 0; i < 60 && (i < 2 || t.state!.gaps.length > 0); i++) await t.poll();
+		const expected = svc.tasks.slice(100).map((task) => `ocr.done:${task.taskId}`);
+		expect(t.emitted.sort()).toEqual(expected.sort());
+	});
+
 	test.each([
 		[5, 20],
 		[5, 5],
