@@ -25,6 +25,11 @@ export interface Gap {
 	 */
 	top?: string;
 	depth?: number;
+	/**
+	 * Two gaps merged into one (more gaps than kept): the later one's task. Known tasks do not end
+	 * the gap before it is read past, so the stretch between the two and the later gap are read.
+	 */
+	through?: string;
 }
 
 export interface PollState {
@@ -57,7 +62,7 @@ export interface PollSettings {
 	maxChecks: number;
 	maxSeen: number;
 	maxPending: number;
-	/** Most gaps remembered (the deepest are given up beyond, with a warning). */
+	/** Most gaps remembered (beyond, the deepest are merged two by two into one; see Gap.through). */
 	maxGaps: number;
 	/** Whether the poll may send another request (its time budget); always, unless given. */
 	canRead?: () => boolean;
@@ -117,6 +122,7 @@ function readGap(value: unknown): Gap | undefined {
 		gap.top = g.top;
 		gap.depth = Math.floor(g.depth);
 	}
+	if (typeof g.through === 'string') gap.through = g.through;
 	return gap;
 }
 

@@ -39,6 +39,15 @@ export class Stretch {
 	/** The last task of the page read last: the deepest one, unless the list moved (see `stopped`). */
 	frontier?: string;
 
+	/** A task the stretch reads past before known tasks end it (a gap merged with the next one). */
+	through?: string;
+
+	/** Known tasks do not end the stretch yet: it has not read past `through`. */
+	goesOn() {
+		const through = this.through;
+		return through !== undefined && (!this.at.has(through) || this.cursor === through);
+	}
+
 	/** Cursors followed by a page that held no task of the stretch (taken as what followed them). */
 	private readonly unsure = new Set<string>();
 
@@ -81,7 +90,7 @@ export class Stretch {
 				top !== undefined && after !== undefined
 					? { top, depth: this.depthBefore + (this.at.get(after) ?? 0) }
 					: {};
-			return { page, after, ...found };
+			return { page, after, ...found, ...(this.goesOn() ? { through: this.through } : {}) };
 		};
 		const gaps = [gapAfter(this.cursor)];
 		const frontier = this.frontier;
@@ -286,7 +295,7 @@ export class Walk {
 			quiet = taken.quiet;
 			if (ids.length > 0) stretch.frontier = ids[ids.length - 1];
 			if (this.pages.isLast(page, n)) return { at: 'end', page: n, last: stretch.cursor };
-			if (taken.connects) {
+			if (taken.connects && !stretch.goesOn()) {
 				this.connect(n, ids);
 				return { at: 'known' };
 			}
@@ -321,6 +330,7 @@ export class Walk {
 		this.startStretch();
 		const stretch = new Stretch(gap.top ?? gap.after, gap.top ? (gap.depth ?? 0) : 0);
 		if (gap.after !== undefined) stretch.add(gap.after);
+		stretch.through = gap.through;
 		if (gap.after !== undefined && this.connectedAt[this.connectedAt.length - 1] === gap.after) {
 			this.stretch.sawKnown = true;
 			return await this.down(this.connectedPage + 1, gap.baseline, stretch, evidence);
@@ -356,7 +366,7 @@ export class Walk {
 			const { connects } = this.takePage(page, gap.baseline, recordAt, evidence, stretch);
 			if (ids.length > 0) stretch.frontier = ids[ids.length - 1];
 			if (this.pages.isLast(page, n)) return { at: 'end', page: n, last: stretch.cursor };
-			if (connects) {
+			if (connects && !stretch.goesOn()) {
 				this.connect(n, ids);
 				return { at: 'known' };
 			}

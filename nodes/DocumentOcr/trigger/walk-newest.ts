@@ -32,10 +32,17 @@ export async function walkNewest(walk: Walk, previous: PollState | undefined, ba
 		if (top.last !== undefined) state.end = { page: top.page, last: top.last };
 	} else {
 		// Gaps whose last task this reading passed (met before the page where it stopped) were read
-		// through.
-		const passed = (gap: Gap) =>
-			gap.after !== undefined && walk.met.has(gap.after) && !walk.connectedAt.includes(gap.after);
-		while (state.gaps.length > 0 && passed(state.gaps[0])) state.gaps.shift();
+		// through; of a merged gap, what lies past its later task is left, unless that was passed too.
+		const passed = (id: string | undefined) =>
+			id !== undefined && walk.met.has(id) && !walk.connectedAt.includes(id);
+		while (state.gaps.length > 0 && passed(state.gaps[0].after)) {
+			const { through, page, baseline: quiet } = state.gaps[0];
+			if (through !== undefined && !passed(through)) {
+				state.gaps[0] = { page, after: through, baseline: quiet };
+				break;
+			}
+			state.gaps.shift();
+		}
 		while (state.gaps.length > 0) {
 			const gap = state.gaps[0];
 			const stop = await walk.resume(gap);
@@ -69,7 +76,7 @@ export async function walkNewest(walk: Walk, previous: PollState | undefined, ba
 		if (stop.at === 'end' && stop.last !== undefined)
 			state.end = { page: stop.page, last: stop.last };
 	}
-	if (state.gaps.length > walk.settings.maxGaps) {
+	if (!mergeGaps(state.gaps, walk.settings.maxGaps)) {
 		walk.warnings.push(
 			`More than ${walk.settings.maxGaps} stretches of the task list are left unread: the deepest are given up. Poll more often, or raise Max Pages per Poll.`,
 		);
@@ -80,4 +87,20 @@ export async function walkNewest(walk: Walk, previous: PollState | undefined, ba
 			`Not all new tasks could be read in this poll (${walk.failure === undefined ? 'Max Pages per Poll, or its time, ran out' : 'a request failed'}); the next poll goes on where this one stopped.`,
 		);
 	return state;
+}
+
+/**
+ * More gaps than kept: the deepest two of the same kind (both from the first reading, or neither)
+ * become one that reads on past the later one's task (Gap.through) — the known stretch between
+ * them is read again, and nothing is given up. False when no two can be merged.
+ */
+function mergeGaps(gaps: Gap[], max: number): boolean {
+	while (gaps.length > max) {
+		let k = gaps.length - 2;
+		while (k >= 0 && gaps[k].baseline !== gaps[k + 1].baseline) k--;
+		if (k < 0) return false;
+		const [upper, lower] = [gaps[k], gaps[k + 1]];
+		gaps.splice(k, 2, { ...upper, through: lower.through ?? lower.after });
+	}
+	return true;
 }

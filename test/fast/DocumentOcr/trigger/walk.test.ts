@@ -426,6 +426,30 @@ test('a page repeated because tasks were added while the first page was read aga
 });
 
 describe('a storm: a page of new tasks submitted after every page read, pages of 5 (issue 29, finding 8)', () => {
+	test('a storm longer than the gaps kept (30 polls, Max Gaps 20): the deepest gaps are merged, not given up', async () => {
+		const svc = new FakeService();
+		svc.cap = 5;
+		svc.create(100, 'done');
+		const t = new Trigger(svc);
+		for (let i = 0; i < 3; i++) await t.poll();
+		let storm = true;
+		svc.afterPage = () => {
+			if (storm) svc.create(5, 'done');
+		};
+		let most = 0;
+		for (let i = 0; i < 30; i++) {
+			const { warnings } = await t.poll();
+			expect(warnings.join(' ')).not.toMatch(/given up/);
+			most = Math.max(most, t.state!.gaps.length);
+		}
+		expect(most).toBe(DEFAULT_SETTINGS.maxGaps);
+		storm = false;
+		for (let i = 0; i < 80 && (i < 2 || t.state!.gaps.length > 0); i++) await t.poll();
+		expect(t.state!.gaps).toEqual([]);
+		const expected = svc.tasks.slice(100).map((task) => `ocr.done:${task.taskId}`);
+		expect(t.emitted.sort()).toEqual(expected.sort());
+	});
+
 	test('a storm faster than the reading (7 new tasks per read of 5): every task emitted once after it', async () => {
 		const svc = new FakeService();
 		svc.cap = 5;
