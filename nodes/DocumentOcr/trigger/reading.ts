@@ -127,6 +127,9 @@ export class Walk {
 	/** The service is known to honour `page`: a reading ended the list on a page after the first. */
 	honoursPage: boolean;
 
+	/** The first page, read again in this poll, showed that the list moves (not that `page` is ignored). */
+	moved = false;
+
 	/** The list as this poll reads it: the last-page and repeated-page decisions (service/list.ts). */
 	readonly pages: ListWalk;
 
@@ -304,7 +307,7 @@ export class Walk {
 			// pages, or the service answers every page with the first. Reading the first page again
 			// tells which, until a reading has ended the list on a later page.
 			const repeats = from === page.records.length && n !== stretch.first.n;
-			if (repeats && !this.honoursPage && samePage(stretch.first.ids, ids)) {
+			if (repeats && !this.honoursPage && !this.moved && samePage(stretch.first.ids, ids)) {
 				const ignores = await this.pages.ignoresPage(stretch.first.n, ids);
 				if (ignores === undefined) return stretch.stopped(n + 1);
 				if (ignores) {
@@ -313,7 +316,9 @@ export class Walk {
 					);
 					return { at: 'end', page: n, last: stretch.cursor };
 				}
-				this.honoursPage = true;
+				// Not remembered beyond this poll: a service ignoring `page` whose first page changes
+				// meanwhile looks the same.
+				this.moved = true;
 				unsure = true;
 			}
 		}
