@@ -290,7 +290,7 @@ export class Walk {
 			const ids = idsOf(page);
 			stretch.first ??= { n, ids };
 			const from = this.after(page, stretch);
-			if (from === 0 && stretch.cursor !== undefined) {
+			if (from === 0 && ids.length > 0 && stretch.cursor !== undefined) {
 				if (unsure) return stretch.stopped(n);
 				stretch.guess();
 			}
