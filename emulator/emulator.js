@@ -71,8 +71,9 @@ const DEFAULT_OPTIONS = {
 	rateLimit: null, // { perSecond, burst? }
 	// Opt-in hostility (see ./profiles.js, which sets them all for `profile: 'hostile'`):
 	// `latency` { '<route name>' | '*': ms | [min, max] } before a request is handled;
-	// `listShift` { probability, tasks: n | [min, max], times? } tasks another client of the account
-	// submits right after a page of GET /api/tasks is answered; `backlog` finished tasks of that
+	// `listShift` { probability, tasks: n | [min, max], times?, forMs? } tasks another client of the
+	// account submits right after a page of GET /api/tasks is answered (`forMs`: only within that
+	// long after the first page answered with it, a storm); `backlog` finished tasks of that
 	// client in the account's list at start; `faults` rules added at start (see ./faults.js).
 	latency: null,
 	listShift: null,
@@ -761,6 +762,10 @@ class Emulator extends EventEmitter {
 		const shift = this.options.listShift;
 		if (!shift || !ctx.auth.account) return;
 		if (shift.times !== undefined && !(shift.times-- > 0)) return;
+		if (shift.forMs !== undefined) {
+			shift.startedAt ??= Date.now();
+			if (Date.now() - shift.startedAt > shift.forMs) return;
+		}
 		if (shift.probability != null && this.hostility() >= Number(shift.probability)) return;
 		const n = this.pick(shift.tasks ?? 1);
 		for (let i = 0; i < n; i++) this.submitAsOtherClient(ctx.auth.account.name);

@@ -9,6 +9,10 @@
  *   - another client of the same account (carol, a team member) submitting tasks while the node
  *     walks the task list: after a page of `GET /api/tasks` is answered, with `shiftProbability`,
  *     `shiftTasks` ([min, max]) new tasks are created, so the next page read is shifted;
+ *   - a storm (opt-in, `hostile: { storm: { tasks, ms, pageSize } }`): instead of the random
+ *     shifts, that client submits `tasks` new tasks after EVERY page of the list answered, for
+ *     `ms` (scaled) from the first page answered, while the service clamps the page size to
+ *     `pageSize` — so each page read meets a list moved by about a page;
  *   - a backlog: `backlog` finished tasks of that other client in the account's list at start;
  *   - answers lost after the service acted: on submissions, `lostAfterAct` of them are created
  *     and charged, then answered 502 (an HTML gateway page), and as many more lose their
@@ -84,11 +88,21 @@ function optInFaults(h) {
 function hostileOptions({ seed = 42, timeScale = 1, ...overrides } = {}) {
 	const h = { ...HOSTILE, ...(overrides.hostile || {}) };
 	const scale = (range) => range.map((ms) => Math.round(ms * timeScale));
+	const storm = h.storm
+		? {
+				listShift: {
+					probability: 1,
+					tasks: h.storm.tasks ?? 5,
+					forMs: Math.round((h.storm.ms ?? 60_000) * timeScale),
+				},
+				maxPageSize: h.storm.pageSize ?? 5,
+			}
+		: { listShift: { probability: h.shiftProbability, tasks: h.shiftTasks } };
 	return {
 		seed,
 		latency: { '*': scale(h.slowMs) },
 		rateLimit: h.rateLimit,
-		listShift: { probability: h.shiftProbability, tasks: h.shiftTasks },
+		...storm,
 		backlog: h.backlog,
 		faults: [
 			{ path: SUBMISSIONS, method: 'POST', kind: 'actThenError', probability: h.lostAfterAct },

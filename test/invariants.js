@@ -326,4 +326,82 @@ async function pollTriggerRun(seed, { timeScale, rounds = 8 }) {
 	}
 }
 
-module.exports = { scenario, checkInvariants, actionRun, pollTriggerRun, rng };
+/**
+ * The poll trigger under a storm of submissions (issue 29, finding 8): for `stormMs` (scaled),
+ * another client submits a page's worth of tasks (5) after every page of the list answered, on a
+ * service that clamps the page size to 5, so every walk meets a list moved by a page per read. The
+ * trigger polls back to back through the storm; once it has ended and every task has finished, it
+ * polls until its memory holds no gap and no followed task (at most `drainPolls`). Returns the
+ * tasks emitted twice, those that finished after the activation and were never emitted, the
+ * tasks of the run, the polls needed after the storm and the trigger's Max Pages per Poll.
+ */
+async function pollTriggerStormRun(
+	seed,
+	{ timeScale = 0.02, stormMs = 180_000, drainPolls = 40 } = {},
+) {
+	const { startEmulator } = require('../emulator');
+	const { startPollTrigger } = require('./harness');
+	const random = rng(seed);
+	const emu = await startEmulator({
+		profile: 'hostile',
+		seed,
+		timeScale,
+		hostile: { slowMs: [100, 500], storm: { tasks: 5, ms: stormMs, pageSize: 5 } },
+		backlog: 50 + Math.floor(random() * 200),
+		rateLimit: { perSecond: 200, burst: 20 },
+		workers: 4,
+		msPerPage: 10,
+	});
+	try {
+		for (let i = 0; i < 10; i++) emu.submitAsOtherClient('acme');
+		emu.pauseQueue();
+		const maxPages = 10 + Math.floor(random() * 20);
+		const trigger = startPollTrigger({
+			parameters: {
+				events: ['ocr.done', 'ocr.failed'],
+				includeTaskDetails: false,
+				options: { maxPages },
+			},
+			credentials: h.credentials(emu),
+		});
+		// The storm begins once the trigger is active (its first reading is the list as it was).
+		const shift = emu.options.listShift;
+		emu.options.listShift = null;
+		await trigger.poll();
+		emu.options.listShift = shift;
+		const before = new Set(emu.tasks.filter((t) => FINAL.has(t.status)).map((t) => t.taskId));
+		emu.resumeQueue();
+		const storming = () => Date.now() - (shift.startedAt ?? Date.now()) <= shift.forMs;
+		let stormPolls = 0;
+		while (storming() && stormPolls < 500) {
+			await trigger.poll();
+			stormPolls++;
+		}
+		emu.options.listShift = null;
+		await emu.waitFor(() => emu.tasks.every((t) => FINAL.has(t.status)), { timeoutMs: 120_000 });
+		let pollsAfter = 0;
+		for (; pollsAfter < drainPolls; pollsAfter++) {
+			const memory = trigger.memory()?.taskPoll;
+			if (pollsAfter > 1 && memory && memory.gaps.length === 0 && memory.pending.length === 0)
+				break;
+			emu.buckets.clear();
+			await trigger.poll();
+		}
+		const emitted = trigger.emitted.map((item) => item.taskId);
+		const seen = new Set(emitted);
+		const expected = emu.tasks.filter((t) => !before.has(t.taskId));
+		return {
+			twice: emitted.filter((id, i) => emitted.indexOf(id) !== i),
+			missing: expected.filter((t) => !seen.has(t.taskId)).map((t) => t.taskId),
+			expected: expected.length,
+			emitted: seen.size,
+			stormPolls,
+			pollsAfter,
+			maxPages,
+		};
+	} finally {
+		await emu.close();
+	}
+}
+
+module.exports = { scenario, checkInvariants, actionRun, pollTriggerRun, pollTriggerStormRun, rng };

@@ -41,7 +41,7 @@ async function settled(ids) {
 	for (const id of ids) await emu.waitForTask(id);
 }
 
-function start(parameters = {}, staticData) {
+function start(parameters = {}, staticData, pollBudgetMs) {
 	return startPollTrigger({
 		parameters: {
 			events: ['ocr.done', 'ocr.failed'],
@@ -51,6 +51,7 @@ function start(parameters = {}, staticData) {
 		},
 		credentials: h.credentials(emu),
 		staticData,
+		pollBudgetMs,
 	});
 }
 
@@ -331,6 +332,40 @@ describe('Document OCR Poll Trigger in the real engine (PollContext)', () => {
 		expect(items).toHaveLength(1);
 		expect(items[0].task.taskId).toBe(id);
 		expect(items[0].task.resultText).toMatch(/Invoice text here/);
+	});
+
+	test("Include Task Details reads the tasks within the poll's mark and time: a tick meanwhile starts nothing, what the time does not reach is emitted without details, marked (issue 29, finding 10)", async () => {
+		// n8n grants the poll 10 s (the least the trigger takes); each task read takes 2 s.
+		const trigger = start({ includeTaskDetails: true }, undefined, 10_000);
+		await trigger.poll();
+		const ids = await submit(6);
+		await settled(ids);
+		emu.options.latency = { 'GET /api/tasks/:id': 2_000 };
+		const started = Date.now();
+		const polling = trigger.poll();
+		await new Promise((resolve) => setTimeout(resolve, 1_000));
+		const tick = await trigger.poll(); // while the first poll reads the tasks
+		const { items } = await polling;
+		const seconds = (Date.now() - started) / 1000;
+		expect(tick).toEqual({ items: [], emitted: false });
+		expect(
+			h
+				.secretsLog()
+				.some((l) => /previous poll is still running; this tick is skipped/.test(l.text)),
+		).toBe(true);
+		expect(seconds).toBeLessThan(10);
+		expect(new Set(items.map((i) => i.taskId))).toEqual(new Set(ids));
+		const withDetails = items.filter((i) => i.task);
+		const marked = items.filter((i) =>
+			/^Not fetched: the poll's time ran out/.test(i.taskDetailsError),
+		);
+		expect(withDetails.length).toBeGreaterThan(0);
+		expect(marked.length).toBeGreaterThan(0);
+		// A read the poll's end cuts short reports its own error, as a failed read does.
+		expect(items.every((i) => i.task || typeof i.taskDetailsError === 'string')).toBe(true);
+		// Reported once: the next poll emits nothing again.
+		emu.options.latency = null;
+		expect((await trigger.poll()).emitted).toBe(false);
 	});
 
 	test('manual test run: the newest finished task as a sample, memory untouched', async () => {

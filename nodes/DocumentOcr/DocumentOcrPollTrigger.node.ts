@@ -11,7 +11,8 @@ import { ServiceClient } from './service/client';
 import { EVENTS, eventsField, taskEventKey } from './trigger/events';
 import type { Finished, PageReader, PollSettings, TaskReader } from './trigger/poll-state';
 import { DEFAULT_SETTINGS, readState } from './trigger/poll-state';
-import { newestFinished, pollOnce } from './trigger/walk';
+import { newestFinished } from './trigger/sample';
+import { pollOnce } from './trigger/walk';
 
 /** Where the trigger's memory lives in the node's static data (n8n saves it with the workflow). */
 const STATE_KEY = 'taskPoll';
@@ -80,7 +81,7 @@ export class DocumentOcrPollTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					"Whether to also fetch each task (its recognized text and 'metadata'), so the workflow needs no extra Get step. A failed fetch is reported in the output ('taskDetailsError').",
+					"Whether to also fetch each task (its recognized text and 'metadata'), so the workflow needs no extra Get step. A failed fetch, or a task the poll's time does not reach, is reported in the output ('taskDetailsError').",
 			},
 			{
 				displayName: 'Options',
@@ -135,26 +136,51 @@ export class DocumentOcrPollTrigger implements INodeType {
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const settings = pollSettings(this);
-		const includeDetails = this.getNodeParameter('includeTaskDetails', false) as boolean;
-		const found = await findFinished(this, settings);
-		if (found === null || found.length === 0) return null;
-		const items: IDataObject[] = [];
-		for (const finished of found) {
-			const output: IDataObject = {
-				event: finished.event,
-				taskId: finished.taskId,
-				status: finished.status,
-				dedupeKey: taskEventKey(finished.event, finished.taskId),
-			};
-			// Reported, not swallowed: the task was reported once and is not read again.
-			if (includeDetails) {
-				const details = await ServiceClient.taskDetails(this, finished.taskId, DETAILS_TIMEOUT_MS);
-				Object.assign(output, details);
-			}
-			items.push(output);
-		}
+		const items = await findFinished(this, settings);
+		if (items === null || items.length === 0) return null;
 		return [this.helpers.returnJsonArray(items)];
 	}
+}
+
+/** What a task finished without details says when the poll's time ran out before it was read. */
+const DETAILS_NOT_FETCHED =
+	"Not fetched: the poll's time ran out before this task could be read (read it with the Document OCR node's Task → Get, by its taskId)";
+
+/**
+ * The items of the finished tasks. With Include Task Details, each task is read here — inside the
+ * one-poll-at-a-time mark and the poll's time, so a tick meanwhile starts nothing and the poll ends
+ * within its budget; a task the time does not reach is emitted without its details and says so
+ * (`taskDetailsError`), as a failed read does: the event is reported once, and not held back.
+ */
+async function itemsOf(
+	ctx: IPollFunctions,
+	found: Finished[],
+	settings: ReturnType<typeof pollSettings>,
+): Promise<IDataObject[]> {
+	const includeDetails = ctx.getNodeParameter('includeTaskDetails', false) as boolean;
+	const items: IDataObject[] = [];
+	for (const finished of found) {
+		const output: IDataObject = {
+			event: finished.event,
+			taskId: finished.taskId,
+			status: finished.status,
+			dedupeKey: taskEventKey(finished.event, finished.taskId),
+		};
+		if (includeDetails) {
+			const left = settings.deadline - DEADLINE_MARGIN_MS - Date.now();
+			const details =
+				left > 0
+					? await ServiceClient.taskDetails(
+							ctx,
+							finished.taskId,
+							Math.min(DETAILS_TIMEOUT_MS, left),
+						)
+					: { taskDetailsError: DETAILS_NOT_FETCHED };
+			Object.assign(output, details);
+		}
+		items.push(output);
+	}
+	return items;
 }
 
 /** The poll's settings from the node's parameters, with the page size and the poll's deadline. */
@@ -182,13 +208,13 @@ function pollSettings(ctx: IPollFunctions) {
 }
 
 /**
- * The tasks that finished since the previous poll (null: a poll is already under way). A manual
- * test run shows the latest finished task as a sample and changes no memory.
+ * The items of the tasks that finished since the previous poll (null: a poll is already under
+ * way). A manual test run shows the latest finished task as a sample and changes no memory.
  */
 async function findFinished(
 	ctx: IPollFunctions,
 	settings: ReturnType<typeof pollSettings>,
-): Promise<Finished[] | null> {
+): Promise<IDataObject[] | null> {
 	const { pageSize, deadline } = settings;
 	const client = pollClient(ctx);
 	const readPage: PageReader = async (page) =>
@@ -200,7 +226,7 @@ async function findFinished(
 		try {
 			const sampling = { ...settings, maxPages: Math.min(settings.maxPages, 5) };
 			const sample = await newestFinished(sampling, readPage);
-			return sample ? [sample] : [];
+			return await itemsOf(ctx, sample ? [sample] : [], settings);
 		} catch (error) {
 			throw pollFailed(ctx, error, false);
 		}
@@ -216,7 +242,8 @@ async function findFinished(
 	}
 	mark(ctx, POLL_UNDER_WAY, deadline);
 	try {
-		return await pollAndKeep(ctx, settings, readPage, readTask);
+		const found = await pollAndKeep(ctx, settings, readPage, readTask);
+		return await itemsOf(ctx, found, settings);
 	} finally {
 		mark(ctx, POLL_UNDER_WAY, undefined);
 	}

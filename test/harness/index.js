@@ -296,7 +296,7 @@ function packageNode(id, name, type, parameters) {
  * activation is 'activate'. `poll({ mode })`: 'trigger' (default) or 'manual'.
  * Returns { items, error } per poll; `emitted` collects every emitted item.
  */
-function startPollTrigger({ parameters, credentials, staticData = {} }) {
+function startPollTrigger({ parameters, credentials, staticData = {}, pollBudgetMs }) {
 	const { credentialsHelper, nodeTypes } = engine;
 	credentialsHelper.credentials = { ...credentialsHelper.credentials, documentOcrApi: credentials };
 	secrets.register(credentials?.apiKey);
@@ -346,8 +346,22 @@ function startPollTrigger({ parameters, credentials, staticData = {} }) {
 			const { workflow } = trigger;
 			// As n8n does: one context per activation, polled with on every tick; a manual test run
 			// gets one of its own.
+			// `pollBudgetMs`: the time n8n grants one poll (getPollBudgetMs), when a test sets one.
+			const budget = pollBudgetMs === undefined ? undefined : () => pollBudgetMs;
 			const fresh = () =>
-				new core.PollContext(workflow, node, additionalData, mode, trigger.activation);
+				new core.PollContext(
+					workflow,
+					node,
+					additionalData,
+					mode,
+					trigger.activation,
+					undefined,
+					undefined,
+					undefined,
+					undefined,
+					undefined,
+					budget,
+				);
 			if (mode !== 'manual' && trigger.context?.workflow !== workflow) trigger.context = fresh();
 			const context = mode === 'manual' ? fresh() : trigger.context;
 			try {

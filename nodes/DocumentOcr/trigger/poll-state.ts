@@ -19,6 +19,17 @@ export interface Gap {
 	after?: string;
 	/** The tasks below were listed before the trigger started: followed if unfinished, not emitted. */
 	baseline: boolean;
+	/**
+	 * A task read above `after` in the same stretch, and how many tasks lie from it down to `after`:
+	 * new tasks are listed above both, so where a later poll meets this one tells where `after` is.
+	 */
+	top?: string;
+	depth?: number;
+	/**
+	 * Two gaps merged into one (more gaps than kept): the later one's task. Known tasks do not end
+	 * the gap before it is read past, so the stretch between the two and the later gap are read.
+	 */
+	through?: string;
 }
 
 export interface PollState {
@@ -38,6 +49,8 @@ export interface PollState {
 	end?: { page: number; last: string };
 	/** New tasks appeared where the setting says: the other end is no longer looked at. */
 	orderConfirmed?: boolean;
+	/** A reading ended the list on a page after the first: the service honours `page`. */
+	honoursPage?: boolean;
 }
 
 export interface PollSettings {
@@ -49,7 +62,7 @@ export interface PollSettings {
 	maxChecks: number;
 	maxSeen: number;
 	maxPending: number;
-	/** Most gaps remembered (the deepest are given up beyond, with a warning). */
+	/** Most gaps remembered (beyond, the deepest are merged two by two into one; see Gap.through). */
 	maxGaps: number;
 	/** Whether the poll may send another request (its time budget); always, unless given. */
 	canRead?: () => boolean;
@@ -100,11 +113,17 @@ function readGap(value: unknown): Gap | undefined {
 	if (typeof value !== 'object' || value === null) return undefined;
 	const g = value as Partial<Gap>;
 	if (typeof g.page !== 'number' || g.page < 1) return undefined;
-	return {
+	const gap: Gap = {
 		page: Math.floor(g.page),
 		after: typeof g.after === 'string' ? g.after : undefined,
 		baseline: g.baseline === true,
 	};
+	if (typeof g.top === 'string' && typeof g.depth === 'number' && g.depth >= 0) {
+		gap.top = g.top;
+		gap.depth = Math.floor(g.depth);
+	}
+	if (typeof g.through === 'string') gap.through = g.through;
+	return gap;
 }
 
 /** The stored state, if it is one this version understands (v1 is carried over); else none. */
@@ -122,6 +141,7 @@ export function readState(value: unknown): PollState | undefined {
 	if (end && typeof end.page === 'number' && typeof end.last === 'string')
 		state.end = { page: Math.max(1, Math.floor(end.page)), last: end.last };
 	if (s.orderConfirmed === true) state.orderConfirmed = true;
+	if (s.honoursPage === true) state.honoursPage = true;
 	return state;
 }
 

@@ -7,7 +7,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { unwrapList } from '../../../../nodes/DocumentOcr/shared/records';
 import type { PollSettings, PollState } from '../../../../nodes/DocumentOcr/trigger/poll-state';
 import { DEFAULT_SETTINGS, readState } from '../../../../nodes/DocumentOcr/trigger/poll-state';
-import { newestFinished, pollOnce } from '../../../../nodes/DocumentOcr/trigger/walk';
+import { newestFinished } from '../../../../nodes/DocumentOcr/trigger/sample';
+import { pollOnce } from '../../../../nodes/DocumentOcr/trigger/walk';
 
 type Shape = 'array' | 'items' | 'data' | 'tasks';
 
@@ -369,7 +370,10 @@ describe('a failed poll keeps what it learnt', () => {
 		const first = await t.poll();
 		expect(first.baseline).toBe(true);
 		expect(first.failure).toBeDefined();
-		expect(t.state?.gaps).toEqual([{ page: 2, after: expect.any(String), baseline: true }]);
+		// The gap also names the first task of its stretch and how deep below it the gap begins.
+		expect(t.state?.gaps).toEqual([
+			{ page: 2, after: expect.any(String), baseline: true, top: 't46', depth: 19 },
+		]);
 		const fresh = svc.create(2, 'done');
 		svc.finish(waiting);
 		await t.poll();
@@ -419,6 +423,92 @@ test('a page repeated because tasks were added while the first page was read aga
 	svc.afterPage = undefined;
 	for (let i = 0; i < 3; i++) await t.poll();
 	expect(t.emitted.sort()).toEqual([...ids, ...extra].map((id) => `ocr.done:${id}`).sort());
+});
+
+describe('a storm: a page of new tasks submitted after every page read, pages of 5 (issue 29, finding 8)', () => {
+	test('a storm longer than the gaps kept (30 polls, Max Gaps 20): the deepest gaps are merged, not given up', async () => {
+		const svc = new FakeService();
+		svc.cap = 5;
+		svc.create(100, 'done');
+		const t = new Trigger(svc);
+		for (let i = 0; i < 3; i++) await t.poll();
+		let storm = true;
+		svc.afterPage = () => {
+			if (storm) svc.create(5, 'done');
+		};
+		let most = 0;
+		for (let i = 0; i < 30; i++) {
+			const { warnings } = await t.poll();
+			expect(warnings.join(' ')).not.toMatch(/given up/);
+			most = Math.max(most, t.state!.gaps.length);
+		}
+		expect(most).toBe(DEFAULT_SETTINGS.maxGaps);
+		storm = false;
+		for (let i = 0; i < 80 && (i < 2 || t.state!.gaps.length > 0); i++) await t.poll();
+		expect(t.state!.gaps).toEqual([]);
+		const expected = svc.tasks.slice(100).map((task) => `ocr.done:${task.taskId}`);
+		expect(t.emitted.sort()).toEqual(expected.sort());
+	});
+
+	test('a storm faster than the reading (7 new tasks per read of 5): every task emitted once after it', async () => {
+		const svc = new FakeService();
+		svc.cap = 5;
+		svc.create(100, 'done');
+		const t = new Trigger(svc);
+		for (let i = 0; i < 3; i++) await t.poll();
+		let storm = true;
+		svc.afterPage = () => {
+			if (storm) svc.create(7, 'done');
+		};
+		for (let i = 0; i < 12; i++) await t.poll();
+		storm = false;
+		for (let i = 0; i < 60 && (i < 2 || t.state!.gaps.length > 0); i++) await t.poll();
+		const expected = svc.tasks.slice(100).map((task) => `ocr.done:${task.taskId}`);
+		expect(t.emitted.sort()).toEqual(expected.sort());
+	});
+
+	test.each([
+		[5, 20],
+		[5, 5],
+		[4, 50],
+		[3, 10],
+	])(
+		'%i new tasks per read, %i pages per poll: every task that finishes is emitted once, within the polls reading the storm takes',
+		async (perRead, maxPages) => {
+			const svc = new FakeService();
+			svc.cap = 5;
+			svc.create(100, 'done');
+			const t = new Trigger(svc, { ...DEFAULT_SETTINGS, maxPages });
+			let storm = false;
+			let turn = 0;
+			svc.afterPage = () => {
+				if (storm) svc.create(perRead);
+				// Tasks finish out of order while the list is read.
+				for (const task of svc.tasks)
+					if (task.status === 'queued' && (task.seq * 7 + ++turn) % 13 === 0) task.status = 'done';
+			};
+			for (let i = 0; i < 3; i++) await t.poll(); // the first reading of the 100 tasks
+			expect(t.emitted).toEqual([]);
+			storm = true;
+			for (let i = 0; i < 12; i++) await t.poll();
+			storm = false;
+			for (const task of svc.tasks) if (task.status === 'queued') task.status = 'done';
+			const stormTasks = svc.tasks.length - 100;
+			let after = 0;
+			while (
+				after < 200 &&
+				(after < 2 || t.state!.gaps.length > 0 || t.state!.pending.length > 0)
+			) {
+				await t.poll();
+				after++;
+			}
+			const expected = svc.tasks.slice(100).map((task) => `ocr.done:${task.taskId}`);
+			expect(t.emitted.sort()).toEqual(expected.sort());
+			// What the storm added is read once, a poll's pages at a time; each poll also reads the top
+			// and finds where a gap goes on, so at most twice that, and a few polls more.
+			expect(after).toBeLessThanOrEqual(2 * Math.ceil(stormTasks / 5 / maxPages) + 3);
+		},
+	);
 });
 
 describe('a backlog on a rate-limiting service is worked off over several polls (finding 4)', () => {
