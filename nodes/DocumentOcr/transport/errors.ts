@@ -39,19 +39,6 @@ interface Advice {
 	description: string;
 }
 
-export const KNOWN_CODES = [
-	'missing_api_key',
-	'invalid_api_key',
-	'user_banned',
-	'insufficient_scope',
-	'insufficient_pages',
-	'not_found',
-	'payload_too_large',
-	'unsupported_media_type',
-	'rate_limited',
-	'daily_quota_exceeded',
-] as const;
-
 const MAX_SERVICE_MESSAGE = 300;
 
 function str(value: unknown): string | undefined {
@@ -144,7 +131,11 @@ function codeForStatus(status: number): string | undefined {
  */
 type Said = { ctx: ErrorContext; subject: string; notCharged: string };
 
-const ADVICE: Record<string, (said: Said) => Advice> = {
+/**
+ * Every service error code the node knows, with what it tells the user. The one list of codes:
+ * KNOWN_CODES (the codes a plain-text body is searched for) is read from it.
+ */
+const ADVICE = {
 	missing_api_key: () => ({
 		message: 'No API key was sent to the OCR service',
 		description:
@@ -196,13 +187,21 @@ const ADVICE: Record<string, (said: Said) => Advice> = {
 		message: "The account's daily quota of the OCR service is used up",
 		description: `No more requests are accepted today; the node does not retry. Run the workflow again after the quota resets.${notCharged}`,
 	}),
-};
+} satisfies Record<string, (said: Said) => Advice>;
+
+export type KnownCode = keyof typeof ADVICE;
+
+/** The codes ADVICE knows: a plain-text body that names one anywhere is read as that code. */
+export const KNOWN_CODES = Object.keys(ADVICE) as KnownCode[];
+
+function isKnownCode(code: string): code is KnownCode {
+	return Object.prototype.hasOwnProperty.call(ADVICE, code);
+}
 
 function adviceFor(code: string | undefined, status: number, ctx: ErrorContext): Advice {
 	const subject = ctx.subject ?? 'The requested item';
 	const notCharged = ctx.submission ? ' Nothing was charged for this document.' : '';
-	const known = code === undefined ? undefined : ADVICE[code];
-	if (known) return known({ ctx, subject, notCharged });
+	if (code !== undefined && isKnownCode(code)) return ADVICE[code]({ ctx, subject, notCharged });
 	if (status >= 500) {
 		return ctx.submission
 			? {

@@ -30,6 +30,7 @@ const STATUS: Record<(typeof KNOWN_CODES)[number], number> = {
 	payload_too_large: 413,
 	unsupported_media_type: 415,
 	rate_limited: 429,
+	task_creation_failed: 500,
 	daily_quota_exceeded: 429,
 };
 
@@ -47,6 +48,10 @@ describe('error bodies of every plausible shape', () => {
 			code: 'insufficient_pages',
 			serviceMessage: 'No pages left',
 		});
+	});
+
+	test.each(KNOWN_CODES)('a plain text that names %s anywhere is read as that code', (code) => {
+		expect(parseServiceError(`Upstream said ${code} for this request`).code).toBe(code);
 	});
 
 	test('an HTML page from a proxy keeps its heading only', () => {
@@ -77,6 +82,12 @@ const CODES: Array<[string, number, RegExp, RegExp]> = [
 		/throttling requests/,
 		/retried 4 time\(s\)\. Lower the node's concurrency/,
 	],
+	[
+		'task_creation_failed',
+		500,
+		/could not create the task, and refunded its pages/,
+		/Nothing was charged for this document/,
+	],
 	['daily_quota_exceeded', 429, /daily quota/, /after the quota resets/],
 	[
 		'brand_new_code',
@@ -86,7 +97,7 @@ const CODES: Array<[string, number, RegExp, RegExp]> = [
 	],
 ];
 
-describe('every code the spec lists, and one it does not', () => {
+describe('every code the node knows, and one it does not', () => {
 	test('the table covers every known code', () => {
 		expect(CODES.map(([code]) => code)).toEqual(expect.arrayContaining([...KNOWN_CODES]));
 		for (const code of KNOWN_CODES) expect(STATUS[code]).toBeGreaterThanOrEqual(400);
