@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { StreamedBlob } from '../documents/body';
 import { KeepBudget } from '../documents/budget';
 import type { Accepted, RecordKind } from '../service/client';
 import { recordLabel, ServiceClient } from '../service/client';
-import { httpStatus } from '../transport/errors';
-import type { SubmissionTurns } from '../transport/request';
+import type { StreamedBlob } from '../shared/blob';
+import { httpStatus, StoppedError } from '../transport/errors';
+import type { BillableHooks } from '../transport/request';
 import type { Poller } from '../waiting/poller';
 import type { WaitSettings } from '../waiting/wait';
 import { newPoller, waitUntilFinished } from '../waiting/wait';
@@ -41,7 +41,7 @@ export interface BilledResult {
  * and what the items share: the one poller that waits for all of them, the documents being
  * submitted (same document, two items), the `/v1` results billed, and the bytes kept in memory.
  */
-export class Execution implements SubmissionTurns {
+export class Execution {
 	readonly client: ServiceClient;
 
 	readonly created: Created[] = [];
@@ -141,6 +141,23 @@ export class Execution implements SubmissionTurns {
 		}
 	}
 
+	/**
+	 * How item `itemIndex`'s submission keeps its place (the transport calls these around each
+	 * attempt): it waits for its turn before taking a request slot; with the slot in hand, once
+	 * the rate-limit gate is open, it is stopped if the batch has halted, or else passes the turn
+	 * on as it goes out; a failed submission halts the batch before its slot goes to the next one.
+	 */
+	billable(itemIndex: number): BillableHooks {
+		return {
+			beforeSlot: () => this.turn(itemIndex),
+			beforeBillableSend: () => {
+				if (this.halted) throw new StoppedError(itemIndex);
+				this.passTurn(itemIndex);
+			},
+			onBillableFailure: () => this.failed(),
+		};
+	}
+
 	createdBy(itemIndex: number): Created[] {
 		return this.created.filter((c) => c.itemIndex === itemIndex);
 	}
@@ -153,7 +170,7 @@ export class Execution implements SubmissionTurns {
 
 	/** POST a document to a task endpoint, in the item's turn; the task is recorded as billed. */
 	async submitTask(itemIndex: number, path: string[], body: StreamedBlob): Promise<Accepted> {
-		const accepted = await this.client.submitTask(itemIndex, path, body, this);
+		const accepted = await this.client.submitTask(itemIndex, path, body, this.billable(itemIndex));
 		this.created.push({
 			itemIndex,
 			kind: 'task',
@@ -165,7 +182,7 @@ export class Execution implements SubmissionTurns {
 
 	/** POST /v1/jobs, in the item's turn; the job is recorded as billed. */
 	async createJob(itemIndex: number, body: StreamedBlob): Promise<Accepted> {
-		const accepted = await this.client.createJob(itemIndex, body, this);
+		const accepted = await this.client.createJob(itemIndex, body, this.billable(itemIndex));
 		this.created.push({
 			itemIndex,
 			kind: 'job',
@@ -186,7 +203,7 @@ export class Execution implements SubmissionTurns {
 			itemIndex,
 			endpoint,
 			body,
-			this,
+			this.billable(itemIndex),
 		);
 		this.created.push({ itemIndex, kind: 'document', id, pagesBilled, fileName });
 		return answer;

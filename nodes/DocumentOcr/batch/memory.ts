@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 import { createHash } from 'crypto';
 
-import type { StreamedBlob } from '../documents/body';
 import type { DocumentInput } from '../documents/read';
 import type { RecordKind } from '../service/client';
+import type { StreamedBlob } from '../shared/blob';
 import { classifyStatus } from '../shared/records';
 import { mayHaveCreated } from '../transport/errors';
 import type { WaitSettings } from '../waiting/wait';
