@@ -17,11 +17,10 @@ import {
 	networkError,
 	parseServiceError,
 	quoteAnswer,
-	redact,
 	refundedCreationFailure,
-	scrubAnswer,
 	serviceError,
 } from './errors';
+import { redact, scrubAnswer } from './secrets';
 
 /**
  * Sends one logical request to the OCR service — the one call of `httpRequestWithAuthentication`
