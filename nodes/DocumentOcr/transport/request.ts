@@ -105,10 +105,11 @@ interface RawResponse {
 }
 
 /**
- * The single call into n8n's HTTP helper; failures come back as values, not exceptions. The
- * credential read once for the execution is passed along (`credentialsDecrypted`): otherwise n8n
- * loads it from its database and decrypts it again for every request — most of a request's cost
- * in a batch of thousands.
+ * The one call of n8n's authenticated HTTP helper: every request to the service goes through it
+ * (documents/url.ts downloads URL documents with the plain `httpRequest` helper, without the
+ * credential). Failures come back as values, not exceptions. The credential read once for the
+ * execution is passed along (`credentialsDecrypted`): otherwise n8n loads it from its database
+ * and decrypts it again for every request — most of a request's cost in a batch of thousands.
  */
 async function send(
 	ctx: TransportContext,
