@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { Execution } from '../batch/execution';
-import { releaseHeld } from '../batch/memory';
+import { releaseHeld } from '../batch/held';
 import { runPool } from '../batch/pool';
 import type { Outcome } from '../batch/report';
 import { errorJson, reportBilled, withItemIndex } from '../batch/report';
@@ -82,16 +82,16 @@ async function sendItems(
 			const send = sends[itemIndex];
 			try {
 				if (!send) return undefined;
-				await run.nearTurn(itemIndex, STARTED_AHEAD);
+				await run.order.nearTurn(itemIndex, STARTED_AHEAD);
 				return { items: await send() };
 			} catch (error) {
-				run.failed();
+				run.order.failed();
 				return { error: error as Error };
 			} finally {
-				run.passTurn(itemIndex);
+				run.order.passTurn(itemIndex);
 			}
 		},
-		() => run.halted,
+		() => run.order.halted,
 	);
 }
 
@@ -128,7 +128,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const sends = await checkItems(this, run, operation, outcomes);
 	const sent = await sendItems(run, sends, concurrency);
 
-	if (run.halted) {
+	if (run.order.halted) {
 		// The node stops at its first failing item (by item order, as a one-at-a-time loop would);
 		// items that failed later, or were stopped by the halt, are left out.
 		const first = sent.findIndex(
@@ -136,11 +136,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 		const { error } = sent[first] as { error: Error };
 		if (this.getExecutionCancelSignal()?.aborted) throw error;
-		throw await reportBilled(run, withItemIndex(this, error, first), sent, first);
+		throw await reportBilled(this, run.ledger, withItemIndex(this, error, first), sent, first);
 	}
 
 	// The run reaches the user: results held from an earlier run and output now are let go.
-	releaseHeld(this, run.deliveredHeld);
+	releaseHeld(this, run.ledger.deliveredHeld);
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const outcome = outcomes[itemIndex] ?? sent[itemIndex];
@@ -153,7 +153,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (this.getExecutionCancelSignal()?.aborted) throw error;
 		if (error instanceof StoppedError) continue;
 		output.push({
-			json: errorJson(error, run.createdBy(itemIndex)),
+			json: errorJson(error, run.ledger.createdBy(itemIndex)),
 			pairedItem: { item: itemIndex },
 		});
 	}

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { mayHaveCreated } from '../transport/errors';
-import type { Created, Execution } from './execution';
-import { holdResults } from './memory';
+import { holdResults } from './held';
+import type { BillingLedger, Created } from './ledger';
 
 /**
  * What a run's items come to when they fail: the Continue-on-Fail item of a failed item, and the
@@ -51,16 +51,17 @@ function billedLine(c: Created): string {
  * Adds to the error that fails the node everything the service billed in this execution that the
  * user would otherwise lose with the run: every task and job (with its ID, to fetch instead of
  * paying again), every `/v1` document result (kept by the node for its next run: held results in
- * ./memory.ts), and every other item whose submission may have created something although
+ * ./held.ts), and every other item whose submission may have created something although
  * its answer was lost.
  */
 export async function reportBilled(
-	run: Execution,
+	ctx: IExecuteFunctions,
+	ledger: BillingLedger,
 	error: NodeApiError | NodeOperationError,
 	outcomes: Array<Outcome | undefined>,
 	failedItem: number,
 ) {
-	const created = [...run.created].sort((a, b) => a.itemIndex - b.itemIndex);
+	const created = [...ledger.created].sort((a, b) => a.itemIndex - b.itemIndex);
 	const uncertain = outcomes.flatMap((outcome, itemIndex) =>
 		itemIndex !== failedItem && outcome && 'error' in outcome && mayHaveCreated(outcome.error)
 			? [itemIndex]
@@ -77,16 +78,16 @@ export async function reportBilled(
 
 	const documents = created.filter((c) => c.kind === 'document');
 	const results = documents.flatMap((c) => {
-		const billed = run.billedResults.get(c.itemIndex);
+		const billed = ledger.billedResults.get(c.itemIndex);
 		return billed ? [{ c, billed }] : [];
 	});
 	const keys = await Promise.all(results.map(async ({ billed }) => await billed.key()));
 	const kept = holdResults(
-		run.ctx,
+		ctx,
 		results.map(({ billed }, i) => ({ key: keys[i], json: billed.result })),
 	);
 	if (documents.length > 0) {
-		const manual = run.ctx.getMode() === 'manual';
+		const manual = ctx.getMode() === 'manual';
 		const allKept = results.every((_, i) => kept.has(keys[i]));
 		const where = manual
 			? "This was a manual test run, after which n8n keeps no node memory: running it again from the editor bills them again. Their results are in this error's details (billedResults); run the workflow from its trigger, or turn on Continue on Fail, to have them kept."

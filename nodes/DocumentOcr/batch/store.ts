@@ -22,6 +22,12 @@ import type { IDataObject } from 'n8n-workflow';
  * once and converted, keeping its newest `limit` entries in their order.
  */
 
+/**
+ * Most documents a node remembers, in each of its two memories (./submitted.ts, ./held.ts); the
+ * oldest are forgotten first, a tenth of them at a time.
+ */
+export const MEMORY_LIMIT = 10_000;
+
 /** Generations a store is split into: the cost of a look-up, and the share forgotten at once. */
 export const GENERATIONS = 10;
 

@@ -1,15 +1,23 @@
 import type { IDataObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import type { DocumentInput } from '../documents/read';
 import type { Accepted, RecordKind } from '../service/client';
+import type { StreamedBlob } from '../shared/blob';
+import { classifyStatus } from '../shared/records';
+import { httpStatus } from '../transport/errors';
+import type { WaitSettings } from '../waiting/wait';
+import { waitForRecord } from '../waiting/wait';
 import type { Execution } from './execution';
-import { submissionKey, submitRemembered } from './memory';
+import { submissionKey } from './key';
+
+/** What is sent: a document to a task endpoint of the Base URL (`path`), or to /v1/jobs. */
+type Post =
+	| { kind: 'task'; path: string[]; body: StreamedBlob }
+	| { kind: 'job'; body: StreamedBlob };
 
 /** One submission of an item, as the three submitting operations describe it. */
-export interface Submission {
-	kind: RecordKind;
-	/** Sends the document (in the item's turn) and returns what the service created. */
-	send: () => Promise<Accepted>;
+export type Submission = Post & {
 	/**
 	 * With Skip Already Submitted Documents: what identifies the document and its settings, and
 	 * whether a document whose answer was lost in an earlier run is sent again (Resend Unconfirmed
@@ -25,7 +33,7 @@ export interface Submission {
 	wait?: { timeoutMs: number; expectedAfterMs?: (accepted?: Accepted) => number | undefined };
 	/** The item's output from the submission's answer and, when waited for, the finished record. */
 	output?: (accepted: Accepted, record?: IDataObject) => IDataObject;
-}
+};
 
 /**
  * The submit-and-wait path of Task → Submit, Task → Submit (v2) and Job → Create: check once that
@@ -38,35 +46,108 @@ export async function submitAndWait(
 	itemIndex: number,
 	submission: Submission,
 ): Promise<IDataObject> {
-	const { kind, wait, remember } = submission;
-	const waitSettings = (accepted?: Accepted) => ({
+	const { kind, wait } = submission;
+	const waitSettings = (accepted?: Accepted): WaitSettings => ({
 		expectedAfterMs: wait?.expectedAfterMs?.(accepted),
 		deadline: Date.now() + wait!.timeoutMs,
 	});
-	if (wait && kind === 'task') await run.ensureCanReadTasks(itemIndex);
-	const outcome = await submitRemembered(run, itemIndex, {
-		kind,
-		key: remember
-			? async () =>
-					await submissionKey(
-						run,
-						itemIndex,
-						remember.operation,
-						remember.settings,
-						remember.document,
-					)
-			: undefined,
-		wait: wait ? () => waitSettings() : undefined,
-		resendUnconfirmed: remember?.resendUnconfirmed,
-		submit: async () => {
-			const accepted = await submission.send();
-			return { id: accepted.id, answer: accepted };
-		},
-	});
+	if (wait && kind === 'task') await ensureCanReadTasks(run, itemIndex);
+	const outcome = submission.remember
+		? await sendRemembered(run, itemIndex, submission, submission.remember, waitSettings)
+		: { submitted: await send(run, itemIndex, submission) };
 	if ('reused' in outcome) return { ...outcome.reused, previouslySubmitted: true };
 	const accepted = outcome.submitted;
 	const output = submission.output ?? ((a: Accepted, record?: IDataObject) => record ?? a.answer);
 	if (!wait) return output(accepted);
-	const record = await run.waitFor(itemIndex, kind, accepted.id, waitSettings(accepted));
+	const record = await waitFor(run, itemIndex, kind, accepted.id, waitSettings(accepted));
 	return output(accepted, record);
+}
+
+/** POSTs the document in the item's turn (the order's hooks); what it created is billed. */
+async function send(run: Execution, itemIndex: number, post: Post): Promise<Accepted> {
+	const billable = run.order.billable(itemIndex);
+	const accepted =
+		post.kind === 'task'
+			? await run.client.submitTask(itemIndex, post.path, post.body, billable)
+			: await run.client.createJob(itemIndex, post.body, billable);
+	const { id, pagesBilled } = accepted;
+	run.ledger.record({ itemIndex, kind: post.kind, id, pagesBilled });
+	return accepted;
+}
+
+/** Waits for a task or job until it is done (returns it) or failed / past the deadline (throws). */
+async function waitFor(
+	run: Execution,
+	itemIndex: number,
+	kind: RecordKind,
+	id: string,
+	settings: WaitSettings,
+): Promise<IDataObject> {
+	return await waitForRecord(run.ctx, run.poller, run.client, itemIndex, { kind, id }, settings);
+}
+
+/**
+ * Submits the document — or, when it was submitted before (./submitted.ts), returns the task or
+ * job created then: with `wait`, once finished; without, its ID alone (no read, as when it was
+ * sent). With `wait`, a remembered record of an earlier run that the service no longer has (404:
+ * deleted) or that failed is forgotten and the document sent again, once.
+ */
+async function sendRemembered(
+	run: Execution,
+	itemIndex: number,
+	submission: Submission,
+	remember: NonNullable<Submission['remember']>,
+	waitSettings: () => WaitSettings,
+): Promise<{ submitted: Accepted } | { reused: IDataObject }> {
+	const { kind, wait } = submission;
+	const { operation, settings, document } = remember;
+	const key = await submissionKey(run.client, itemIndex, operation, settings, document);
+	const resend = remember.resendUnconfirmed === true;
+	const idField = kind === 'task' ? 'taskId' : 'id';
+	for (let attempt = 0; ; attempt++) {
+		const claim = await run.submitted.claim(itemIndex, key, kind, resend);
+		if ('send' in claim) {
+			const attempt = send(run, itemIndex, submission);
+			claim.sending(attempt);
+			return { submitted: await attempt };
+		}
+		const id = claim.earlierId;
+		// Without waiting, the ID is the answer, as it was when the document was sent: no read.
+		if (!wait) return { reused: { [idField]: id } };
+		// A record of this run is what it is; one of an earlier run is read once first, and sent
+		// anew if the service lost it (404) or could not process it (failed).
+		if (claim.fromEarlierRun && attempt === 0) {
+			const current = await run.client.findRecord(itemIndex, kind, id);
+			if (current === undefined || classifyStatus(current.status) === 'failed') {
+				run.submitted.forget(key);
+				continue;
+			}
+			if (classifyStatus(current.status) === 'done') return { reused: current };
+		}
+		return { reused: await waitFor(run, itemIndex, kind, id, waitSettings()) };
+	}
+}
+
+/**
+ * With Wait for Completion on, the key must be able to read tasks, or every document would be
+ * charged and then never read. Checked once per execution, before the first submission, with a
+ * request that costs nothing (the first list entry); only an answer about the key (401 / 403)
+ * stops the submissions — anything else is left to the submission itself.
+ */
+async function ensureCanReadTasks(run: Execution, itemIndex: number): Promise<void> {
+	await run.once('can-read-tasks', async () => {
+		try {
+			await run.client.listTasks(itemIndex, { page: 1, pageSize: 1 });
+		} catch (error) {
+			const status = httpStatus(error);
+			if (!(error instanceof NodeApiError) || (status !== 401 && status !== 403)) return;
+			const description =
+				`${error.description ?? ''}\n\nWith "Wait for Completion" on, the node checks before submitting anything that the key can read tasks. Nothing was sent or charged. Give the key the "read" scope, or turn "Wait for Completion" off.`.trim();
+			throw new NodeApiError(
+				run.ctx.getNode(),
+				{ message: error.message, description },
+				{ message: error.message, description, httpCode: error.httpCode ?? undefined, itemIndex },
+			);
+		}
+	});
 }

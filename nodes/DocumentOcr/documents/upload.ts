@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { StreamedBlob } from './body';
+import type { StreamedBlob } from '../shared/blob';
 import { jsonWithDocument, multipartWithDocument } from './body';
 import type { KeepBudget } from './budget';
 import { formatBytes, MAX_BODY_BYTES, V1_KINDS } from './check';

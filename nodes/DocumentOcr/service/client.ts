@@ -1,14 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { StreamedBlob } from '../documents/body';
+import type { StreamedBlob } from '../shared/blob';
 import { isObject } from '../shared/object';
 import type { ListPage } from '../shared/records';
 import { isRecord, LIST_KEYS, pagesBilled, unwrapList, unwrapRecord } from '../shared/records';
 import type { Endpoints, Surface, TransportContext } from '../transport/endpoints';
 import { accountDigest, resolveEndpoints } from '../transport/endpoints';
 import { httpStatus, quoteAnswer } from '../transport/errors';
-import type { ApiRequest, ApiResponse, SubmissionTurns } from '../transport/request';
+import type { ApiRequest, ApiResponse, BillableHooks } from '../transport/request';
 import { apiRequest, unexpectedBody } from '../transport/request';
 import type { RetrySettings } from '../transport/retry';
 import { DEFAULT_RETRY } from '../transport/retry';
@@ -52,7 +52,8 @@ export interface Accepted {
  * The OCR service as one object: the credential and endpoints (read once), the request slots and
  * rate-limit gate, and the typed reads and writes of tasks, jobs, documents and the task list.
  * The action node's execution owns one; each trigger makes its own, with no batch. Submissions
- * take `turns` (the batch's order and halt, see transport/request.ts).
+ * take `billable` hooks (transport/request.ts), which the action node's batch answers with its
+ * submission order and halt; an answer that fails a submission here is reported to them too.
  */
 export class ServiceClient {
 	readonly slots: RequestSlots;
@@ -82,12 +83,8 @@ export class ServiceClient {
 		return { ctx: this.ctx, endpoints, slots: this.slots, retry: this.retry };
 	}
 
-	async request<T = IDataObject>(
-		itemIndex: number,
-		request: ApiRequest,
-		turns?: SubmissionTurns,
-	): Promise<ApiResponse<T>> {
-		return await apiRequest<T>(await this.connect(itemIndex), itemIndex, request, turns);
+	async request<T = IDataObject>(itemIndex: number, request: ApiRequest): Promise<ApiResponse<T>> {
+		return await apiRequest<T>(await this.connect(itemIndex), itemIndex, request);
 	}
 
 	/** A digest of the account the credential reaches (see transport/endpoints.ts). */
@@ -190,18 +187,18 @@ export class ServiceClient {
 		itemIndex: number,
 		path: string[],
 		body: StreamedBlob,
-		turns: SubmissionTurns,
+		billable: BillableHooks,
 	): Promise<Accepted> {
 		const request = { method: 'POST' as const, path, kind: 'submit' as const, scope: 'submit' };
-		const response = await this.request(itemIndex, { ...request, body }, turns);
+		const response = await this.request(itemIndex, { ...request, body, billable });
 		const accepted = unwrapRecord(response.body);
 		const taskId = accepted?.taskId;
 		if (accepted?.success === false) {
-			turns.failed();
+			billable.onBillableFailure();
 			throw this.refused(itemIndex, accepted);
 		}
 		if (!accepted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
-			turns.failed();
+			billable.onBillableFailure();
 			const what = 'the submission (a task may have been created)';
 			throw unexpectedBody(this.ctx, itemIndex, what, response.body, { mayHaveCreated: true });
 		}
@@ -225,13 +222,16 @@ export class ServiceClient {
 		itemIndex: number,
 		endpoint: string,
 		body: StreamedBlob,
-		turns: SubmissionTurns,
+		billable: BillableHooks,
 	): Promise<{ answer: IDataObject; id?: string; pagesBilled?: number }> {
-		const response = await this.request(
-			itemIndex,
-			{ method: 'POST', surface: 'api', path: ['v1', endpoint], kind: 'submit', body },
-			turns,
-		);
+		const path = ['v1', endpoint];
+		const request = {
+			method: 'POST' as const,
+			surface: 'api' as const,
+			path,
+			kind: 'submit' as const,
+		};
+		const response = await this.request(itemIndex, { ...request, body, billable });
 		const answer = response.body as unknown;
 		if (!isObject(answer)) {
 			const what = `/v1/${endpoint} (pages may have been charged)`;
@@ -246,12 +246,12 @@ export class ServiceClient {
 	async createJob(
 		itemIndex: number,
 		body: StreamedBlob,
-		turns: SubmissionTurns,
+		billable: BillableHooks,
 	): Promise<Accepted> {
-		const posted = await this.postDocument(itemIndex, 'jobs', body, turns);
+		const posted = await this.postDocument(itemIndex, 'jobs', body, billable);
 		const job = unwrapRecord(posted.answer, 'id');
 		if (!job || posted.id === undefined) {
-			turns.failed();
+			billable.onBillableFailure();
 			const what = 'the job creation (a job may have been created)';
 			throw unexpectedBody(this.ctx, itemIndex, what, job, { mayHaveCreated: true });
 		}

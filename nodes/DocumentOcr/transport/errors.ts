@@ -3,9 +3,12 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isObject } from '../shared/object';
 import { neverSent } from './retry';
+import { redact } from './secrets';
 
 /**
- * The one place that turns what the service answered into an error a user can act on.
+ * The one place that turns what the service answered into an error a user can act on: the error
+ * body read in every shape, the advice for each code, and the errors of requests that got no
+ * answer. Secrets are taken out of every message by ./secrets.ts.
  *
  * The spec names the error codes but not the body shape, so every plausible shape is read:
  *   {"error": "code", "message": "..."}      {"error": {"code": "...", "message": "..."}}
@@ -38,19 +41,6 @@ interface Advice {
 	message: string;
 	description: string;
 }
-
-export const KNOWN_CODES = [
-	'missing_api_key',
-	'invalid_api_key',
-	'user_banned',
-	'insufficient_scope',
-	'insufficient_pages',
-	'not_found',
-	'payload_too_large',
-	'unsupported_media_type',
-	'rate_limited',
-	'daily_quota_exceeded',
-] as const;
 
 const MAX_SERVICE_MESSAGE = 300;
 
@@ -144,7 +134,11 @@ function codeForStatus(status: number): string | undefined {
  */
 type Said = { ctx: ErrorContext; subject: string; notCharged: string };
 
-const ADVICE: Record<string, (said: Said) => Advice> = {
+/**
+ * Every service error code the node knows, with what it tells the user. The one list of codes:
+ * KNOWN_CODES (the codes a plain-text body is searched for) is read from it.
+ */
+const ADVICE = {
 	missing_api_key: () => ({
 		message: 'No API key was sent to the OCR service',
 		description:
@@ -196,13 +190,21 @@ const ADVICE: Record<string, (said: Said) => Advice> = {
 		message: "The account's daily quota of the OCR service is used up",
 		description: `No more requests are accepted today; the node does not retry. Run the workflow again after the quota resets.${notCharged}`,
 	}),
-};
+} satisfies Record<string, (said: Said) => Advice>;
+
+export type KnownCode = keyof typeof ADVICE;
+
+/** The codes ADVICE knows: a plain-text body that names one anywhere is read as that code. */
+export const KNOWN_CODES = Object.keys(ADVICE) as KnownCode[];
+
+function isKnownCode(code: string): code is KnownCode {
+	return Object.prototype.hasOwnProperty.call(ADVICE, code);
+}
 
 function adviceFor(code: string | undefined, status: number, ctx: ErrorContext): Advice {
 	const subject = ctx.subject ?? 'The requested item';
 	const notCharged = ctx.submission ? ' Nothing was charged for this document.' : '';
-	const known = code === undefined ? undefined : ADVICE[code];
-	if (known) return known({ ctx, subject, notCharged });
+	if (code !== undefined && isKnownCode(code)) return ADVICE[code]({ ctx, subject, notCharged });
 	if (status >= 500) {
 		return ctx.submission
 			? {
@@ -235,75 +237,6 @@ function adviceFor(code: string | undefined, status: number, ctx: ErrorContext):
  */
 function processedThenFailed(status: number): boolean {
 	return status === 422;
-}
-
-/** Whether `secret` is long enough to be one (shorter values are never treated as secrets). */
-const isSecret = (secret: string) => secret.length >= 4;
-
-/** The secrets themselves replaced by `[redacted]` (secrets shorter than 4 characters are not secrets). */
-function withoutSecrets(text: string, secrets: string[] | undefined): string {
-	let out = text;
-	for (const secret of secrets ?? []) {
-		if (secret && isSecret(secret) && out.includes(secret))
-			out = out.split(secret).join('[redacted]');
-	}
-	return out;
-}
-
-/** Text for an error message: the secrets, and any Bearer token, replaced by `[redacted]`. */
-export function redact(text: string, secrets: string[] | undefined): string {
-	return withoutSecrets(text, secrets).replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]');
-}
-
-/** `bytes` with every secret in them replaced by `[redacted]`; the same Buffer when none is in it. */
-function scrubBytes(bytes: Buffer, secrets: string[]): Buffer {
-	let out = bytes;
-	for (const secret of secrets.filter(isSecret)) {
-		const needle = Buffer.from(secret, 'utf8');
-		if (out.indexOf(needle) === -1) continue;
-		const parts: Buffer[] = [];
-		let from = 0;
-		for (let at = out.indexOf(needle); at !== -1; at = out.indexOf(needle, from)) {
-			parts.push(out.subarray(from, at), Buffer.from('[redacted]'));
-			from = at + needle.length;
-		}
-		parts.push(out.subarray(from));
-		out = Buffer.concat(parts);
-	}
-	return out;
-}
-
-/**
- * An answer's body with every secret in it (the API key, echoed back by a proxy or a debugging
- * endpoint) redacted — the one place answers pass before anything reads them, so the key reaches
- * no output, no file and no error. Strings and the bytes of a binary answer (an export read as an
- * ArrayBuffer or Buffer, which becomes a Buffer) are scrubbed; the body's shape is left as it is.
- */
-export function scrubAnswer<T>(body: T, secrets: string[] | undefined): T {
-	if (!secrets?.length) return body;
-	if (Buffer.isBuffer(body)) return scrubBytes(body, secrets) as T;
-	if (body instanceof ArrayBuffer) {
-		const bytes = Buffer.from(body);
-		const scrubbed = scrubBytes(bytes, secrets);
-		return (scrubbed === bytes ? body : scrubbed) as T;
-	}
-	const scrub = (value: unknown): unknown => {
-		if (typeof value === 'string') return withoutSecrets(value, secrets);
-		if (Array.isArray(value)) return value.map(scrub);
-		if (isObject(value)) {
-			const out: Record<string, unknown> = {};
-			for (const [key, inner] of Object.entries(value)) out[key] = scrub(inner);
-			return out;
-		}
-		return value;
-	};
-	const holds = (value: unknown): boolean =>
-		typeof value === 'string'
-			? secrets.some((s) => isSecret(s) && value.includes(s))
-			: Array.isArray(value)
-				? value.some(holds)
-				: isObject(value) && Object.values(value).some(holds);
-	return holds(body) ? (scrub(body) as T) : body;
 }
 
 /**

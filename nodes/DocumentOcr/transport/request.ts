@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { StreamedBlob } from '../documents/body';
+import { StreamedBlob } from '../shared/blob';
 import { header, systemErrorCode } from '../shared/network';
 import type { Endpoints, Surface, TransportContext } from './endpoints';
 import { cancelSignal, CREDENTIAL_TYPE, encodeSegment } from './endpoints';
@@ -17,12 +17,10 @@ import {
 	networkError,
 	parseServiceError,
 	quoteAnswer,
-	redact,
 	refundedCreationFailure,
-	scrubAnswer,
 	serviceError,
-	StoppedError,
 } from './errors';
+import { redact, scrubAnswer } from './secrets';
 
 /**
  * Sends one logical request to the OCR service — the one call of `httpRequestWithAuthentication`
@@ -39,7 +37,7 @@ export interface ApiRequest {
 	surface?: Surface;
 	kind: RequestKind;
 	qs?: IDataObject;
-	/** JSON fields, or a streamed body carrying a document (documents/body.ts). */
+	/** JSON fields, or a streamed body carrying a document (shared/blob.ts, built by documents/body.ts). */
 	body?: IDataObject | StreamedBlob;
 	/** Expect a binary answer (exports): the body is returned as a Buffer. */
 	binary?: boolean;
@@ -50,6 +48,8 @@ export interface ApiRequest {
 	/** No retry waits past this time (epoch ms): the item's own deadline. */
 	deadline?: number;
 	timeoutMs?: number;
+	/** For a submission: what its sender is told before and after it is sent (see BillableHooks). */
+	billable?: BillableHooks;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -69,18 +69,23 @@ export interface Connection {
 }
 
 /**
- * How a billable request takes its place among a batch's items (the batch's execution object
- * implements it): submissions start in item order, none starts once the batch has halted, and a
- * failed one halts the batch before its slot is taken by the next submission.
+ * What the sender of a billable request (a submission: it may create and charge something) is
+ * told at the moments that matter for money. The transport calls these and knows nothing of who
+ * answers them (the action node's batch keeps its submission order and halt behind them).
  */
-export interface SubmissionTurns {
-	readonly halted: boolean;
-	/** Waits until every item before `itemIndex` has started its submission (or sends none). */
-	turn(itemIndex: number): Promise<void>;
-	/** `itemIndex` starts its submission now: the next item may go. */
-	passTurn(itemIndex: number): void;
-	/** A submission failed, which fails its item: start no more billable requests. */
-	failed(): void;
+export interface BillableHooks {
+	/** Before a request slot is taken, each attempt: resolves once the request may start. */
+	beforeSlot(): Promise<void>;
+	/**
+	 * With the slot in hand and the rate-limit gate open, the last moment before money is spent:
+	 * throws to send nothing, or returns and the request goes out.
+	 */
+	beforeBillableSend(): void;
+	/**
+	 * The billable request failed, which fails its item: called before the error is thrown, so
+	 * whatever it stops is stopped before the freed slot is taken by the next billable request.
+	 */
+	onBillableFailure(): void;
 }
 
 /** Retry-After as milliseconds: delta-seconds (fractions allowed) or an HTTP date. */
@@ -100,10 +105,11 @@ interface RawResponse {
 }
 
 /**
- * The single call into n8n's HTTP helper; failures come back as values, not exceptions. The
- * credential read once for the execution is passed along (`credentialsDecrypted`): otherwise n8n
- * loads it from its database and decrypts it again for every request — most of a request's cost
- * in a batch of thousands.
+ * The one call of n8n's authenticated HTTP helper: every request to the service goes through it
+ * (documents/url.ts downloads URL documents with the plain `httpRequest` helper, without the
+ * credential). Failures come back as values, not exceptions. The credential read once for the
+ * execution is passed along (`credentialsDecrypted`): otherwise n8n loads it from its database
+ * and decrypts it again for every request — most of a request's cost in a batch of thousands.
  */
 async function send(
 	ctx: TransportContext,
@@ -185,28 +191,25 @@ function requestOptions(url: string, request: ApiRequest): IHttpRequestOptions {
 }
 
 /**
- * One attempt: a slot, the rate-limit gate, the batch's turn for a submission, then the send.
- * The gate is checked with the slot in hand: a request that queued for a slot while another one
- * was being throttled must not go out before the gate opens.
+ * One attempt: a submission's `beforeSlot`, a slot, the rate-limit gate, the submission's
+ * `beforeBillableSend`, then the send. The gate is checked with the slot in hand: a request that
+ * queued for a slot while another one was being throttled must not go out before the gate opens.
  */
 async function attempt(
 	conn: Connection,
 	itemIndex: number,
 	options: IHttpRequestOptions,
-	turns: SubmissionTurns | undefined,
+	billable: BillableHooks | undefined,
 ) {
-	if (turns) await turns.turn(itemIndex);
+	if (billable) await billable.beforeSlot();
 	await conn.slots.acquire();
 	try {
 		for (let wait = conn.slots.gateUntil - Date.now(); wait > 0; ) {
 			await pause(conn.ctx, wait, itemIndex);
 			wait = conn.slots.gateUntil - Date.now();
 		}
-		if (turns) {
-			// The last moment before money is spent: has another item failed the node meanwhile?
-			if (turns.halted) throw new StoppedError(itemIndex);
-			turns.passTurn(itemIndex);
-		}
+		// The last moment before money is spent: the sender may still stop it.
+		billable?.beforeBillableSend();
 		// A copy per attempt: the HTTP helper adds the credential's headers to what it is given.
 		const copy = { ...options, headers: options.headers && { ...options.headers } };
 		return await send(conn.ctx, copy, conn.endpoints.credential);
@@ -258,31 +261,26 @@ function assess(
 
 /**
  * Sends one logical request (with the retries the policy allows) and returns the 2xx answer.
- * Throws a NodeApiError with `itemIndex` for everything else. A submission takes its turn in the
- * batch (`turns`), and a failed one halts the batch at once — before the slot it frees is taken by
- * the next submission — rather than once the error has reached the router.
+ * Throws a NodeApiError with `itemIndex` for everything else. A submission's `billable` hooks are
+ * called around each attempt, and `onBillableFailure` as soon as it fails — before the slot it
+ * frees is taken by the next submission — rather than once the error has reached its caller.
  */
 export async function apiRequest<T = IDataObject>(
 	conn: Connection,
 	itemIndex: number,
 	request: ApiRequest,
-	turns?: SubmissionTurns,
 ): Promise<ApiResponse<T>> {
 	const { ctx, endpoints } = conn;
 	const root = request.surface === 'api' ? endpoints.api : endpoints.base;
 	const options = requestOptions(`${root}/${request.path.map(encodeSegment).join('/')}`, request);
 	const tried: Tried = { read: 0, rate: 0, creation: 0 };
+	const billable = request.kind === 'submit' ? request.billable : undefined;
 	const failed = <E extends Error>(error: E): E => {
-		if (request.kind === 'submit') turns?.failed();
+		billable?.onBillableFailure();
 		return error;
 	};
 	for (;;) {
-		const sent = await attempt(
-			conn,
-			itemIndex,
-			options,
-			request.kind === 'submit' ? turns : undefined,
-		);
+		const sent = await attempt(conn, itemIndex, options, billable);
 		if ('error' in sent && cancelSignal(ctx)?.aborted) {
 			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
 		}

@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import type { RecordKind, ServiceClient } from '../service/client';
+import { recordLabel } from '../service/client';
 import { isKnownStatus } from '../shared/records';
 import { cancelSignal } from '../transport/endpoints';
 import { quoteAnswer, StoppedError } from '../transport/errors';
@@ -84,8 +86,26 @@ function reasonOf(record: IDataObject): string | undefined {
 	return reason === undefined ? undefined : quoteAnswer(reason, [], 300);
 }
 
+/**
+ * Waits with `poller` until the task or job `record` is done (returns it), reading it with
+ * `client`; failed, late or stopped: throws.
+ */
+export async function waitForRecord(
+	ctx: IExecuteFunctions,
+	poller: Poller,
+	client: Pick<ServiceClient, 'getRecord'>,
+	itemIndex: number,
+	{ kind, id }: { kind: RecordKind; id: string },
+	settings: WaitSettings,
+): Promise<IDataObject> {
+	const fetch = async (deadline: number) =>
+		await client.getRecord(itemIndex, kind, id, { deadline });
+	const target = { label: recordLabel(kind, id), fetch };
+	return await waitUntilFinished(ctx, poller, itemIndex, target, settings);
+}
+
 /** Waits with `poller` until the record is done (returns it); failed, late or stopped: throws. */
-export async function waitUntilFinished(
+async function waitUntilFinished(
 	ctx: IExecuteFunctions,
 	poller: Poller,
 	itemIndex: number,

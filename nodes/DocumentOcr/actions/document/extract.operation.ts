@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { isObject } from '../../shared/object';
-import { sendDocumentOnce } from '../../batch/memory';
+import { sendDocumentOnce } from '../../batch/held';
 import { v1Upload } from '../../documents/upload';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';

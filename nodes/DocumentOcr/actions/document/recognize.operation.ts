@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { sendDocumentOnce } from '../../batch/memory';
+import { sendDocumentOnce } from '../../batch/held';
 import { v1Upload } from '../../documents/upload';
 import type { Send } from '../types';
 import { simplifyRecognition } from '../../shared/records';

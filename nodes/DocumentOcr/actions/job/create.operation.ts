@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/memory';
+import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
 import { v1Upload } from '../../documents/upload';
 import { waitTimeoutMs } from '../../waiting/wait';
@@ -89,7 +89,7 @@ export async function prepare(
 	return async () => {
 		const json = await submitAndWait(run, itemIndex, {
 			kind: 'job',
-			send: async () => await run.createJob(itemIndex, body),
+			body,
 			remember: options.skipSubmitted
 				? {
 						operation: 'job',

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/memory';
+import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
@@ -100,7 +100,8 @@ export async function prepare(
 	return async () => {
 		const json = await submitAndWait(run, itemIndex, {
 			kind: 'task',
-			send: async () => await run.submitTask(itemIndex, path, body),
+			path,
+			body,
 			remember: options.skipSubmitted
 				? {
 						operation: 'task',

@@ -1,11 +1,8 @@
-/** The order rules of one execution (batch/execution.ts): turns and the started window. */
-import type { IExecuteFunctions } from 'n8n-workflow';
+/** The order rules of one execution (batch/order.ts): turns and the started window. */
+import { SubmissionOrder } from '../../../../nodes/DocumentOcr/batch/order';
 
-import { Execution } from '../../../../nodes/DocumentOcr/batch/execution';
-
-/** An execution whose context is never reached: turns and halts send nothing. */
-const execution = (stopOnFailure = false) =>
-	new Execution({} as IExecuteFunctions, { concurrency: 16, stopOnFailure });
+/** The submission order of an execution: turns and halts send nothing. */
+const execution = (stopOnFailure = false) => new SubmissionOrder(stopOnFailure);
 
 /** Lets every pending promise settle. */
 const settle = async () => {

@@ -1,5 +1,5 @@
 /**
- * The Skip Submitted Documents memory (batch/memory.ts) in the node's static data as n8n hands it
+ * The Skip Submitted Documents memory (batch/submitted.ts) in the node's static data as n8n hands it
  * over: wrapped in n8n-workflow's ObservableObject, a Proxy that sees every access. Under it, a
  * counting Proxy counts every operation that reaches the stored objects (reads, writes, deletes,
  * key listings, property descriptors), so the cost of one new document is a count, not a time.
@@ -8,11 +8,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { ObservableObject } from 'n8n-workflow';
 
 import { Execution } from '../../../../nodes/DocumentOcr/batch/execution';
-import {
-	MEMORY_LIMIT,
-	submissionKey,
-	submitRemembered,
-} from '../../../../nodes/DocumentOcr/batch/memory';
+import { submissionKey } from '../../../../nodes/DocumentOcr/batch/key';
+import { MEMORY_LIMIT } from '../../../../nodes/DocumentOcr/batch/store';
 import type { DocumentInput } from '../../../../nodes/DocumentOcr/documents/read';
 
 const NODE = 'node:Document OCR';
@@ -69,16 +66,12 @@ function execution(root: IDataObject) {
 
 /** Submits `key` through the memory; resolves to whether it was sent (false: remembered). */
 async function submit(run: Execution, key: string): Promise<boolean> {
-	let sent = false;
-	await submitRemembered(run, 0, {
-		kind: 'task',
-		key: async () => key,
-		submit: async () => {
-			sent = true;
-			return { id: `tsk_${key.replace(/\W/g, '_')}`, answer: {} };
-		},
-	});
-	return sent;
+	const claim = await run.submitted.claim(0, key, 'task', false);
+	if (!('send' in claim)) return false;
+	const attempt = Promise.resolve({ id: `tsk_${key.replace(/\W/g, '_')}` });
+	claim.sending(attempt);
+	await attempt;
+	return true;
 }
 
 /** The memory of `count` documents as workflows saved it before issue 29 (one flat object). */
@@ -186,7 +179,7 @@ describe('the key of a document', () => {
 	const keyOf = async (input: DocumentInput) => {
 		const run = execution({});
 		jest.spyOn(run.client, 'account').mockResolvedValue('account');
-		return await submissionKey(run, 0, 'task', { provider: 'provider-async' }, input);
+		return await submissionKey(run.client, 0, 'task', { provider: 'provider-async' }, input);
 	};
 
 	test('uses the digest the check phase computed, and leaves the kept bytes for the submission', async () => {

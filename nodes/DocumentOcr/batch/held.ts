@@ -1,0 +1,111 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { DocumentInput } from '../documents/read';
+import type { ServiceClient } from '../service/client';
+import type { StreamedBlob } from '../shared/blob';
+import { submissionKey } from './key';
+import type { BillingLedger } from './ledger';
+import type { SubmissionOrder } from './order';
+import { BoundedStore, MEMORY_LIMIT } from './store';
+
+/**
+ * Billed results held for the next run: a `/v1` document result (Markdown, text, extracted data)
+ * that the service billed in a run that then failed, so never reached the user. The next run of
+ * the node outputs it instead of sending the document again; a run that succeeds lets it go.
+ * Kept by key (./key.ts) in the workflow's static data (node scope) in a BoundedStore
+ * (./store.ts), as the remembered submissions are (./submitted.ts, which says when n8n saves it).
+ */
+
+/** Most JSON held for the next run per node (static data lives in n8n's database row). */
+export const HELD_LIMIT_BYTES = 4 * 1024 * 1024;
+
+interface Held {
+	json: IDataObject;
+	at: number;
+}
+
+/** The node's held `/v1` results. */
+function heldStore(ctx: IExecuteFunctions) {
+	return new BoundedStore<Held>(ctx.getWorkflowStaticData('node'), 'held', MEMORY_LIMIT);
+}
+
+/** A `/v1` document result held for this node from a run that failed, if any, for `key`. */
+function heldResult(ctx: IExecuteFunctions, key: string): IDataObject | undefined {
+	return heldStore(ctx).get(key)?.json;
+}
+
+/**
+ * Whether anything is held at all (a run with nothing held computes no keys for it). Reads only:
+ * a node that never held anything leaves its static data untouched.
+ */
+function anythingHeld(ctx: IExecuteFunctions): boolean {
+	return heldStore(ctx).size > 0;
+}
+
+/**
+ * Keeps billed results that never reached the user (the run failed) for the next run; returns
+ * the keys kept. What does not fit in HELD_LIMIT_BYTES is not kept (the node's error says so).
+ */
+export function holdResults(
+	ctx: IExecuteFunctions,
+	results: Array<{ key: string; json: IDataObject }>,
+): Set<string> {
+	if (results.length === 0) return new Set();
+	const held = heldStore(ctx);
+	let bytes = held.json().length;
+	const kept = new Set<string>();
+	for (const { key, json } of results) {
+		const size = JSON.stringify(json).length + key.length;
+		if (bytes + size > HELD_LIMIT_BYTES) continue;
+		held.set(key, { json, at: Date.now() });
+		bytes += size;
+		kept.add(key);
+	}
+	return kept;
+}
+
+/** Lets go of held results delivered by a run that succeeded. */
+export function releaseHeld(ctx: IExecuteFunctions, keys: Set<string>) {
+	if (keys.size === 0) return;
+	const held = heldStore(ctx);
+	for (const key of keys) held.delete(key);
+}
+
+/** What sending a `/v1` document needs of the execution. */
+export interface HeldRun {
+	ctx: IExecuteFunctions;
+	client: Pick<ServiceClient, 'account' | 'postDocument'>;
+	order: Pick<SubmissionOrder, 'billable'>;
+	ledger: BillingLedger;
+}
+
+/**
+ * Sends a `/v1` document (Convert to Markdown, Recognize, Extract) in the item's turn — or, when
+ * a failed earlier run of this node was billed for the same document and kept its result, returns
+ * that result without sending anything (`previouslyBilled`). The document is recorded as billed
+ * in the ledger, and a result billed now is kept there too, to be held if the run fails before it
+ * reaches the user (see the router).
+ */
+export async function sendDocumentOnce(
+	run: HeldRun,
+	itemIndex: number,
+	request: { endpoint: string; settings: IDataObject; document: DocumentInput; body: StreamedBlob },
+): Promise<{ result: IDataObject; previouslyBilled: boolean }> {
+	const { ctx, client, order, ledger } = run;
+	const { endpoint, settings, document, body } = request;
+	const key = async () =>
+		await submissionKey(client, itemIndex, `v1-${endpoint}`, settings, document);
+	if (anythingHeld(ctx)) {
+		const held = await key();
+		const result = heldResult(ctx, held);
+		if (result) {
+			ledger.deliveredHeld.add(held);
+			return { result, previouslyBilled: true };
+		}
+	}
+	const posted = await client.postDocument(itemIndex, endpoint, body, order.billable(itemIndex));
+	const { answer: result, id, pagesBilled } = posted;
+	ledger.record({ itemIndex, kind: 'document', id, pagesBilled, fileName: document.fileName });
+	ledger.billedResults.set(itemIndex, { result, key });
+	return { result, previouslyBilled: false };
+}

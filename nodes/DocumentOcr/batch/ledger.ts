@@ -1,0 +1,44 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/** Something the service created — and billed — for an item of this execution. */
+export interface Created {
+	itemIndex: number;
+	kind: 'task' | 'job' | 'document';
+	/** The ID the answer carried (a `/v1/ocr` or `/v1/extract` answer may carry none). */
+	id?: string;
+	/** Pages the answer says were billed, when it says so. */
+	pagesBilled?: number;
+	/** The document's file name, to name a billed document that has no ID. */
+	fileName?: string;
+}
+
+/** A `/v1` document result the service billed, and how to find the document's memory key. */
+export interface BilledResult {
+	result: IDataObject;
+	key: () => Promise<string>;
+}
+
+/**
+ * What one execution was billed for, so that no billed ID or result is lost when an item or the
+ * node fails (./report.ts reads it): every task, job or document the service accepted, with its
+ * item; the `/v1` results billed, to keep for the next run if this one fails before they reach
+ * the user; and the held results of an earlier run this one outputs instead (./held.ts).
+ */
+export class BillingLedger {
+	readonly created: Created[] = [];
+
+	/** `/v1` results billed, by item: kept for the next run if this one fails before they reach the user. */
+	readonly billedResults = new Map<number, BilledResult>();
+
+	/** Memory keys of held results this run outputs instead of sending their documents. */
+	readonly deliveredHeld = new Set<string>();
+
+	/** The service accepted (and billed) `created`. */
+	record(created: Created) {
+		this.created.push(created);
+	}
+
+	createdBy(itemIndex: number): Created[] {
+		return this.created.filter((c) => c.itemIndex === itemIndex);
+	}
+}

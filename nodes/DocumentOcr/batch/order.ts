@@ -1,0 +1,102 @@
+import { StoppedError } from '../transport/errors';
+import type { BillableHooks } from '../transport/request';
+
+/**
+ * The order in which one execution's items submit, and its halt — the money rules of a batch:
+ *  - submissions start in item order (`turn` / `passTurn`): item i's billable request starts no
+ *    later than item i+1's, so which items are billed never depends on timing;
+ *  - `failed()`: once an item has failed the node (Continue on Fail off), no billable request
+ *    starts any more — checked right before sending (`billable`) — and every wait ends (`halted`,
+ *    and `onHalt`, which interrupts the execution's poller).
+ */
+export class SubmissionOrder {
+	halted = false;
+
+	/** Items (by index) that have passed their submission turn: started it, or will send none. */
+	private passed = new Set<number>();
+
+	private nextTurn = 0;
+
+	private turnWaiters = new Map<number, () => void>();
+
+	/** Items waiting to come within `ahead` of the submission front (see `nearTurn`). */
+	private frontWaiters = new Map<number, () => void>();
+
+	/**
+	 * @param stopOnFailure Continue on Fail is off: the first failing item fails the node.
+	 * @param onHalt called once, when the batch halts, before the waiting items are woken.
+	 */
+	constructor(
+		private readonly stopOnFailure: boolean,
+		private readonly onHalt: () => void = () => {},
+	) {}
+
+	/**
+	 * An item failed (or a submission did, which will fail its item): without Continue on Fail
+	 * that fails the node, so start no more billable requests and end every wait.
+	 */
+	failed() {
+		if (!this.stopOnFailure || this.halted) return;
+		this.halted = true;
+		this.onHalt();
+		for (const wake of this.turnWaiters.values()) wake();
+		this.turnWaiters.clear();
+		for (const wake of this.frontWaiters.values()) wake();
+		this.frontWaiters.clear();
+	}
+
+	/**
+	 * Waits until `itemIndex` is at most `ahead` items past the submission front (every item
+	 * before `itemIndex - ahead` has passed its turn). An item starts its work only then: an item
+	 * that has started and waits for its turn holds its request and the frames under it, while an
+	 * item waiting here holds almost nothing.
+	 */
+	async nearTurn(itemIndex: number, ahead: number): Promise<void> {
+		if (this.nextTurn >= itemIndex - ahead || this.halted) return;
+		await new Promise<void>((resolve) => this.frontWaiters.set(itemIndex - ahead, resolve));
+	}
+
+	/** Waits until every item before `itemIndex` has started its submission (or sends none). */
+	async turn(itemIndex: number): Promise<void> {
+		while (this.nextTurn < itemIndex && !this.halted) {
+			await new Promise<void>((resolve) => this.turnWaiters.set(itemIndex, resolve));
+		}
+	}
+
+	/** `itemIndex` started its submission, or will not send one: the next item may go. */
+	passTurn(itemIndex: number) {
+		if (itemIndex < this.nextTurn || this.passed.has(itemIndex)) return;
+		this.passed.add(itemIndex);
+		while (this.passed.has(this.nextTurn)) {
+			this.passed.delete(this.nextTurn);
+			this.nextTurn++;
+			const near = this.frontWaiters.get(this.nextTurn);
+			if (near) {
+				this.frontWaiters.delete(this.nextTurn);
+				near();
+			}
+		}
+		const wake = this.turnWaiters.get(this.nextTurn);
+		if (wake) {
+			this.turnWaiters.delete(this.nextTurn);
+			wake();
+		}
+	}
+
+	/**
+	 * How item `itemIndex`'s submission keeps its place (the transport calls these around each
+	 * attempt): it waits for its turn before taking a request slot; with the slot in hand, once
+	 * the rate-limit gate is open, it is stopped if the batch has halted, or else passes the turn
+	 * on as it goes out; a failed submission halts the batch before its slot goes to the next one.
+	 */
+	billable(itemIndex: number): BillableHooks {
+		return {
+			beforeSlot: () => this.turn(itemIndex),
+			beforeBillableSend: () => {
+				if (this.halted) throw new StoppedError(itemIndex);
+				this.passTurn(itemIndex);
+			},
+			onBillableFailure: () => this.failed(),
+		};
+	}
+}

@@ -1,0 +1,76 @@
+import { isObject } from '../shared/object';
+
+/**
+ * Secrets (the API key) out of everything the service answers and every message the node makes:
+ * `scrubAnswer` on each answer before anything reads it (transport/request.ts), `redact` on each
+ * error text (./errors.ts), which also hides any Bearer token.
+ */
+
+/** Whether `secret` is long enough to be one (shorter values are never treated as secrets). */
+const isSecret = (secret: string) => secret.length >= 4;
+
+/** The secrets themselves replaced by `[redacted]` (secrets shorter than 4 characters are not secrets). */
+function withoutSecrets(text: string, secrets: string[] | undefined): string {
+	let out = text;
+	for (const secret of secrets ?? []) {
+		if (secret && isSecret(secret) && out.includes(secret))
+			out = out.split(secret).join('[redacted]');
+	}
+	return out;
+}
+
+/** Text for an error message: the secrets, and any Bearer token, replaced by `[redacted]`. */
+export function redact(text: string, secrets: string[] | undefined): string {
+	return withoutSecrets(text, secrets).replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]');
+}
+
+/** `bytes` with every secret in them replaced by `[redacted]`; the same Buffer when none is in it. */
+function scrubBytes(bytes: Buffer, secrets: string[]): Buffer {
+	let out = bytes;
+	for (const secret of secrets.filter(isSecret)) {
+		const needle = Buffer.from(secret, 'utf8');
+		if (out.indexOf(needle) === -1) continue;
+		const parts: Buffer[] = [];
+		let from = 0;
+		for (let at = out.indexOf(needle); at !== -1; at = out.indexOf(needle, from)) {
+			parts.push(out.subarray(from, at), Buffer.from('[redacted]'));
+			from = at + needle.length;
+		}
+		parts.push(out.subarray(from));
+		out = Buffer.concat(parts);
+	}
+	return out;
+}
+
+/**
+ * An answer's body with every secret in it (the API key, echoed back by a proxy or a debugging
+ * endpoint) redacted — the one place answers pass before anything reads them, so the key reaches
+ * no output, no file and no error. Strings and the bytes of a binary answer (an export read as an
+ * ArrayBuffer or Buffer, which becomes a Buffer) are scrubbed; the body's shape is left as it is.
+ */
+export function scrubAnswer<T>(body: T, secrets: string[] | undefined): T {
+	if (!secrets?.length) return body;
+	if (Buffer.isBuffer(body)) return scrubBytes(body, secrets) as T;
+	if (body instanceof ArrayBuffer) {
+		const bytes = Buffer.from(body);
+		const scrubbed = scrubBytes(bytes, secrets);
+		return (scrubbed === bytes ? body : scrubbed) as T;
+	}
+	const scrub = (value: unknown): unknown => {
+		if (typeof value === 'string') return withoutSecrets(value, secrets);
+		if (Array.isArray(value)) return value.map(scrub);
+		if (isObject(value)) {
+			const out: Record<string, unknown> = {};
+			for (const [key, inner] of Object.entries(value)) out[key] = scrub(inner);
+			return out;
+		}
+		return value;
+	};
+	const holds = (value: unknown): boolean =>
+		typeof value === 'string'
+			? secrets.some((s) => isSecret(s) && value.includes(s))
+			: Array.isArray(value)
+				? value.some(holds)
+				: isObject(value) && Object.values(value).some(holds);
+	return holds(body) ? (scrub(body) as T) : body;
+}
