@@ -8,7 +8,7 @@ import type {
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
 import { ServiceClient } from './service/client';
-import { EVENTS, eventsField, taskEventKey } from './trigger/events';
+import { EVENTS, eventsField, isTaskEvent, taskEventKey } from './trigger/events';
 import type { Finished, PageReader, PollSettings, TaskReader } from './trigger/poll-state';
 import { DEFAULT_SETTINGS, readState } from './trigger/poll-state';
 import { newestFinished } from './trigger/sample';
@@ -185,9 +185,7 @@ async function itemsOf(
 
 /** The poll's settings from the node's parameters, with the page size and the poll's deadline. */
 function pollSettings(ctx: IPollFunctions) {
-	const events = (ctx.getNodeParameter('events', EVENTS) as string[]).filter((e) =>
-		EVENTS.includes(e),
-	);
+	const events = (ctx.getNodeParameter('events', EVENTS) as string[]).filter(isTaskEvent);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const bounded = (value: unknown, fallback: number, max: number) => {
 		const n = Math.floor(Number(value ?? fallback));

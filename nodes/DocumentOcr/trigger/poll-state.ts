@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { ListPage } from '../shared/records';
-import { classifyStatus } from '../shared/records';
 import type { TaskEvent } from './events';
 
 /**
@@ -143,12 +142,4 @@ export function readState(value: unknown): PollState | undefined {
 	if (s.orderConfirmed === true) state.orderConfirmed = true;
 	if (s.honoursPage === true) state.honoursPage = true;
 	return state;
-}
-
-/** The event a task's status stands for, or undefined while it is not finished. */
-export function eventOf(status: unknown): TaskEvent | undefined {
-	const cls = classifyStatus(status);
-	if (cls === 'done') return 'ocr.done';
-	if (cls === 'failed') return 'ocr.failed';
-	return undefined;
 }

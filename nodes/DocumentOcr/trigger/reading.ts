@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { idsOf, ListWalk, samePage, taskIdOf } from '../service/list';
 import type { ListPage } from '../shared/records';
 import type { Finished, Gap, PageReader, PollSettings, PollState } from './poll-state';
-import { eventOf } from './poll-state';
+import { eventOf } from './events';
 
 /**
  * One poll's reading of the task list: the budget, what it met, and the stretches it reads (see

@@ -1,6 +1,6 @@
 import { ListWalk, taskIdOf } from '../service/list';
 import type { Finished, PageReader, PollSettings } from './poll-state';
-import { eventOf } from './poll-state';
+import { eventOf } from './events';
 
 /**
  * Manual test run: the most recently listed finished task with a selected event, within

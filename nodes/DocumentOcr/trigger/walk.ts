@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { PollResult, PollSettings, PollState, PageReader, TaskReader } from './poll-state';
-import { eventOf } from './poll-state';
+import { eventOf } from './events';
 import { Walk } from './reading';
 import { walkNewest } from './walk-newest';
 import { walkOldest } from './walk-oldest';
