@@ -2,49 +2,26 @@
 'use strict';
 /**
  * `npm run verify` — the package as it would be published (the `npm pack` tarball), checked with
- * what `npm run lint` cannot see. CI runs `npm run lint` (n8n-node lint: @n8n/node-cli 0.48.3's
- * config, i.e. @n8n/eslint-plugin-community-nodes 0.32.0 `recommended` and eslint-plugin-n8n-
- * nodes-base 1.16.7's `community` rules on package.json, `credentials` / `nodes` rules on the .ts
- * sources; in strict mode it also fails when eslint.config.mjs is not the node-cli template)
- * before this script, so nothing here repeats a lint rule.
+ * what `npm run lint` cannot see. CI runs `npm run lint` first (n8n-node lint: @n8n/node-cli's
+ * config, i.e. @n8n/eslint-plugin-community-nodes `recommended` and eslint-plugin-n8n-nodes-base's
+ * `community` rules on package.json, `credentials` / `nodes` rules on the .ts sources; in strict
+ * mode it also fails when eslint.config.mjs is not the node-cli template), so nothing here
+ * repeats a lint rule: package name, keywords, the "n8n" block, licence, author, description,
+ * runtime dependencies, peer dependencies and credential references are lint's.
  *
- * n8n verifies a community package with `@n8n/scan-community-package`: it reads the npm
- * provenance attestation, fetches the attested GitHub commit and the published tarball, and runs
- * ESLint (`analyzePackage()`, its own pinned rule plugins, inline disables ignored) over both.
- * Only the ESLint step can run before publishing; it is REUSED, not replicated: the pinned
- * scanner's own `analyzePackage()` runs on the files git would publish and on the extracted
- * tarball, after a canary package with planted violations proves its rules fire.
+ * n8n verifies a community package with `@n8n/scan-community-package`: npm provenance, then
+ * ESLint with its rule plugins and inline disables ignored over the attested GitHub source and
+ * the published tarball. Its public interface is the CLI on a published version, which the publish
+ * workflow runs; before publishing, this script runs the same rules through ESLint's API
+ * (runScannerRules below), with a canary that proves they fire.
  *
- * Check by check (pinned versions: node-cli 0.48.3, community-nodes 0.32.0, n8n-nodes-base 1.16.7):
- *
- * | check                                                    | here    | covered by                                                                              |
- * |----------------------------------------------------------|---------|-----------------------------------------------------------------------------------------|
- * | scanner (source leg + tarball leg) and its canary        | kept    | — (the scanner itself, on the real tarball)                                            |
- * | packed files: only dist/**, README, LICENSE, package.json | kept    | — (require-files-array only wants a non-empty "files")                                  |
- * | README.md and LICENSE packed; LICENSE is the MIT text    | kept    | — (license-not-default reads the field, not the file)                                   |
- * | dist/ built from every source, no orphans (stale: warns) | kept    | — (lint ignores dist/)                                                                  |
- * | n8n.nodes / n8n.credentials files in the tarball, load   | kept    | — (n8n-object-validation checks only the "dist/" prefix)                                |
- * | n8n.strict = true                                        | kept    | — (n8n-object-validation checks only that it is a boolean)                              |
- * | no optionalDependencies / bundleDependencies             | kept    | — (no-runtime-dependencies reads "dependencies" only)                                   |
- * | "main", when set, is in the tarball                      | kept    | —                                                                                       |
- * | codex files (.node.json: ids, version, categories, docs) | kept    | — (lint reads no .node.json)                                                            |
- * | provenance readiness (publishConfig, GitHub repo, workflow) | kept | —                                                                                       |
- * | CHANGELOG section for the version                        | kept    | —                                                                                       |
- * | dry run and tarball list the same files                  | dropped | — (one `npm pack --json` now gives the list and the tarball)                            |
- * | name n8n-nodes-* / @scope/n8n-nodes-*                    | dropped | package-name-convention; community-package-json-name-missing, -name-still-default        |
- * | keyword n8n-community-node-package                       | dropped | community-package-json-keywords-missing, -keywords-without-official-tag                 |
- * | "n8n" block, n8nNodesApiVersion, nodes non-empty, credentials array, "dist/" paths | dropped | n8n-object-validation; community-package-json-n8n-missing, -n8n-api-version-missing, -n8n-api-version-not-number, -n8n-nodes-missing, -n8n-nodes-empty |
- * | license "MIT"                                            | dropped | community-package-json-license-missing, -license-not-default                            |
- * | repository.url set                                       | dropped | community-package-json-repository-url-still-default (its GitHub form: provenance, kept) |
- * | author name and email                                    | dropped | valid-author; community-package-json-author-missing, -author-name-missing, -author-email-still-default |
- * | description                                              | dropped | valid-description; community-package-json-description-missing                           |
- * | homepage                                                 | dropped | require-homepage (a warning, as in the scanner: n8n does not fail on it either)         |
- * | no "dependencies"                                        | dropped | no-runtime-dependencies                                                                 |
- * | peerDependencies { "n8n-workflow": "*" }                 | dropped | valid-peer-dependencies                                                                 |
- * | node/credential name and displayName                     | dropped | tsc (INodeTypeDescription, ICredentialType); node-class-description-name-miscased, cred-class-field-name-unsuffixed, cred-class-field-display-name-missing-api |
- * | a node's credential is registered in n8n.credentials     | dropped | valid-credential-references                                                             |
- * | eslint.config.mjs is the node-cli template               | dropped | `n8n-node lint` itself in strict mode (verifyEslintConfig)                               |
- * | git remote origin matches repository.url (a warning)     | dropped | — (never failed; `npm publish --provenance` refuses a mismatch itself)                 |
+ * What else is checked here, none of it by a lint rule: only dist/**, README, LICENSE and
+ * package.json are packed; LICENSE is the MIT text; dist/ is built from every source with no
+ * orphans (stale: a warning); the n8n.nodes / n8n.credentials files are in the tarball and load;
+ * n8n.strict is true; no optionalDependencies / bundleDependencies; "main", when set, is packed;
+ * the codex files (.node.json: ids, version, categories, documentation links); provenance
+ * readiness (publishConfig, a GitHub repository, the publish workflow); a CHANGELOG section for
+ * the version.
  *
  * Usage: npm run build && npm run lint && npm run verify   (--keep: keep the temporary directory)
  */
@@ -52,8 +29,9 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { createRequire } = require('node:module');
-const { pathToFileURL } = require('node:url');
+const { n8nCommunityNodesPlugin } = require('@n8n/eslint-plugin-community-nodes');
+const tsParser = require('@typescript-eslint/parser');
+const { ESLint } = require('eslint');
 
 const ROOT = path.resolve(__dirname, '..');
 const KEEP = process.argv.includes('--keep');
@@ -145,8 +123,8 @@ async function main() {
 		section('Nodes, credentials and codex files (as packed)');
 		checkNodesAndCodex(manifest, packageDir);
 
-		section('n8n community-package scanner (@n8n/scan-community-package analyzePackage)');
-		await runScanner(manifest, work, packageDir);
+		section("n8n community-package scanner's rules (ESLint, inline disables ignored)");
+		await runScannerRules(packageDir);
 
 		section('npm provenance (scanner steps 1–2)');
 		checkProvenanceReadiness(manifest);
@@ -170,7 +148,7 @@ async function main() {
 		process.exitCode = 1;
 	} else {
 		out(
-			'\nPASS: the packed package passes the scanner and the package checks (lint: npm run lint)',
+			"\nPASS: the packed package passes the scanner's rules and the package checks (lint: npm run lint)",
 		);
 	}
 }
@@ -310,63 +288,60 @@ function checkNodesAndCodex(manifest, packageDir) {
 	}
 }
 
-async function runScanner(manifest, work, packageDir) {
-	const scannerPkgFile = require.resolve('@n8n/scan-community-package/package.json');
-	const scannerFile = path.join(path.dirname(scannerPkgFile), 'scanner', 'scanner.mjs');
-	out(
-		`  · @n8n/scan-community-package ${require(scannerPkgFile).version}, with its own pinned rule plugins`,
-	);
-	// The scanner makes a temporary directory when it is imported; have `tmp` remove it on exit.
-	createRequire(scannerFile)('tmp').setGracefulCleanup();
-	const scanner = await import(pathToFileURL(scannerFile).href);
-	const report = (label, dir, result) => {
-		if (result.passed) return out(`  ✔ ${label}: no ESLint errors`);
-		fail(
-			`${label}: ${result.message}`,
-			(result.details ?? '').split(dir + path.sep).join(`<${label}>/`),
-		);
+/**
+ * n8n's scanner lints the attested source and the published tarball with its rule plugins and
+ * inline disables ignored; its only public interface is the CLI on a published version (run by
+ * the publish workflow). Before publishing, the same thing through public interfaces: ESLint with
+ * `allowInlineConfig: false` on the sources with the node-cli config (the scanner's source rules
+ * are node-cli's, so n8n-node lint differs only by honouring disables), and on the tarball's
+ * `.js` and package.json with @n8n/eslint-plugin-community-nodes' `recommended` and no-console
+ * (the scanner's tarball leg), after a canary proves those rules fire.
+ */
+async function runScannerRules(packageDir) {
+	const report = (label, dir, results) => {
+		const errors = results.reduce((sum, result) => sum + result.errorCount, 0);
+		if (errors === 0) return out(`  ✔ ${label}: ${results.length} files, no ESLint errors`);
+		const details = results
+			.filter((result) => result.errorCount > 0)
+			.flatMap((result) =>
+				result.messages.map(
+					(m) => `${path.relative(dir, result.filePath)}:${m.line} ${m.ruleId}: ${m.message}`,
+				),
+			);
+		fail(`${label}: ${errors} ESLint error(s)`, details.join('\n'));
 	};
 
-	// Canary: a package that must fail, in all three languages the scanner parses (js, ts, json).
-	const canary = path.join(work, 'canary');
-	fs.mkdirSync(path.join(canary, 'nodes', 'Canary'), { recursive: true });
-	fs.writeFileSync(path.join(canary, 'package.json'), '{ "name": "canary", "version": "1.0.0" }\n');
-	fs.writeFileSync(path.join(canary, 'nodes', 'Canary', 'Canary.node.ts'), "console.log('ts');\n");
-	fs.writeFileSync(path.join(canary, 'nodes', 'Canary', 'helper.js'), "console.log('js');\n");
-	const canaryResult = await scanner.analyzePackage(canary, scanner.SOURCE_FILE_PATTERNS);
-	const canaryDetails = canaryResult.details ?? '';
-	check(
-		!canaryResult.passed &&
-			(canaryDetails.match(/no-console/g) ?? []).length === 2 &&
-			canaryDetails.includes('package-name-convention'),
-		'canary with known violations (.ts, .js, package.json) is rejected: the rules are active',
-		`the scanner did not reject the canary package — its rules are not running (${canaryResult.message ?? 'passed'})`,
-	);
-
-	// Source leg: the files git would put on GitHub, as the scanner fetches the attested commit.
-	const sourceDir = path.join(work, 'source');
-	for (const file of listSourceFiles()) {
-		const from = path.join(ROOT, file);
-		if (!fs.existsSync(from) || !fs.statSync(from).isFile()) continue; // deleted, not yet committed
-		fs.mkdirSync(path.dirname(path.join(sourceDir, file)), { recursive: true });
-		fs.copyFileSync(from, path.join(sourceDir, file));
-	}
-	const sourceRoot = scanner.findPackageRoot(sourceDir, manifest.name);
-	if (!sourceRoot)
-		fail(`no package.json named "${manifest.name}" in the source: the scanner would stop here`);
-	else
-		report(
-			'source',
-			sourceRoot,
-			await scanner.analyzePackage(sourceRoot, scanner.SOURCE_FILE_PATTERNS),
-		);
-
-	// Tarball leg: the extracted `npm pack`, with the scanner's patterns for the published package.
+	const source = new ESLint({ cwd: ROOT, allowInlineConfig: false });
 	report(
-		'tarball',
-		packageDir,
-		await scanner.analyzePackage(packageDir, ['**/*.js', 'package.json']),
+		'source (inline disables ignored)',
+		ROOT,
+		await source.lintFiles(['package.json', 'nodes', 'credentials']),
 	);
+
+	const tarball = new ESLint({
+		cwd: packageDir,
+		allowInlineConfig: false,
+		overrideConfigFile: true,
+		overrideConfig: [
+			n8nCommunityNodesPlugin.configs.recommended,
+			{ rules: { 'no-console': 'error' } },
+			{ files: ['**/*.json'], languageOptions: { parser: tsParser } },
+		],
+	});
+	const canary = [
+		...(await tarball.lintText("console.log('canary');\n", {
+			filePath: path.join(packageDir, 'dist', 'canary.js'),
+		})),
+		...(await tarball.lintText('{ "name": "canary", "version": "1.0.0" }\n', {
+			filePath: path.join(packageDir, 'package.json'),
+		})),
+	].flatMap((result) => result.messages.map((m) => m.ruleId));
+	check(
+		canary.includes('no-console') && canary.some((rule) => /package-name-convention/.test(rule)),
+		'canary with known violations (.js, package.json) is rejected: the rules are active',
+		`the tarball rules did not reject the canary (${canary.join(', ') || 'no errors'})`,
+	);
+	report('tarball', packageDir, await tarball.lintFiles(['**/*.js', 'package.json']));
 }
 
 function checkProvenanceReadiness(manifest) {

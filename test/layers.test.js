@@ -1,53 +1,63 @@
 'use strict';
 /**
- * The dependency rule that `npm run lint` checks (scripts/check-layers.js): the package as it is
+ * The dependency rule that `npm run lint` checks (eslint.layers.config.mjs): the package as it is
  * passes, and a planted import that points up, reaches across node families or closes a circle,
- * or a module-level map, each fails it.
+ * a module-level map, or a file in no known layer, each fails it.
+ *
+ * ESLint runs as `npm run lint` runs it, in a child process (it loads the .mjs config with a
+ * dynamic import, which Jest's module system does not do), once on the package and once on a copy
+ * of nodes/ and credentials/ with every violation planted (each in its own file).
  */
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { checkLayers } = require('../scripts/check-layers');
 
 const ROOT = path.join(__dirname, '..');
+const ESLINT = path.join(ROOT, 'node_modules/eslint/bin/eslint.js');
+const CONFIG = path.join(ROOT, 'eslint.layers.config.mjs');
 
-/** A copy of nodes/ and credentials/ with `plant` applied, checked. */
-function checkedWith(plant) {
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'layers-'));
+/** ESLint's problems in `cwd` as lines "relative/file.ts: rule: message". */
+function lint(cwd) {
+	let output;
 	try {
-		for (const folder of ['nodes', 'credentials'])
-			fs.cpSync(path.join(ROOT, folder), path.join(dir, folder), { recursive: true });
-		plant(dir);
-		return checkLayers(dir).problems;
-	} finally {
-		fs.rmSync(dir, { recursive: true, force: true });
+		output = execFileSync(
+			process.execPath,
+			[ESLINT, '-c', CONFIG, '--format', 'json', 'nodes', 'credentials'],
+			{ cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+		);
+	} catch (error) {
+		if (error.status !== 1) throw error; // 1: problems found; 2: ESLint itself failed
+		output = error.stdout;
 	}
+	return JSON.parse(output).flatMap((result) =>
+		result.messages.map(
+			(m) =>
+				`${path.relative(cwd, result.filePath).split(path.sep).join('/')}: ${m.ruleId}: ${m.message}`,
+		),
+	);
 }
 
 const append = (dir, file, line) =>
 	fs.appendFileSync(path.join(dir, 'nodes/DocumentOcr', file), `\n${line}\n`);
 
-test('the package as it is: every import points down, no cycle, no module-level map', () => {
-	expect(checkLayers(ROOT).problems).toEqual([]);
-});
-
-test.each([
+const PLANTED = [
 	[
 		'an import pointing up (transport -> batch)',
 		(dir) =>
 			append(dir, 'transport/slots.ts', "import type { Execution } from '../batch/execution';"),
-		/transport\/slots\.ts imports .*batch\/execution\.ts: an import pointing up/,
+		/transport\/slots\.ts: import-x\/no-restricted-paths: .*"\.\.\/batch\/execution".*transport\/ may import only/,
 	],
 	[
 		"a trigger reaching into the action node's operations",
 		(dir) => append(dir, 'trigger/events.ts', "import type { Send } from '../actions/types';"),
-		/across trigger\/ and actions\//,
+		/trigger\/events\.ts: import-x\/no-restricted-paths: .*trigger\/ .*may not import actions\//,
 	],
 	[
 		"the poll trigger node importing the action node's router",
 		(dir) =>
 			append(dir, 'DocumentOcrPollTrigger.node.ts', "import { router } from './actions/router';"),
-		/a node reaches into another node's actions\//,
+		/DocumentOcrPollTrigger\.node\.ts: import-x\/no-restricted-paths: .*may not import the action node's actions\//,
 	],
 	[
 		'a circle inside one folder',
@@ -55,14 +65,47 @@ test.each([
 			append(dir, 'shared/object.ts', "import { safeFileName } from './text';");
 			append(dir, 'shared/text.ts', "import { isObject } from './object';");
 		},
-		/import cycle: .*shared\/(object|text)\.ts/,
+		/shared\/(object|text)\.ts: import-x\/no-cycle: Dependency cycle/,
 	],
 	[
 		'a module-level WeakMap',
 		(dir) => append(dir, 'waiting/wait.ts', 'const pollers = new WeakMap<object, number>();'),
-		/waiting\/wait\.ts keeps a module-level Map\/WeakMap/,
+		/waiting\/wait\.ts: no-restricted-syntax: A module-level Map\/WeakMap/,
 	],
-])('%s fails the check', (_name, plant, expected) => {
-	const problems = checkedWith(plant);
-	expect(problems.join('\n')).toMatch(expected);
+	[
+		'an exported module-level Map',
+		(dir) => append(dir, 'batch/key.ts', 'export const seen: Map<string, number> = new Map();'),
+		/batch\/key\.ts: no-restricted-syntax: A module-level Map\/WeakMap/,
+	],
+	[
+		'a file in no known layer',
+		(dir) => {
+			fs.mkdirSync(path.join(dir, 'nodes/DocumentOcr/extra'));
+			append(dir, 'extra/helper.ts', 'export const one = 1;');
+		},
+		/extra\/helper\.ts: no-restricted-syntax: This file is outside the known layers/,
+	],
+];
+
+let planted;
+beforeAll(() => {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'layers-'));
+	try {
+		for (const item of ['nodes', 'credentials', 'tsconfig.json'])
+			fs.cpSync(path.join(ROOT, item), path.join(dir, item), { recursive: true });
+		// Packages (n8n-workflow) resolve as in the package, so only the planted lines differ.
+		fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+		for (const [, plant] of PLANTED) plant(dir);
+		planted = lint(dir).join('\n');
+	} finally {
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+});
+
+test('the package as it is: every import points down, no cycle, no module-level map', () => {
+	expect(lint(ROOT)).toEqual([]);
+});
+
+test.each(PLANTED)('%s fails the check', (_name, _plant, expected) => {
+	expect(planted).toMatch(expected);
 });

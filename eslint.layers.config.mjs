@@ -1,0 +1,148 @@
+/**
+ * The dependency rule of nodes/ and credentials/, run by `npm run lint`
+ * (`eslint -c eslint.layers.config.mjs nodes credentials`; test/layers.test.js plants each kind of
+ * violation and sees it fail). eslint.config.mjs stays the @n8n/node-cli template, which
+ * `n8n-node lint` checks in strict mode, so these rules live here.
+ *
+ * Imports only point down the layers below, never across the two node families (the action
+ * node's operations and the triggers' logic), never in a circle; and no module-level WeakMap or
+ * Map holds state (executions carry their own: batch/execution.ts).
+ *
+ *   credentials/                8  may import everything below
+ *   node files (*.node.ts)      7  each may import its own family and everything below
+ *   actions/   | trigger/       6  the action node's operations | the triggers' logic (not each other)
+ *   batch/                      5  one execution of the action node: order, halt, billed IDs, memory
+ *   waiting/                    4  polling many records at once
+ *   service/                    3  the service client: typed reads and writes, the list walker
+ *   transport/                  2  send one request, the retry table, the error map, request slots
+ *   documents/                  1  bytes -> checked document, request bodies
+ *   shared/                     0  pure helpers
+ */
+import tsParser from '@typescript-eslint/parser';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
+
+const FAMILY = './nodes/DocumentOcr';
+const ACTION_NODE = `${FAMILY}/DocumentOcr.node.ts`;
+const TRIGGER_NODES = [
+	`${FAMILY}/DocumentOcrTrigger.node.ts`,
+	`${FAMILY}/DocumentOcrPollTrigger.node.ts`,
+];
+const NODE_FILES = [ACTION_NODE, ...TRIGGER_NODES];
+
+/** The folders from the bottom up; each may import only the ones before it. */
+const LAYERS = ['shared', 'documents', 'transport', 'service', 'waiting', 'batch'];
+const folder = (name) => `${FAMILY}/${name}`;
+
+const zones = [
+	// Each layer below the node families: nothing above it, the node files and credentials included.
+	...LAYERS.map((layer, rank) => ({
+		target: folder(layer),
+		from: [
+			...LAYERS.slice(rank + 1).map(folder),
+			folder('actions'),
+			folder('trigger'),
+			...NODE_FILES,
+			'./credentials',
+		],
+		message: `${layer}/ may import only the layers below it (${LAYERS.slice(0, rank).join(', ') || 'none'}).`,
+	})),
+	// The two node families never import each other, nor the node files above them.
+	{
+		target: folder('actions'),
+		from: [folder('trigger'), ...NODE_FILES, './credentials'],
+		message: "actions/ (the action node's operations) may not import trigger/ or a node file.",
+	},
+	{
+		target: folder('trigger'),
+		from: [folder('actions'), ...NODE_FILES, './credentials'],
+		message: "trigger/ (the triggers' logic) may not import actions/ or a node file.",
+	},
+	// A node file imports its own family only, and no other node file.
+	{
+		target: ACTION_NODE,
+		from: [folder('trigger'), ...TRIGGER_NODES, './credentials'],
+		message: "The action node may not import the triggers' trigger/ or another node file.",
+	},
+	...TRIGGER_NODES.map((node) => ({
+		target: node,
+		from: [folder('actions'), ...NODE_FILES.filter((other) => other !== node), './credentials'],
+		message: "A trigger node may not import the action node's actions/ or another node file.",
+	})),
+	// Nothing outside nodes/ and credentials/ (packages in node_modules aside).
+	{
+		target: ['./nodes', './credentials'],
+		from: '.',
+		except: ['./nodes', './credentials', './node_modules'],
+		message: 'nodes/ and credentials/ import only each other and packages.',
+	},
+];
+
+/** `const x = new Map()` / `new WeakMap()` at the top of a module, exported or not. */
+const MODULE_MAP = [
+	'Program > VariableDeclaration',
+	'Program > ExportNamedDeclaration > VariableDeclaration',
+]
+	.map(
+		(declaration) =>
+			`${declaration} > VariableDeclarator > NewExpression.init[callee.name=/^(Weak)?Map$/]`,
+	)
+	.join(', ');
+const NO_MODULE_MAP = {
+	selector: MODULE_MAP,
+	message:
+		'A module-level Map/WeakMap keeps state across executions: state belongs to an object passed down (batch/execution.ts).',
+};
+
+/** Globs (relative, as flat config wants them) of the files that are in a layer. */
+const KNOWN_PLACES = [
+	...NODE_FILES,
+	...[...LAYERS, 'actions', 'trigger'].map((name) => `${folder(name)}/**/*.ts`),
+	'./credentials/**/*.ts',
+].map((place) => place.slice(2));
+
+export default [
+	{ ignores: ['**/*.d.ts'] },
+	{
+		files: ['**/*.ts'],
+		languageOptions: { parser: tsParser, sourceType: 'module' },
+		// Sources carry disable comments for the template's rules, which this config does not load.
+		linterOptions: { reportUnusedDisableDirectives: 'off' },
+		plugins: { 'import-x': importX },
+		settings: {
+			// As @n8n/node-cli's config resolves imports, plus what import-x needs to parse the .ts
+			// files it follows (no-cycle reads each imported module; it skips unknown extensions).
+			'import-x/resolver-next': [createTypeScriptImportResolver()],
+			'import-x/extensions': ['.ts', '.js'],
+			'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+		},
+		rules: {
+			'import-x/no-restricted-paths': ['error', { zones }],
+			'import-x/no-cycle': 'error',
+			'no-restricted-syntax': ['error', NO_MODULE_MAP],
+		},
+	},
+	{
+		// A file in no known layer: the rule above cannot place it, so it is an error of its own.
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
+		ignores: KNOWN_PLACES,
+		rules: {
+			'no-restricted-syntax': [
+				'error',
+				NO_MODULE_MAP,
+				{
+					selector: 'Program',
+					message:
+						'This file is outside the known layers: add its folder to eslint.layers.config.mjs.',
+				},
+			],
+		},
+	},
+	{
+		// The webhook trigger's replay memory is the process's own, shared by every delivery of a
+		// trigger (two copies of a delivery arriving at once must not both pass): keyed by workflow
+		// and node, never by an execution.
+		files: ['nodes/DocumentOcr/trigger/replay.ts'],
+		rules: { 'no-restricted-syntax': 'off' },
+	},
+];
