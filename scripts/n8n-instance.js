@@ -109,8 +109,30 @@ async function createInstance({
 	const processes = [];
 	/** Keys and secrets handed to this instance: no log may contain them (see close()). */
 	const secrets = new Set();
+	/**
+	 * Credentials imported before the server starts, by ID (the last import of an ID wins): written
+	 * in ONE `n8n import:credentials` call before the next n8n command or the server's start, not
+	 * one cold n8n process each.
+	 */
+	const pendingCredentials = new Map();
+
+	const importPendingCredentials = async () => {
+		if (!pendingCredentials.size) return;
+		const credentials = [...pendingCredentials.values()];
+		pendingCredentials.clear();
+		const file = path.join(userFolder, `credentials-${++counter}.json`);
+		fs.writeFileSync(file, JSON.stringify(credentials));
+		await cli('import:credentials', `--input=${file}`);
+	};
+
+	/** Queues a credential, or imports it at once while the server runs (it reads the database). */
+	const importCredentials = async (credential) => {
+		pendingCredentials.set(credential.id, credential);
+		if (server) await importPendingCredentials();
+	};
 
 	const run = async (args) => {
+		await importPendingCredentials();
 		const logFile = path.join(
 			userFolder,
 			`cli-${++counter}-${args[0].replace(/[^a-z]/gi, '')}.log`,
@@ -147,12 +169,7 @@ async function createInstance({
 		) {
 			// An empty secret (the fail-closed tests) is nothing to look for in the logs.
 			if (secret) secrets.add(secret);
-			const file = path.join(userFolder, `credential-${id}.json`);
-			fs.writeFileSync(
-				file,
-				JSON.stringify([{ id, name, type: 'documentOcrWebhookApi', data: { secret } }]),
-			);
-			await cli('import:credentials', `--input=${file}`);
+			await importCredentials({ id, name, type: 'documentOcrWebhookApi', data: { secret } });
 		},
 
 		/** Marks a workflow active (published) before the server starts. */
@@ -171,22 +188,18 @@ async function createInstance({
 			baseUrl = emu.url,
 		} = {}) {
 			secrets.add(apiKey);
-			const file = path.join(userFolder, `credential-${id}.json`);
-			fs.writeFileSync(
-				file,
-				JSON.stringify([
-					{ id, name, type: 'documentOcrApi', data: { apiKey, baseUrl, apiUrl: '' } },
-				]),
-			);
-			await cli('import:credentials', `--input=${file}`);
+			await importCredentials({
+				id,
+				name,
+				type: 'documentOcrApi',
+				data: { apiKey, baseUrl, apiUrl: '' },
+			});
 		},
 
 		/** Any other credential (e.g. a baseline's Bearer Auth); `secret` is scanned for in logs. */
 		async importOtherCredential(credential, secret) {
 			if (secret) secrets.add(secret);
-			const file = path.join(userFolder, `credential-${credential.id}.json`);
-			fs.writeFileSync(file, JSON.stringify([credential]));
-			await cli('import:credentials', `--input=${file}`);
+			await importCredentials(credential);
 		},
 
 		/** Imports workflow JSON objects (the inbox path rewritten to this instance's folder). */
@@ -251,6 +264,7 @@ async function createInstance({
 
 		/** `n8n start`; `more` is added to its environment only (not to the other processes'). */
 		async startServer({ env: more = {} } = {}) {
+			await importPendingCredentials();
 			server = await rt.startServer(
 				runtime,
 				node24,
@@ -270,6 +284,7 @@ async function createInstance({
 		 * health endpoint on a free port; resolves once it is ready. Stopped by close().
 		 */
 		async startWorker({ concurrency = 10, env: more = {}, timeoutMs = 120_000 } = {}) {
+			await importPendingCredentials();
 			const [healthPort, workerBrokerPort] = await freePorts(2);
 			const name = `worker-${processes.filter((p) => p.kind === 'worker').length + 1}`;
 			const logFile = path.join(userFolder, `${name}.log`);
@@ -301,6 +316,7 @@ async function createInstance({
 		 * with its own task-broker port; resolves once it serves requests. Stopped by close().
 		 */
 		async startWebhook({ port: webhookPort, env: more = {}, timeoutMs = 120_000 } = {}) {
+			await importPendingCredentials();
 			// The given port is not bound yet: keep it out of the ports picked here.
 			const picked = (await freePorts(3)).filter((p) => p !== webhookPort);
 			webhookPort ??= picked[1];
