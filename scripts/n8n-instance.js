@@ -65,6 +65,13 @@ function procStats(pid) {
 /**
  * `extraEnv` is merged into the environment of every n8n process of the instance (server, CLI
  * commands, workers, webhook processes), e.g. the queue-mode settings.
+ *
+ * `runsOverRest`: once the server runs and setupOwner() was called, execute() starts the workflow
+ * at its Manual Trigger through n8n's REST API (`POST /rest/workflows/:id/run`, what the editor's
+ * Execute button sends) and reads the finished execution through the public API, instead of a
+ * cold `n8n execute` process per run (3-10 s each on 2 busy cores). Such a run is a *manual* one:
+ * n8n keeps no node memory (static data) after it, so suites that test that memory across runs
+ * keep `n8n execute`.
  */
 async function createInstance({
 	emulator = {},
@@ -72,6 +79,7 @@ async function createInstance({
 	extraEnv = {},
 	n8nVersion,
 	packageTarball,
+	runsOverRest = false,
 } = {}) {
 	// `n8nVersion` (e.g. '1.123.0') picks another n8n than the default newest 2.x; an n8n 1.x runs
 	// on this machine's own Node 20 (`node24` is then that Node).
@@ -115,6 +123,8 @@ async function createInstance({
 	 * one cold n8n process each.
 	 */
 	const pendingCredentials = new Map();
+	/** The workflows imported, by ID: a run over REST starts at the workflow's Manual Trigger. */
+	const workflowsById = new Map();
 
 	const importPendingCredentials = async () => {
 		if (!pendingCredentials.size) return;
@@ -206,6 +216,7 @@ async function createInstance({
 		async importWorkflows(workflows) {
 			const dir = fs.mkdtempSync(path.join(userFolder, 'workflows-'));
 			workflows.forEach((workflow, i) => {
+				workflowsById.set(workflow.id, workflow);
 				const text = JSON.stringify(workflow).split(EXAMPLE_INBOX).join(inbox);
 				fs.writeFileSync(path.join(dir, `${i}.json`), text);
 			});
@@ -228,8 +239,61 @@ async function createInstance({
 			return after.sort((a, b) => Number(b.id) - Number(a.id))[0];
 		},
 
-		/** `n8n execute --id=… --rawOutput`: the run's data as n8n reports it. */
+		/**
+		 * The workflow run from its Manual Trigger as the editor runs it (`POST
+		 * /rest/workflows/:id/run`, a manual execution); resolves with the finished execution, with
+		 * its data, read through the public API. Needs the server and setupOwner().
+		 */
+		async runManually(id, { timeoutMs = 300_000 } = {}) {
+			const trigger = workflowsById
+				.get(id)
+				?.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
+			if (!trigger) throw new Error(`workflow ${id}: no Manual Trigger to run it from`);
+			const response = await fetch(`${instance.url}/rest/workflows/${id}/run`, {
+				method: 'POST',
+				headers: {
+					cookie: instance.cookie,
+					'browser-id': rt.BROWSER_ID,
+					'content-type': 'application/json',
+				},
+				body: JSON.stringify({ triggerToStartFrom: { name: trigger.name } }),
+			});
+			const body = await response.json().catch(() => ({}));
+			const executionId = body.data?.executionId;
+			if (response.status !== 200 || !executionId)
+				throw new Error(`running ${id} over REST: HTTP ${response.status} ${JSON.stringify(body)}`);
+			const started = Date.now();
+			for (;;) {
+				const read = await fetch(
+					`${instance.url}/api/v1/executions/${executionId}?includeData=true`,
+					{ headers: { 'x-n8n-api-key': instance.apiKey, accept: 'application/json' } },
+				);
+				const execution = read.status === 200 ? await read.json() : undefined;
+				if (execution?.stoppedAt && !['running', 'new'].includes(execution.status))
+					return execution;
+				if (Date.now() - started > timeoutMs)
+					throw new Error(
+						`execution ${executionId} of ${id} did not finish in ${timeoutMs / 1000} s`,
+					);
+				await new Promise((resolve) => setTimeout(resolve, 250));
+			}
+		},
+
+		/**
+		 * `n8n execute --id=… --rawOutput`: the run's data as n8n reports it. With `runsOverRest`
+		 * and the server up, runManually() instead; a failed run throws in both.
+		 */
 		async execute(id) {
+			if (runsOverRest && server && instance.cookie) {
+				const execution = await instance.runManually(id);
+				if (execution.status !== 'success') {
+					const error = execution.data?.resultData?.error;
+					throw new Error(
+						`${id} ended ${execution.status}: ${error?.message ?? ''} ${error?.description ?? ''}`,
+					);
+				}
+				return execution;
+			}
 			const output = await cli('execute', `--id=${id}`, '--rawOutput');
 			const run = rt.parseExecuteOutput(output);
 			if (!run)
@@ -244,6 +308,7 @@ async function createInstance({
 		async setupOwner({ scopes = ['execution:list', 'execution:read', 'workflow:read'] } = {}) {
 			const { cookie } = await rt.setupOwner(instance.url, OWNER);
 			if (!cookie) throw new Error('could not sign in as the owner');
+			instance.cookie = cookie;
 			instance.apiKey = await rt.createApiKey(instance.url, cookie, scopes, label);
 			return { cookie, apiKey: instance.apiKey };
 		},
