@@ -484,12 +484,14 @@ function installPackage(userFolder) {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	fs.mkdirSync(nodesDir, { recursive: true });
 	const packed = packedPackage();
-	fs.cpSync(path.join(packed, 'node_modules'), path.join(nodesDir, 'node_modules'), {
-		recursive: true,
-	});
 	if (!fs.existsSync(path.join(nodesDir, 'package.json')))
 		fs.copyFileSync(path.join(packed, 'package.json'), path.join(nodesDir, 'package.json'));
-	return path.join(nodesDir, 'node_modules', PACKAGE_NAME);
+	// Replaced whole, as npm replaces an installed package: nothing of an earlier build stays (the
+	// demo's .n8n-local/ keeps its folder across starts). Other packages there are left alone.
+	const target = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
+	fs.rmSync(target, { recursive: true, force: true });
+	fs.cpSync(path.join(packed, 'node_modules', PACKAGE_NAME), target, { recursive: true });
+	return target;
 }
 
 /** The environment every n8n command of one instance shares. */
