@@ -26,6 +26,8 @@ module.exports = {
 	],
 	testTimeout: 60_000,
 	// Each engine file starts its own emulator on port 0; two workers match the CI machine's cores.
+	// The five slowest files printed at the end (and collected by .ci/run through CI_TIMINGS).
+	reporters: ['default', ['<rootDir>/test/harness/timings.reporter.js', { tier: 'test' }]],
 	maxWorkers: 2,
 	// Secret scan over every engine run (test/harness/secrets.js): totals printed at the end.
 	globalSetup: '<rootDir>/test/harness/summary.js',

@@ -6,5 +6,7 @@ module.exports = {
 	testMatch: ['**/*.e2e.js'],
 	// The first run on a machine installs Node 24 and n8n (~5 minutes) inside beforeAll.
 	testTimeout: 15 * 60_000,
+	// The five slowest files printed at the end (and collected by .ci/run through CI_TIMINGS).
+	reporters: ['default', ['<rootDir>/test/harness/timings.reporter.js', { tier: 'e2e' }]],
 	maxWorkers: 1,
 };

@@ -9,6 +9,8 @@ module.exports = {
 	roots: ['<rootDir>/test/reliability'],
 	testMatch: ['**/*.rel.js'],
 	testTimeout: 15 * 60_000,
+	// The five slowest files printed at the end (and collected by .ci/run through CI_TIMINGS).
+	reporters: ['default', ['<rootDir>/test/harness/timings.reporter.js', { tier: 'reliability' }]],
 	maxWorkers: 1,
 	globalSetup: '<rootDir>/test/reliability/report.js',
 	globalTeardown: '<rootDir>/test/harness/summary.teardown.js',

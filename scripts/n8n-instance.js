@@ -65,6 +65,13 @@ function procStats(pid) {
 /**
  * `extraEnv` is merged into the environment of every n8n process of the instance (server, CLI
  * commands, workers, webhook processes), e.g. the queue-mode settings.
+ *
+ * `runsOverRest`: once the server runs and setupOwner() was called, execute() starts the workflow
+ * at its Manual Trigger through n8n's REST API (`POST /rest/workflows/:id/run`, what the editor's
+ * Execute button sends) and reads the finished execution through the public API, instead of a
+ * cold `n8n execute` process per run (3-10 s each on 2 busy cores). Such a run is a *manual* one:
+ * n8n keeps no node memory (static data) after it, so suites that test that memory across runs
+ * keep `n8n execute`.
  */
 async function createInstance({
 	emulator = {},
@@ -72,6 +79,7 @@ async function createInstance({
 	extraEnv = {},
 	n8nVersion,
 	packageTarball,
+	runsOverRest = false,
 } = {}) {
 	// `n8nVersion` (e.g. '1.123.0') picks another n8n than the default newest 2.x; an n8n 1.x runs
 	// on this machine's own Node 20 (`node24` is then that Node).
@@ -109,8 +117,32 @@ async function createInstance({
 	const processes = [];
 	/** Keys and secrets handed to this instance: no log may contain them (see close()). */
 	const secrets = new Set();
+	/**
+	 * Credentials imported before the server starts, by ID (the last import of an ID wins): written
+	 * in ONE `n8n import:credentials` call before the next n8n command or the server's start, not
+	 * one cold n8n process each.
+	 */
+	const pendingCredentials = new Map();
+	/** The workflows imported, by ID: a run over REST starts at the workflow's Manual Trigger. */
+	const workflowsById = new Map();
+
+	const importPendingCredentials = async () => {
+		if (!pendingCredentials.size) return;
+		const credentials = [...pendingCredentials.values()];
+		pendingCredentials.clear();
+		const file = path.join(userFolder, `credentials-${++counter}.json`);
+		fs.writeFileSync(file, JSON.stringify(credentials));
+		await cli('import:credentials', `--input=${file}`);
+	};
+
+	/** Queues a credential, or imports it at once while the server runs (it reads the database). */
+	const importCredentials = async (credential) => {
+		pendingCredentials.set(credential.id, credential);
+		if (server) await importPendingCredentials();
+	};
 
 	const run = async (args) => {
+		await importPendingCredentials();
 		const logFile = path.join(
 			userFolder,
 			`cli-${++counter}-${args[0].replace(/[^a-z]/gi, '')}.log`,
@@ -147,12 +179,7 @@ async function createInstance({
 		) {
 			// An empty secret (the fail-closed tests) is nothing to look for in the logs.
 			if (secret) secrets.add(secret);
-			const file = path.join(userFolder, `credential-${id}.json`);
-			fs.writeFileSync(
-				file,
-				JSON.stringify([{ id, name, type: 'documentOcrWebhookApi', data: { secret } }]),
-			);
-			await cli('import:credentials', `--input=${file}`);
+			await importCredentials({ id, name, type: 'documentOcrWebhookApi', data: { secret } });
 		},
 
 		/** Marks a workflow active (published) before the server starts. */
@@ -171,28 +198,25 @@ async function createInstance({
 			baseUrl = emu.url,
 		} = {}) {
 			secrets.add(apiKey);
-			const file = path.join(userFolder, `credential-${id}.json`);
-			fs.writeFileSync(
-				file,
-				JSON.stringify([
-					{ id, name, type: 'documentOcrApi', data: { apiKey, baseUrl, apiUrl: '' } },
-				]),
-			);
-			await cli('import:credentials', `--input=${file}`);
+			await importCredentials({
+				id,
+				name,
+				type: 'documentOcrApi',
+				data: { apiKey, baseUrl, apiUrl: '' },
+			});
 		},
 
 		/** Any other credential (e.g. a baseline's Bearer Auth); `secret` is scanned for in logs. */
 		async importOtherCredential(credential, secret) {
 			if (secret) secrets.add(secret);
-			const file = path.join(userFolder, `credential-${credential.id}.json`);
-			fs.writeFileSync(file, JSON.stringify([credential]));
-			await cli('import:credentials', `--input=${file}`);
+			await importCredentials(credential);
 		},
 
 		/** Imports workflow JSON objects (the inbox path rewritten to this instance's folder). */
 		async importWorkflows(workflows) {
 			const dir = fs.mkdtempSync(path.join(userFolder, 'workflows-'));
 			workflows.forEach((workflow, i) => {
+				workflowsById.set(workflow.id, workflow);
 				const text = JSON.stringify(workflow).split(EXAMPLE_INBOX).join(inbox);
 				fs.writeFileSync(path.join(dir, `${i}.json`), text);
 			});
@@ -215,8 +239,61 @@ async function createInstance({
 			return after.sort((a, b) => Number(b.id) - Number(a.id))[0];
 		},
 
-		/** `n8n execute --id=… --rawOutput`: the run's data as n8n reports it. */
+		/**
+		 * The workflow run from its Manual Trigger as the editor runs it (`POST
+		 * /rest/workflows/:id/run`, a manual execution); resolves with the finished execution, with
+		 * its data, read through the public API. Needs the server and setupOwner().
+		 */
+		async runManually(id, { timeoutMs = 300_000 } = {}) {
+			const trigger = workflowsById
+				.get(id)
+				?.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger');
+			if (!trigger) throw new Error(`workflow ${id}: no Manual Trigger to run it from`);
+			const response = await fetch(`${instance.url}/rest/workflows/${id}/run`, {
+				method: 'POST',
+				headers: {
+					cookie: instance.cookie,
+					'browser-id': rt.BROWSER_ID,
+					'content-type': 'application/json',
+				},
+				body: JSON.stringify({ triggerToStartFrom: { name: trigger.name } }),
+			});
+			const body = await response.json().catch(() => ({}));
+			const executionId = body.data?.executionId;
+			if (response.status !== 200 || !executionId)
+				throw new Error(`running ${id} over REST: HTTP ${response.status} ${JSON.stringify(body)}`);
+			const started = Date.now();
+			for (;;) {
+				const read = await fetch(
+					`${instance.url}/api/v1/executions/${executionId}?includeData=true`,
+					{ headers: { 'x-n8n-api-key': instance.apiKey, accept: 'application/json' } },
+				);
+				const execution = read.status === 200 ? await read.json() : undefined;
+				if (execution?.stoppedAt && !['running', 'new'].includes(execution.status))
+					return execution;
+				if (Date.now() - started > timeoutMs)
+					throw new Error(
+						`execution ${executionId} of ${id} did not finish in ${timeoutMs / 1000} s`,
+					);
+				await new Promise((resolve) => setTimeout(resolve, 250));
+			}
+		},
+
+		/**
+		 * `n8n execute --id=… --rawOutput`: the run's data as n8n reports it. With `runsOverRest`
+		 * and the server up, runManually() instead; a failed run throws in both.
+		 */
 		async execute(id) {
+			if (runsOverRest && server && instance.cookie) {
+				const execution = await instance.runManually(id);
+				if (execution.status !== 'success') {
+					const error = execution.data?.resultData?.error;
+					throw new Error(
+						`${id} ended ${execution.status}: ${error?.message ?? ''} ${error?.description ?? ''}`,
+					);
+				}
+				return execution;
+			}
 			const output = await cli('execute', `--id=${id}`, '--rawOutput');
 			const run = rt.parseExecuteOutput(output);
 			if (!run)
@@ -231,6 +308,7 @@ async function createInstance({
 		async setupOwner({ scopes = ['execution:list', 'execution:read', 'workflow:read'] } = {}) {
 			const { cookie } = await rt.setupOwner(instance.url, OWNER);
 			if (!cookie) throw new Error('could not sign in as the owner');
+			instance.cookie = cookie;
 			instance.apiKey = await rt.createApiKey(instance.url, cookie, scopes, label);
 			return { cookie, apiKey: instance.apiKey };
 		},
@@ -251,6 +329,7 @@ async function createInstance({
 
 		/** `n8n start`; `more` is added to its environment only (not to the other processes'). */
 		async startServer({ env: more = {} } = {}) {
+			await importPendingCredentials();
 			server = await rt.startServer(
 				runtime,
 				node24,
@@ -270,6 +349,7 @@ async function createInstance({
 		 * health endpoint on a free port; resolves once it is ready. Stopped by close().
 		 */
 		async startWorker({ concurrency = 10, env: more = {}, timeoutMs = 120_000 } = {}) {
+			await importPendingCredentials();
 			const [healthPort, workerBrokerPort] = await freePorts(2);
 			const name = `worker-${processes.filter((p) => p.kind === 'worker').length + 1}`;
 			const logFile = path.join(userFolder, `${name}.log`);
@@ -301,6 +381,7 @@ async function createInstance({
 		 * with its own task-broker port; resolves once it serves requests. Stopped by close().
 		 */
 		async startWebhook({ port: webhookPort, env: more = {}, timeoutMs = 120_000 } = {}) {
+			await importPendingCredentials();
 			// The given port is not bound yet: keep it out of the ports picked here.
 			const picked = (await freePorts(3)).filter((p) => p !== webhookPort);
 			webhookPort ??= picked[1];

@@ -4,7 +4,8 @@
  * Node 24 from the npm registry's `node` package, the newest installable n8n 2.x (install scripts
  * off, then sqlite3 and isolated-vm rebuilt against Node 24's headers), both cached OUTSIDE the
  * repository so the second start is fast. The package under test is packed with `npm pack` and
- * installed into n8n's community-nodes folder, exactly as users get it.
+ * installed into n8n's community-nodes folder, exactly as users get it — once per content of
+ * dist/, then copied into each n8n's user folder (installPackage).
  *
  * An n8n 1.x (N8N_VERSION=1.123.0, or `1` / `1.x` for the newest installable 1.x) is installed the
  * same way but runs on this machine's own Node 20 (process.execPath): n8n 1.x does not need
@@ -400,44 +401,97 @@ async function ensureN8n(node24, requested = process.env.N8N_VERSION) {
 	throw new Error(`no installable n8n ${requested ?? '2.x'} was found in the registry`);
 }
 
-/** `npm pack` this package and install the tarball into the user folder's community-nodes folder. */
+/**
+ * What `npm pack` puts in the tarball, as a hash: dist/ (less what "files" leaves out) and the
+ * files npm always packs. The packed and installed package is cached under this key.
+ */
+function packedContentHash() {
+	const crypto = require('node:crypto');
+	const hash = crypto.createHash('sha256');
+	const dist = path.join(ROOT, 'dist');
+	const files = fs
+		.readdirSync(dist, { recursive: true, withFileTypes: true })
+		.filter((dirent) => dirent.isFile())
+		.map((dirent) => path.relative(ROOT, path.join(dirent.parentPath ?? dirent.path, dirent.name)))
+		.filter((file) => !/(^|\/)\.(tsbuildinfo|build-inputs)$/.test(file));
+	for (const file of ['package.json', 'README.md', 'LICENSE', ...files.sort()]) {
+		const full = path.join(ROOT, file);
+		if (!fs.existsSync(full)) continue;
+		hash.update(`${file}\0`);
+		hash.update(fs.readFileSync(full));
+		hash.update('\0');
+	}
+	return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * This package packed with `npm pack` and installed (as n8n installs community packages) into a
+ * community-nodes folder, once per content of dist/: `<tmp>/ocr-packed-<hash>/nodes`. Every n8n
+ * of a CI run (smoke, e2e, reliability, benches) copies that folder instead of packing and
+ * installing again. Built in a scratch folder and renamed into place, so two processes that
+ * build it at once both end with a whole folder.
+ */
+function packedPackage() {
+	const dir = path.join(os.tmpdir(), `ocr-packed-${packedContentHash()}`);
+	const nodes = path.join(dir, 'nodes');
+	if (fs.existsSync(path.join(nodes, 'node_modules', PACKAGE_NAME, 'package.json'))) return nodes;
+	const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-pack-'));
+	try {
+		const pack = spawnSync(NPM, ['pack', '--silent', '--pack-destination', scratch], {
+			cwd: ROOT,
+			encoding: 'utf8',
+		});
+		if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
+		const tarball = path.join(scratch, pack.stdout.trim().split('\n').pop());
+		const scratchNodes = path.join(scratch, 'nodes');
+		fs.mkdirSync(scratchNodes);
+		fs.writeFileSync(
+			path.join(scratchNodes, 'package.json'),
+			JSON.stringify({ name: 'installed-nodes', private: true }, null, 2),
+		);
+		// As n8n installs community packages: no peer dependencies (n8n-workflow comes from n8n itself).
+		const install = spawnSync(
+			NPM,
+			[
+				'install',
+				tarball,
+				'--legacy-peer-deps',
+				'--ignore-scripts',
+				'--no-audit',
+				'--no-fund',
+				'--no-save',
+			],
+			{ cwd: scratchNodes, encoding: 'utf8' },
+		);
+		if (install.status !== 0)
+			throw new Error(`installing the packed package failed: ${install.stderr}`);
+		fs.rmSync(tarball);
+		try {
+			fs.renameSync(scratch, dir);
+		} catch (error) {
+			// Another process put the same package there first.
+			if (!fs.existsSync(path.join(nodes, 'node_modules', PACKAGE_NAME, 'package.json')))
+				throw error;
+		}
+	} finally {
+		fs.rmSync(scratch, { recursive: true, force: true });
+	}
+	return nodes;
+}
+
+/** This package, packed and installed once (packedPackage), copied into the user folder's community-nodes folder. */
 function installPackage(userFolder) {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	fs.mkdirSync(nodesDir, { recursive: true });
-	const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-pack-'));
-	const pack = spawnSync(NPM, ['pack', '--silent', '--pack-destination', packDir], {
-		cwd: ROOT,
-		encoding: 'utf8',
-	});
-	if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
-	const tarball = path.join(packDir, pack.stdout.trim().split('\n').pop());
-	if (!fs.existsSync(path.join(nodesDir, 'package.json'))) {
-		fs.writeFileSync(
-			path.join(nodesDir, 'package.json'),
-			JSON.stringify({ name: 'installed-nodes', private: true }, null, 2),
-		);
-	}
-	// As n8n installs community packages: no peer dependencies (n8n-workflow comes from n8n itself).
-	const install = spawnSync(
-		NPM,
-		[
-			'install',
-			tarball,
-			'--legacy-peer-deps',
-			'--ignore-scripts',
-			'--no-audit',
-			'--no-fund',
-			'--no-save',
-		],
-		{
-			cwd: nodesDir,
-			encoding: 'utf8',
-		},
-	);
-	fs.rmSync(packDir, { recursive: true, force: true });
-	if (install.status !== 0)
-		throw new Error(`installing the packed package failed: ${install.stderr}`);
-	return path.join(nodesDir, 'node_modules', PACKAGE_NAME);
+	const packed = packedPackage();
+	if (!fs.existsSync(path.join(nodesDir, 'package.json')))
+		fs.copyFileSync(path.join(packed, 'package.json'), path.join(nodesDir, 'package.json'));
+	// Replaced whole, as npm replaces an installed package: nothing of an earlier build stays (the
+	// demo's .n8n-local/ keeps its folder across starts). Other packages there are left alone.
+	const target = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
+	fs.rmSync(target, { recursive: true, force: true });
+	fs.cpSync(path.join(packed, 'node_modules', PACKAGE_NAME), target, { recursive: true });
+	return target;
 }
 
 /** The environment every n8n command of one instance shares. */
@@ -714,6 +768,7 @@ module.exports = {
 	ensureN8n,
 	n8nResolvable,
 	installPackage,
+	packedPackage,
 	n8nEnv,
 	n8nCommand,
 	startServer,

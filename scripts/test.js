@@ -1,10 +1,11 @@
 'use strict';
 /**
  * `npm test`: the fast tier first (TypeScript unit tests of the pure modules, compiled on the fly:
- * no build, no network, seconds), then the build and the engine tier (the built nodes inside
- * n8n-core's engine against the local emulator). Arguments go to one jest run over both tiers.
+ * no build, no network, seconds), then the build (skipped when dist/ was built from the sources as
+ * they are, e.g. by CI's own build step) and the engine tier (the built nodes inside n8n-core's
+ * engine against the local emulator). Arguments go to one jest run over both tiers.
  */
-const { ensureInstalled, build, run } = require('./bootstrap');
+const { ensureInstalled, buildIfStale: build, run } = require('./bootstrap');
 
 const jest = (args, what) =>
 	run(process.execPath, [require.resolve('jest/bin/jest'), ...args], what);

@@ -1,9 +1,10 @@
 'use strict';
 /**
- * The action node as an AI-agent tool in real n8n 2.x: a Manual Trigger (run headless with
- * `n8n execute`) starts an AI Agent whose chat model is the "OpenAI Chat Model" sub-node, pointed
- * (credential Base URL) at a tiny fake OpenAI chat-completions server on loopback, and whose
- * tools are Document OCR Tool nodes with parameters filled by the model through `$fromAI()`.
+ * The action node as an AI-agent tool in real n8n 2.x: a Manual Trigger (run headless through
+ * n8n's REST API, as the editor runs it) starts an AI Agent whose chat model is the "OpenAI Chat
+ * Model" sub-node, pointed (credential Base URL) at a tiny fake OpenAI chat-completions server on
+ * loopback, and whose tools are Document OCR Tool nodes with parameters filled by the model
+ * through `$fromAI()`.
  *
  * The fake model answers the first request of a run with a call of the tool the test names,
  * using the tool name and the JSON-Schema arguments n8n sent in `tools`, and the second request
@@ -320,7 +321,8 @@ async function runAgent(workflowId, behaviour) {
 
 beforeAll(async () => {
 	fake = await startFakeOpenAi();
-	n8n = await createInstance({ label: 'agent' });
+	// Runs over n8n's REST API from the Manual Trigger (no cold `n8n execute` per run).
+	n8n = await createInstance({ label: 'agent', runsOverRest: true });
 	// The scan the agent is given only as a link: served by a plain web server, not the service.
 	files = await startFileServer();
 	files.put('/shared/boarding-pass.pdf', documents.makePdf([URL_TEXT]), {
@@ -389,6 +391,8 @@ beforeAll(async () => {
 			[submitBinaryTool],
 		),
 	]);
+	await n8n.startServer();
+	await n8n.setupOwner();
 });
 
 afterAll(async () => {

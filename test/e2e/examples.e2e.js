@@ -1,7 +1,9 @@
 'use strict';
 /**
  * The example workflows, imported into real n8n 2.x with the packed package installed as a
- * community package, each run with `n8n execute`, against the emulator — once per binary data
+ * community package, each run from its Manual Trigger as the editor runs it (n8n's REST API,
+ * runsOverRest: no cold `n8n execute` process per run; the smoke runs them with `n8n execute`),
+ * against the emulator — once per binary data
  * mode that n8n 3.0 keeps: `filesystem` (2.41's default in regular mode) and `database` (its
  * default in queue mode). The in-memory `default` mode is gone in 3.0; `s3` and `azure` need an
  * object store this machine does not have.
@@ -62,6 +64,7 @@ describe.each(MODES)('binary data mode %s', (mode) => {
 		n8n = await createInstance({
 			label: `examples-${mode}`,
 			extraEnv: { N8N_DEFAULT_BINARY_DATA_MODE: mode },
+			runsOverRest: true,
 		});
 		await n8n.importCredential();
 		const housekeeping = example('03-task-housekeeping.json');
@@ -77,6 +80,8 @@ describe.each(MODES)('binary data mode %s', (mode) => {
 			housekeeping,
 			continueOnFail,
 		]);
+		await n8n.startServer();
+		await n8n.setupOwner();
 	});
 
 	afterAll(async () => {

@@ -28,10 +28,15 @@ function figures(title, values) {
 	write([`### ${title}`, '', ...Object.entries(values).map(([k, v]) => `- ${k}: ${v}`)].join('\n'));
 }
 
-/** jest globalSetup: start a fresh results file for this run. */
+/**
+ * jest globalSetup: start a fresh results file for this run — unless RELIABILITY_RESULTS_KEEP is
+ * set: .ci/run starts the file itself and runs queue-poll.rel.js in a second jest beside the
+ * others, both appending to it.
+ */
 module.exports = async function globalSetup() {
 	await require('../harness/summary').setup();
-	fs.writeFileSync(RESULTS, `# Reliability run ${new Date().toISOString()}\n\n`);
+	if (!process.env.RELIABILITY_RESULTS_KEEP)
+		fs.writeFileSync(RESULTS, `# Reliability run ${new Date().toISOString()}\n\n`);
 };
 module.exports.table = table;
 module.exports.figures = figures;
