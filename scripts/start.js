@@ -1,8 +1,8 @@
 'use strict';
 /**
  * `npm start` — the main job: real n8n 2.x with this package installed as a community package,
- * the local OCR service emulator as its default service, the demo credentials and the seven example
- * workflows imported, their inbox folders seeded. Ctrl-C (or SIGTERM / SIGHUP from any parent, or
+ * the local OCR service emulator as its default service, the demo credentials and every example
+ * workflow (examples/*.json) imported, their inbox folders seeded. Ctrl-C (or SIGTERM / SIGHUP from any parent, or
  * the parent going away) stops everything.
  *
  *   npm start                         the demo, state kept in .n8n-local/ between starts
