@@ -2,8 +2,8 @@
 /**
  * `npm start` — the main job: real n8n 2.x with this package installed as a community package,
  * the local OCR service emulator as its default service, the demo credentials and every example
- * workflow (examples/*.json) imported, their inbox folders seeded. Ctrl-C (or SIGTERM / SIGHUP from any parent, or
- * the parent going away) stops everything.
+ * workflow (examples/*.json) imported, their inbox folders seeded. Ctrl-C (or SIGTERM / SIGHUP
+ * from any parent, or the parent going away) stops everything.
  *
  *   npm start                         the demo, state kept in .n8n-local/ between starts
  *   npm start -- --reset              delete .n8n-local/ first (database, credentials, examples, inbox)
