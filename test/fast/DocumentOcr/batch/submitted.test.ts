@@ -30,7 +30,7 @@ function counted<T extends object>(target: T, counter: { n: number }): T {
 			counter.n++;
 			return operation(...args);
 		};
-	return new Proxy(target, {
+	return new Proxy<T>(target, {
 		get: count(Reflect.get),
 		set: count(Reflect.set),
 		has: count(Reflect.has),

@@ -6,7 +6,7 @@ import { parseTimestamp, verify } from '../../../../nodes/DocumentOcr/trigger/si
 import type { Headers } from '../../../../nodes/DocumentOcr/trigger/signature';
 
 /** `sha256=<hex>` as the service signs a delivery, written here from the interface. */
-const sign = (secret: string, timestamp: string, nonce: string, body: string) =>
+const sign = (secret: string, timestamp: string, nonce: string, body: string | Buffer) =>
 	`sha256=${createHmac('sha256', secret).update(`${timestamp}.${nonce}.${body}`).digest('hex')}`;
 
 const KEYED_WITH = 'test-hmac-key-for-signature-checks';
