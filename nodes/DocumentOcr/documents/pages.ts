@@ -126,8 +126,29 @@ const isDict = (v: PdfValue | undefined): v is PdfDict =>
 const nameOf = (v: PdfValue | undefined): string | undefined =>
 	typeof v === 'object' && v !== null && 'name' in v ? v.name : undefined;
 
-const WHITE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
-const DELIM = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]);
+/** Byte classes: 1 white space, 2 delimiter, 0 regular (a table: the parser's hot path). */
+const CLASS = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
+for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = 2;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/** The dictionary keys the counter reads; other values are passed over unbuilt. */
+const READ_KEYS = new Set([
+	'Type',
+	'Pages',
+	'Kids',
+	'Count',
+	'Root',
+	'Prev',
+	'XRefStm',
+	'Length',
+	'Filter',
+	'W',
+	'Index',
+	'Size',
+	'N',
+	'First',
+]);
 
 /** A bounded reader of PDF objects over the file's bytes (or a decoded object stream's). */
 class Parser {
@@ -148,7 +169,7 @@ class Parser {
 		const start = this.pos;
 		while (this.pos < buf.length) {
 			const c = buf[this.pos];
-			if (WHITE.has(c)) this.pos++;
+			if (CLASS[c] === 1) this.pos++;
 			else if (c === 0x25) {
 				while (this.pos < buf.length && buf[this.pos] !== 0x0a && buf[this.pos] !== 0x0d)
 					this.pos++;
@@ -160,8 +181,7 @@ class Parser {
 	private token(): string {
 		const { buf } = this;
 		const start = this.pos;
-		while (this.pos < buf.length && !WHITE.has(buf[this.pos]) && !DELIM.has(buf[this.pos]))
-			this.pos++;
+		while (this.pos < buf.length && CLASS[buf[this.pos]] === 0) this.pos++;
 		this.spend(this.pos - start);
 		return buf.toString('latin1', start, this.pos);
 	}
@@ -179,7 +199,8 @@ class Parser {
 		}
 		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
 			this.pos += 2;
-			const dict: Record<string, PdfValue> = {};
+			// No prototype: a key such as /__proto__ is just a key.
+			const dict = Object.create(null) as Record<string, PdfValue>;
 			for (;;) {
 				this.skipSpace();
 				if (buf[this.pos] === 0x3e && buf[this.pos + 1] === 0x3e) {
@@ -189,7 +210,8 @@ class Parser {
 				const key = this.value(depth + 1);
 				const name = nameOf(key);
 				if (name === undefined) throw new Unknown('a dictionary key is not a name');
-				dict[name] = this.value(depth + 1);
+				if (READ_KEYS.has(name)) dict[name] = this.value(depth + 1);
+				else this.skip(depth + 1);
 			}
 		}
 		if (c === 0x3c) {
@@ -217,26 +239,116 @@ class Parser {
 			this.pos++;
 			throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${this.pos - 1}`);
 		}
-		const word = this.token();
-		if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(word)) {
-			const number = Number(word);
-			if (/^\d+$/.test(word)) {
-				// `N G R`: look ahead without consuming unless it is a reference.
-				const save = this.pos;
+		if (isDigit(c)) {
+			const start = this.pos;
+			const number = this.unsigned();
+			if (buf[this.pos] === 0x2e || CLASS[buf[this.pos] ?? 0x20] === 0) return this.real(start);
+			// `N G R`: looked ahead byte by byte, consumed only when it is a reference.
+			const save = this.pos;
+			this.skipSpace();
+			if (isDigit(buf[this.pos])) {
+				const gen = this.unsigned();
 				this.skipSpace();
-				const gen = this.token();
-				if (/^\d+$/.test(gen)) {
-					this.skipSpace();
-					if (this.token() === 'R') return { ref: number, gen: Number(gen) };
+				if (buf[this.pos] === 0x52 && CLASS[buf[this.pos + 1] ?? 0x20] !== 0) {
+					this.pos++;
+					return { ref: number, gen };
 				}
-				this.pos = save;
 			}
+			this.pos = save;
 			return number;
 		}
+		if (c === 0x2b || c === 0x2d || c === 0x2e) return this.real(this.pos);
+		const word = this.token();
 		if (word === 'true' || word === 'false') return word === 'true';
 		if (word === 'null') return null;
 		if (word === '') throw new Unknown(`an unreadable byte at ${this.pos}`);
 		return { keyword: word };
+	}
+
+	/** Passes over the next object without building it (values of keys nothing reads). */
+	skip(depth: number): void {
+		if (depth > PAGE_LIMITS.maxNesting) throw new Unknown('an object is nested too deeply');
+		this.skipSpace();
+		const { buf } = this;
+		if (this.pos >= buf.length) throw new Unknown('the file ends inside an object');
+		const c = buf[this.pos];
+		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
+			this.pos += 2;
+			for (;;) {
+				this.skipSpace();
+				if (buf[this.pos] === 0x3e && buf[this.pos + 1] === 0x3e) {
+					this.pos += 2;
+					return;
+				}
+				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
+				this.skip(depth + 1);
+				this.skip(depth + 1);
+			}
+		}
+		if (c === 0x5b) {
+			this.pos++;
+			for (;;) {
+				this.skipSpace();
+				if (buf[this.pos] === 0x5d) {
+					this.pos++;
+					return;
+				}
+				if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
+				this.skip(depth + 1);
+			}
+		}
+		if (c === 0x2f) {
+			this.pos++;
+			this.skipRegular();
+			return;
+		}
+		if (CLASS[c] === 0) {
+			// A number (with `G R` after it, a reference), true, false, null.
+			this.skipRegular();
+			if (!isDigit(c)) return;
+			const save = this.pos;
+			this.skipSpace();
+			if (isDigit(buf[this.pos])) {
+				this.skipRegular();
+				this.skipSpace();
+				if (buf[this.pos] === 0x52 && CLASS[buf[this.pos + 1] ?? 0x20] !== 0) {
+					this.pos++;
+					return;
+				}
+			}
+			this.pos = save;
+			return;
+		}
+		this.value(depth); // strings and errors: value() reads them without building much
+	}
+
+	private skipRegular() {
+		const { buf } = this;
+		const start = this.pos;
+		while (this.pos < buf.length && CLASS[buf[this.pos]] === 0) this.pos++;
+		this.spend(this.pos - start);
+	}
+
+	/** Digits at the position, as a number (no string made: the hot path of xref tables). */
+	unsigned(): number {
+		const { buf } = this;
+		const start = this.pos;
+		let value = 0;
+		while (this.pos < buf.length && isDigit(buf[this.pos])) {
+			value = value * 10 + buf[this.pos] - 0x30;
+			this.pos++;
+		}
+		this.spend(this.pos - start);
+		return value;
+	}
+
+	/** A signed or real number starting at `start`. */
+	private real(start: number): number {
+		this.pos = start;
+		const word = this.token();
+		if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(word))
+			throw new Unknown(`an unreadable number "${word.slice(0, 20)}" at byte ${start}`);
+		return Number(word);
 	}
 
 	private literal(): string {
@@ -258,13 +370,14 @@ class Parser {
 	/** `N G obj` at the current position: the object's number, or undefined. */
 	objHeader(): { num: number; gen: number } | undefined {
 		this.skipSpace();
-		const num = this.token();
+		if (!isDigit(this.buf[this.pos])) return undefined;
+		const num = this.unsigned();
 		this.skipSpace();
-		const gen = this.token();
+		if (!isDigit(this.buf[this.pos])) return undefined;
+		const gen = this.unsigned();
 		this.skipSpace();
-		const kw = this.token();
-		if (!/^\d+$/.test(num) || !/^\d+$/.test(gen) || kw !== 'obj') return undefined;
-		return { num: Number(num), gen: Number(gen) };
+		if (this.token() !== 'obj') return undefined;
+		return { num, gen };
 	}
 
 	/** After a stream dictionary: the stream's raw bytes (by /Length when it is direct). */
@@ -533,11 +646,16 @@ function readSection(
 			if (count * 20 > buf.length)
 				throw new Unknown('a cross-reference subsection is longer than the file');
 			for (let i = 0; i < count; i++) {
-				const at = parser.value();
-				const gen = parser.value();
+				// `oooooooooo ggggg n`, read without making a string per entry.
+				parser.skipSpace();
+				const digits = isDigit(buf[parser.pos]);
+				const at = parser.unsigned();
+				parser.skipSpace();
+				const genDigits = isDigit(buf[parser.pos]);
+				parser.unsigned();
 				parser.skipSpace();
 				const kind = buf[parser.pos++];
-				if (typeof at !== 'number' || typeof gen !== 'number' || (kind !== 0x6e && kind !== 0x66))
+				if (!digits || !genDigits || (kind !== 0x6e && kind !== 0x66))
 					throw new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
 				const num = first + i;
 				if (!xref.objects.has(num) && kind === 0x6e) xref.objects.set(num, { offset: at });

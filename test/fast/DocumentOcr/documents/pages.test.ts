@@ -140,6 +140,13 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		).toEqual({ pages: 2 });
 	});
 
+	test('values nothing reads are passed over: strings, nested dictionaries, references, /__proto__', () => {
+		const pages =
+			'<< /__proto__ << /Count 7 >> /Type /Pages /X (a (nested) string, an escaped \\) and \\( ) ' +
+			'/Y << /Z [1 0 R <abcd> 2.5 -3 true null] /R 4 0 R >> /Kids [3 0 R 4 0 R] /Count 2 >>';
+		expect(count(pdf([CATALOG, pages, PAGE, PAGE]))).toEqual({ pages: 2 });
+	});
+
 	test('circular /Kids', () => {
 		expectUnknown(
 			pdf([
