@@ -25,6 +25,16 @@ async function main() {
 		'print',
 	);
 
+	const pages = require('./pages').main();
+	add(
+		'Page count (issue 31)',
+		`count the pages of a ${(pages.largest.bytes / 1e6).toFixed(1)} MB, ${pages.largest.pages}-page PDF (classic xref) before sending it`,
+		`${pages.largest.msPerMB} ms/MB`,
+		`${pages.largest.emulatorMsPerMB} ms/MB (the emulator's regex, which reads no cross-reference)`,
+		`${(pages.largest.msPerMB / pages.largest.emulatorMsPerMB).toFixed(1)}x`,
+		'a few ms per MB',
+	);
+
 	const skip = await require('./skip-memory').main();
 	add(
 		'Skip Submitted Documents memory (n8n-core engine)',

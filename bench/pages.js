@@ -1,0 +1,85 @@
+'use strict';
+/**
+ * The page counter's cost (issue 31), in ms per MB of document: every file of the committed
+ * corpus (test/fixtures/pages), a large PDF (the emulator's makePdf, 20,000 pages, classic xref
+ * table, ~5 MB), the same PDF with its cross-reference broken (the object scan stands in), and a
+ * 5,000-directory TIFF; beside the emulator's own count (a regex over the whole file), which
+ * reads no cross-reference. Needs the build (`npm run build`): it runs dist/.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { countPages } = require('../dist/nodes/DocumentOcr/documents/pages.js');
+const emulator = require('../emulator/documents.js');
+
+const CORPUS = path.join(__dirname, '../test/fixtures/pages');
+
+/** ms per call (median of `rounds`, after a warm-up), for a file of `bytes`. */
+function time(fn, rounds) {
+	for (let i = 0; i < Math.min(rounds, 5); i++) fn();
+	const samples = [];
+	for (let i = 0; i < rounds; i++) {
+		const started = process.hrtime.bigint();
+		fn();
+		samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+	}
+	samples.sort((a, b) => a - b);
+	return samples[Math.floor(samples.length / 2)];
+}
+
+function bigTiff(pages) {
+	const buf = Buffer.alloc(8 + pages * 18);
+	buf.write('II', 0, 'latin1');
+	buf.writeUInt16LE(42, 2);
+	buf.writeUInt32LE(8, 4);
+	for (let i = 0; i < pages; i++) {
+		const at = 8 + i * 18;
+		buf.writeUInt16LE(1, at);
+		buf.writeUInt16LE(256, at + 2);
+		buf.writeUInt16LE(3, at + 4);
+		buf.writeUInt32LE(1, at + 6);
+		buf.writeUInt32LE(i === pages - 1 ? 0 : at + 18, at + 14);
+	}
+	return buf;
+}
+
+function main() {
+	const files = fs
+		.readdirSync(CORPUS)
+		.filter((f) => /\.(pdf|tif)$/.test(f))
+		.map((f) => ({
+			name: f,
+			kind: f.endsWith('.pdf') ? 'pdf' : 'tiff',
+			bytes: fs.readFileSync(path.join(CORPUS, f)),
+		}));
+	const large = emulator.makePdf(Array.from({ length: 20_000 }, (_, i) => `page ${i + 1}`));
+	const broken = Buffer.from(
+		large.toString('latin1').replace(/startxref\n\d+/, 'startxref\n1'),
+		'latin1',
+	);
+	files.push(
+		{ name: 'makePdf 20,000 pages', kind: 'pdf', bytes: large },
+		{ name: 'the same, startxref broken (scan)', kind: 'pdf', bytes: broken },
+		{ name: 'TIFF, 5,000 directories', kind: 'tiff', bytes: bigTiff(5000) },
+	);
+	const rows = files.map(({ name, kind, bytes }) => {
+		const mb = bytes.length / 1e6;
+		const rounds = bytes.length > 1e6 ? 20 : 500;
+		const ms = time(() => countPages(bytes, kind), rounds);
+		const emulatorMs = time(() => emulator.countPages(bytes), rounds);
+		return {
+			file: name,
+			bytes: bytes.length,
+			pages: countPages(bytes, kind).pages,
+			ms: +ms.toFixed(4),
+			msPerMB: +(ms / mb).toFixed(2),
+			emulatorMsPerMB: +(emulatorMs / mb).toFixed(2),
+		};
+	});
+	return { rows, largest: rows.find((r) => r.file === 'makePdf 20,000 pages') };
+}
+
+module.exports = { main };
+if (require.main === module) {
+	const { rows } = main();
+	console.table(rows);
+}
