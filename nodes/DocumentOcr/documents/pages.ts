@@ -724,7 +724,17 @@ function scanObjects(buf: Buffer, budget: { bytes: number }): Xref {
 		);
 	const objects = new Map<number, Location>();
 	const twice = new Set<number>();
+	// The last trailer names the root; without one, the last cross-reference stream's dictionary
+	// or else the one /Type /Catalog (both read from each object's first bytes, only then).
 	let root: Ref | undefined;
+	const trailerAt = buf.lastIndexOf('trailer', buf.length, 'latin1');
+	if (trailerAt !== -1) {
+		const m = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(
+			buf.toString('latin1', trailerAt, trailerAt + 1024),
+		);
+		if (m) root = { ref: Number(m[1]), gen: Number(m[2]) };
+	}
+	const fromTrailer = root !== undefined;
 	let catalogs = 0;
 	let catalog: number | undefined;
 	for (
@@ -734,6 +744,8 @@ function scanObjects(buf: Buffer, budget: { bytes: number }): Xref {
 	) {
 		budget.bytes -= 16;
 		if (budget.bytes < 0) throw new Unknown('scanning for objects took too much work');
+		// `endobj` and words ending in "obj" are passed over before any string is made.
+		if (at === 0 || CLASS[buf[at - 1]] !== 1 || CLASS[buf[at + 3] ?? 0x20] === 0) continue;
 		const match = /(?:^|[\s])(\d{1,10})\s+(\d{1,5})\s+$/.exec(
 			buf.toString('latin1', Math.max(0, at - 24), at),
 		);
@@ -742,6 +754,7 @@ function scanObjects(buf: Buffer, budget: { bytes: number }): Xref {
 		const start = at - match[0].length + (match[0].length - match[0].trimStart().length);
 		if (objects.has(num)) twice.add(num);
 		objects.set(num, { offset: start });
+		if (fromTrailer) continue;
 		const peek = buf.toString('latin1', at + 3, Math.min(buf.length, at + 3 + 200));
 		if (/\/Type\s*\/Catalog(?![A-Za-z])/.test(peek)) {
 			catalogs++;
@@ -753,13 +766,6 @@ function scanObjects(buf: Buffer, budget: { bytes: number }): Xref {
 		}
 	}
 	for (const num of twice) objects.delete(num);
-	const trailerAt = buf.lastIndexOf('trailer', buf.length, 'latin1');
-	if (trailerAt !== -1) {
-		const m = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(
-			buf.toString('latin1', trailerAt, trailerAt + 1024),
-		);
-		if (m) root = { ref: Number(m[1]), gen: Number(m[2]) };
-	}
 	if (!root && catalogs === 1 && catalog !== undefined) root = { ref: catalog, gen: 0 };
 	if (!root) throw new Unknown('no unambiguous document catalog was found');
 	return { objects, root };

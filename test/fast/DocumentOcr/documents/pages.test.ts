@@ -26,7 +26,10 @@ interface Entry {
 	bytes: Buffer;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { loadCorpus } = require('../../../fixtures/pages/load.js') as { loadCorpus(): Entry[] };
+const { loadCorpus, corpusFiles } = require('../../../fixtures/pages/load.js') as {
+	loadCorpus(): Entry[];
+	corpusFiles(): string[];
+};
 const corpus = loadCorpus();
 
 function count(buf: Buffer) {
@@ -47,6 +50,10 @@ describe('the corpus: every file counts its true pages, or is unknown with a rea
 			expect(entry.counted).toBe(entry.truePages);
 			expect(result).toEqual({ pages: entry.truePages });
 		}
+	});
+
+	test('MANIFEST.json lists every file of the corpus', () => {
+		expect(corpusFiles().sort()).toEqual(corpus.map((e) => e.file).sort());
 	});
 
 	test('the corpus stays small', () => {
