@@ -147,6 +147,25 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		).toEqual({ pages: 2 });
 	});
 
+	test('a two-level tree (intermediate /Pages nodes, /Count and /Kids indirect)', () => {
+		expect(
+			count(
+				pdf([
+					CATALOG,
+					'<< /Type /Pages /Kids 9 0 R /Count 10 0 R >>',
+					'<< /Type /Pages /Parent 2 0 R /Kids [5 0 R 6 0 R] /Count 2 >>',
+					'<< /Type /Pages /Parent 2 0 R /Kids [7 0 R 8 0 R] /Count 2 >>',
+					PAGE,
+					PAGE,
+					PAGE,
+					PAGE,
+					'[3 0 R 4 0 R]',
+					'4',
+				]),
+			),
+		).toEqual({ pages: 4 });
+	});
+
 	test('values nothing reads are passed over: strings, nested dictionaries, references, /__proto__', () => {
 		const pages =
 			'<< /__proto__ << /Count 7 >> /Type /Pages /X (a (nested) string, an escaped \\) and \\( ) ' +
