@@ -17,27 +17,12 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { createInstance, CREDENTIAL } = require('../scripts/n8n-instance');
 const { makePdf } = require('../emulator/documents');
-const { node, chain } = require('./workflow-nodes');
+const { node, chain, rememberedStaticData } = require('./workflow-nodes');
 
 const N = Number(process.env.BENCH_MEMORY_N ?? 300);
 const ROUNDS = Number(process.env.BENCH_MEMORY_ROUNDS ?? 3);
 const REMEMBERED = 10_000;
 const MANUAL = "When clicking 'Execute workflow'";
-
-/** A node's static data remembering `count` documents (the flat shape saved before issue 29). */
-function remembered(count) {
-	if (count === 0) return undefined;
-	const submitted = {};
-	for (let i = 0; i < count; i++) {
-		const digest = crypto.createHash('sha256').update(`old ${i}`).digest('hex');
-		submitted[`task:0123456789abcdef:${digest}`] = {
-			kind: 'task',
-			id: `tsk_old_${i}`,
-			at: 1_760_000_000_000 + i,
-		};
-	}
-	return { 'node:Document OCR': { submitted } };
-}
 
 function workflow(id, folder, count) {
 	return {
@@ -45,7 +30,7 @@ function workflow(id, folder, count) {
 		name: `bench: Skip memory ${id}`,
 		active: false,
 		settings: { executionOrder: 'v1' },
-		staticData: remembered(count),
+		staticData: count ? rememberedStaticData(count) : undefined,
 		nodes: [
 			node(`${id}1`, MANUAL, 'n8n-nodes-base.manualTrigger', 1, [0, 0], {}),
 			node(`${id}2`, 'Read PDFs', 'n8n-nodes-base.readWriteFile', 1, [200, 0], {

@@ -19,6 +19,8 @@ const crypto = require('node:crypto');
 const v8 = require('node:v8');
 const vm = require('node:vm');
 const engine = require('../scripts/n8n-engine');
+const { submitParameters } = require('./engine');
+const { rememberedStaticData } = require('./workflow-nodes');
 const { startEmulator } = require('../emulator');
 const { makePdf } = require('../emulator/documents');
 
@@ -26,20 +28,6 @@ const REMEMBERED = 10_000;
 
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc');
-
-/** Static data of a node that remembers `count` documents, in the shape saved before issue 29. */
-function rememberedStaticData(count) {
-	const submitted = {};
-	for (let i = 0; i < count; i++) {
-		const digest = crypto.createHash('sha256').update(`old ${i}`).digest('hex');
-		submitted[`task:0123456789abcdef:${digest}`] = {
-			kind: 'task',
-			id: `tsk_old_${i}`,
-			at: 1_760_000_000_000 + i,
-		};
-	}
-	return count === 0 ? {} : { 'node:Document OCR': { submitted } };
-}
 
 let counter = 0;
 function newDocuments(n) {
@@ -58,16 +46,7 @@ function newDocuments(n) {
 	});
 }
 
-const parameters = {
-	resource: 'task',
-	operation: 'submit',
-	documentSource: 'binary',
-	binaryPropertyName: 'data',
-	provider: 'provider-async',
-	documentType: 'general',
-	waitForCompletion: false,
-	options: { skipSubmitted: true },
-};
+const parameters = { ...submitParameters({ wait: false }), options: { skipSubmitted: true } };
 
 /** One production execution from `saved` (JSON); returns the node's time and what it saved. */
 async function execute(emu, saved, items) {

@@ -1,4 +1,5 @@
 'use strict';
+const crypto = require('node:crypto');
 /**
  * Workflow pieces the benchmarks share: a node, a straight chain of connections, and the nodes a
  * user builds without the package (Extract From File to Base64, HTTP Request POST /api/ocr, HTTP
@@ -62,4 +63,25 @@ const withoutPackage = (serviceUrl) => ({
 	},
 });
 
-module.exports = { node, chain, BEARER, bearerCredential, withoutPackage };
+/** Static data of a node that remembers `count` documents, in the shape saved before issue 29. */
+function rememberedStaticData(count) {
+	const submitted = {};
+	for (let i = 0; i < count; i++) {
+		const digest = crypto.createHash('sha256').update(`old ${i}`).digest('hex');
+		submitted[`task:0123456789abcdef:${digest}`] = {
+			kind: 'task',
+			id: `tsk_old_${i}`,
+			at: 1_760_000_000_000 + i,
+		};
+	}
+	return count === 0 ? {} : { 'node:Document OCR': { submitted } };
+}
+
+module.exports = {
+	rememberedStaticData,
+	node,
+	chain,
+	BEARER,
+	bearerCredential,
+	withoutPackage,
+};
