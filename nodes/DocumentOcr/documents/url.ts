@@ -225,7 +225,7 @@ async function* bodyChunks(
 		throw failure(
 			ctx,
 			itemIndex,
-			`the document at ${shown(url)} could not be read${whenFetched(phase)}: ${why} after ${formatBytes(received)}`,
+			`the document at ${shown(url)} could not be read${whenFetched(phase)}: the connection broke after ${formatBytes(received)} (${why})`,
 			'The file server closed the connection while sending the file. Try again, or download the file with an HTTP Request node first.',
 			phase,
 		);

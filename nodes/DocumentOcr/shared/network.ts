@@ -24,26 +24,25 @@ export function systemErrorCode(error: unknown): string | undefined {
 	return undefined;
 }
 
+/** What a system error code means, in words (the one table; unknown codes: 'connection failed'). */
+const CONNECTION_FAILURES: Record<string, string> = {
+	ECONNRESET: 'connection reset',
+	EPIPE: 'connection broken',
+	ETIMEDOUT: 'timed out',
+	ECONNABORTED: 'timed out',
+	ESOCKETTIMEDOUT: 'timed out',
+	ECONNREFUSED: 'connection refused',
+	ENOTFOUND: 'host not found',
+	EAI_AGAIN: 'name lookup failed',
+	EHOSTUNREACH: 'host unreachable',
+	ENETUNREACH: 'host unreachable',
+};
+
 /**
  * A system error code in words. A code itself must not appear in an error's message: n8n replaces
  * a message that contains one (ECONNRESET, ETIMEDOUT, ...) by a generic sentence of its own,
  * losing what failed.
  */
 export function inWords(code: string | undefined): string {
-	switch (code) {
-		case 'ECONNRESET':
-		case 'EPIPE':
-			return 'the connection was reset';
-		case 'ECONNREFUSED':
-			return 'the connection was refused';
-		case 'ECONNABORTED':
-			return 'the connection was aborted';
-		case 'EHOSTUNREACH':
-		case 'ENETUNREACH':
-			return 'the host is unreachable';
-		case 'ETIMEDOUT':
-			return 'the connection timed out';
-		default:
-			return 'the connection broke';
-	}
+	return (code && CONNECTION_FAILURES[code]) || 'connection failed';
 }

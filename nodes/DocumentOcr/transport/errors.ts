@@ -2,6 +2,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isObject } from '../shared/object';
+import { inWords } from '../shared/network';
 import { neverSent } from './retry';
 import { redact } from './secrets';
 
@@ -336,18 +337,6 @@ export function serviceError(
 	return error;
 }
 
-const CONNECTION_FAILURES: Record<string, string> = {
-	ECONNRESET: 'connection reset',
-	EPIPE: 'connection broken',
-	ETIMEDOUT: 'timed out',
-	ECONNABORTED: 'timed out',
-	ESOCKETTIMEDOUT: 'timed out',
-	ECONNREFUSED: 'connection refused',
-	ENOTFOUND: 'host not found',
-	EAI_AGAIN: 'name lookup failed',
-	EHOSTUNREACH: 'host unreachable',
-};
-
 /** Builds the error for a request that got no HTTP answer (reset, refused, timeout, lost). */
 export function networkError(
 	node: INode,
@@ -357,7 +346,7 @@ export function networkError(
 ): NodeApiError {
 	// The system code stays out of the message: NodeApiError swaps any message containing one for
 	// its generic text ("You can retry the request immediately"), exactly wrong for a submission.
-	const what = CONNECTION_FAILURES[errorCode] ?? 'connection failed';
+	const what = inWords(errorCode);
 	const reached = !neverSent(errorCode);
 	const advice: Advice =
 		ctx.submission && reached
