@@ -23,6 +23,8 @@ describe('Task → Submit (V2), POST /api/v2/ocr', () => {
 			taskId: expect.stringMatching(/^tsk_/),
 			status: 'queued',
 			estimatedSeconds: expect.any(Number),
+			pagesCounted: 1,
+			pagesBilled: 1,
 			pages: 1,
 			creditsUsed: 1,
 		});

@@ -41,7 +41,7 @@ export class DocumentOcr implements INodeType {
 			},
 			{
 				message:
-					'Each submitted page is billed. Bad files (empty, over 10 MB, not a PDF or image) are stopped before sending and cost nothing.',
+					'Each submitted page is billed. Bad files (empty, over 10 MB, not a PDF or image) are stopped before sending and cost nothing. To cap what one run may bill, set a Page Budget in Options.',
 				type: 'info',
 				location: 'inputPane',
 				whenToDisplay: 'beforeExecution',

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { pageBudgetOf } from '../batch/budget';
 import { Execution } from '../batch/execution';
 import { releaseHeld } from '../batch/held';
 import { runPool } from '../batch/pool';
@@ -123,10 +124,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 	const concurrency = concurrencyOf(this);
-	const run = new Execution(this, { concurrency, stopOnFailure: !this.continueOnFail() });
+	const stopOnFailure = !this.continueOnFail();
+	const run = new Execution(this, { concurrency, stopOnFailure, pageBudget: pageBudgetOf(this) });
 	const outcomes: Array<Outcome | undefined> = new Array(items.length);
 	const sends = await checkItems(this, run, operation, outcomes);
 	const sent = await sendItems(run, sends, concurrency);
+	run.budget.nameBilled();
 
 	if (run.order.halted) {
 		// The node stops at its first failing item (by item order, as a one-at-a-time loop would);

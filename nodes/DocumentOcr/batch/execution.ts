@@ -1,9 +1,13 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { KeepBudget } from '../documents/budget';
+import type { DocumentReads } from '../documents/budget';
+import { documentReads } from '../documents/budget';
+import type { PageCount } from '../documents/pages';
 import { ServiceClient } from '../service/client';
+import type { BillableHooks } from '../transport/request';
 import type { Poller } from '../waiting/poller';
 import { newPoller } from '../waiting/wait';
+import { PageBudget } from './budget';
 import { BillingLedger } from './ledger';
 import { SubmissionOrder } from './order';
 import { SubmittedDocuments } from './submitted';
@@ -14,10 +18,12 @@ import { SubmittedDocuments } from './submitted';
  *  - `client`: the service client, and with it the request slots and the rate-limit gate;
  *  - `order`: the order items submit in, and the halt (./order.ts);
  *  - `ledger`: what the service billed in this run (./ledger.ts);
+ *  - `budget`: the Page Budget, the most pages the run may bill (./budget.ts);
  *  - `submitted`: the node's remembered submissions and the documents being submitted now
  *    (./submitted.ts);
  * and what the items share: the one poller that waits for all of them, work done once per run
- * (`once`), and the bytes kept in memory between the check and send phases (`kept`).
+ * (`once`), and how documents are read (`reads`: the bytes kept in memory between the check and
+ * send phases, the turns to hold a document whole to count its pages).
  */
 export class Execution {
 	readonly client: ServiceClient;
@@ -28,8 +34,10 @@ export class Execution {
 
 	readonly submitted: SubmittedDocuments;
 
-	/** Documents kept in memory between the check and send phases. */
-	readonly kept = new KeepBudget();
+	readonly budget: PageBudget;
+
+	/** How the check phase reads documents (documents/budget.ts). */
+	readonly reads: DocumentReads;
 
 	private madePoller?: Poller;
 
@@ -39,15 +47,26 @@ export class Execution {
 	 * @param concurrency the most requests in flight at once (the user's cap); items themselves
 	 *   may all be under way, most just waiting.
 	 * @param stopOnFailure Continue on Fail is off: the first failing item fails the node.
+	 * @param pageBudget the most pages the run may bill (Page Budget), when set.
 	 */
 	constructor(
 		readonly ctx: IExecuteFunctions,
-		options: { concurrency: number; stopOnFailure: boolean },
+		options: { concurrency: number; stopOnFailure: boolean; pageBudget?: number },
 	) {
+		this.budget = new PageBudget(options.pageBudget, ctx.getNode(), this.ledger);
+		this.reads = documentReads(options.pageBudget !== undefined);
 		this.client = new ServiceClient(ctx, { concurrency: options.concurrency });
 		// A halt ends every wait at once: the poller stops sleeping and reports it.
 		this.order = new SubmissionOrder(options.stopOnFailure, () => this.madePoller?.interrupt());
 		this.submitted = new SubmittedDocuments(ctx, this.order);
+	}
+
+	/**
+	 * How item `itemIndex`'s billable request keeps its place (its turn and the halt, ./order.ts)
+	 * and, right before it goes out, sets the document's pages against the Page Budget.
+	 */
+	billable(itemIndex: number, count: PageCount): BillableHooks {
+		return this.order.billable(itemIndex, () => this.budget.admit(itemIndex, count));
 	}
 
 	/** The one poller every waiting item of this run shares, made on the first wait. */

@@ -3,9 +3,10 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { DocumentInput } from '../documents/read';
 import type { ServiceClient } from '../service/client';
 import type { StreamedBlob } from '../shared/blob';
+import { pageFields, spentOnlyIfCreated } from './budget';
+import type { Execution } from './execution';
 import { submissionKey } from './key';
 import type { BillingLedger } from './ledger';
-import type { SubmissionOrder } from './order';
 import { BoundedStore, MEMORY_LIMIT } from './store';
 
 /**
@@ -75,7 +76,8 @@ export function releaseHeld(ctx: IExecuteFunctions, keys: Set<string>) {
 export interface HeldRun {
 	ctx: IExecuteFunctions;
 	client: Pick<ServiceClient, 'account' | 'postDocument'>;
-	order: Pick<SubmissionOrder, 'billable'>;
+	billable: Execution['billable'];
+	budget: Pick<Execution['budget'], 'billed' | 'notSent'>;
 	ledger: BillingLedger;
 }
 
@@ -84,14 +86,15 @@ export interface HeldRun {
  * a failed earlier run of this node was billed for the same document and kept its result, returns
  * that result without sending anything (`previouslyBilled`). The document is recorded as billed
  * in the ledger, and a result billed now is kept there too, to be held if the run fails before it
- * reaches the user (see the router).
+ * reaches the user (see the router). `pages` is what the output says of the document's pages
+ * (counted before sending, and billed when the answer says).
  */
 export async function sendDocumentOnce(
 	run: HeldRun,
 	itemIndex: number,
 	request: { endpoint: string; settings: IDataObject; document: DocumentInput; body: StreamedBlob },
-): Promise<{ result: IDataObject; previouslyBilled: boolean }> {
-	const { ctx, client, order, ledger } = run;
+): Promise<{ result: IDataObject; previouslyBilled: boolean; pages: IDataObject }> {
+	const { ctx, client, ledger } = run;
 	const { endpoint, settings, document, body } = request;
 	const key = async () =>
 		await submissionKey(client, itemIndex, `v1-${endpoint}`, settings, document);
@@ -100,12 +103,21 @@ export async function sendDocumentOnce(
 		const result = heldResult(ctx, held);
 		if (result) {
 			ledger.deliveredHeld.add(held);
-			return { result, previouslyBilled: true };
+			return { result, previouslyBilled: true, pages: {} };
 		}
 	}
-	const posted = await client.postDocument(itemIndex, endpoint, body, order.billable(itemIndex));
+	const attempt = client.postDocument(
+		itemIndex,
+		endpoint,
+		body,
+		run.billable(itemIndex, document.pageCount),
+	);
+	spentOnlyIfCreated(run, itemIndex, attempt);
+	const posted = await attempt;
 	const { answer: result, id, pagesBilled } = posted;
 	ledger.record({ itemIndex, kind: 'document', id, pagesBilled, fileName: document.fileName });
 	ledger.billedResults.set(itemIndex, { result, key });
-	return { result, previouslyBilled: false };
+	run.budget.billed(itemIndex, pagesBilled);
+	const pages = pageFields(document.pageCount, pagesBilled);
+	return { result, previouslyBilled: false, pages };
 }

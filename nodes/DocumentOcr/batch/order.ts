@@ -88,12 +88,15 @@ export class SubmissionOrder {
 	 * attempt): it waits for its turn before taking a request slot; with the slot in hand, once
 	 * the rate-limit gate is open, it is stopped if the batch has halted, or else passes the turn
 	 * on as it goes out; a failed submission halts the batch before its slot goes to the next one.
+	 * `admit`, called in the turn right before the send, may still refuse it by throwing (the Page
+	 * Budget: ./budget.ts).
 	 */
-	billable(itemIndex: number): BillableHooks {
+	billable(itemIndex: number, admit: () => void = () => {}): BillableHooks {
 		return {
 			beforeSlot: () => this.turn(itemIndex),
 			beforeBillableSend: () => {
 				if (this.halted) throw new StoppedError(itemIndex);
+				admit();
 				this.passTurn(itemIndex);
 			},
 			onBillableFailure: () => this.failed(),

@@ -1,20 +1,26 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import type { PageCount } from '../documents/pages';
 import type { DocumentInput } from '../documents/read';
 import type { Accepted, RecordKind } from '../service/client';
 import type { StreamedBlob } from '../shared/blob';
-import { classifyStatus } from '../shared/records';
+import { classifyStatus, pagesBilled } from '../shared/records';
 import { httpStatus } from '../transport/errors';
 import type { WaitSettings } from '../waiting/wait';
 import { waitForRecord } from '../waiting/wait';
+import { pageFields, spentOnlyIfCreated } from './budget';
 import type { Execution } from './execution';
 import { submissionKey } from './key';
 
-/** What is sent: a document to a task endpoint of the Base URL (`path`), or to /v1/jobs. */
-type Post =
+/**
+ * What is sent: a document to a task endpoint of the Base URL (`path`), or to /v1/jobs, with its
+ * pages as counted in the check phase (set against the Page Budget as it goes out).
+ */
+type Post = (
 	| { kind: 'task'; path: string[]; body: StreamedBlob }
-	| { kind: 'job'; body: StreamedBlob };
+	| { kind: 'job'; body: StreamedBlob }
+) & { pageCount: PageCount };
 
 /** One submission of an item, as the three submitting operations describe it. */
 export type Submission = Post & {
@@ -39,7 +45,8 @@ export type Submission = Post & {
  * The submit-and-wait path of Task → Submit, Task → Submit (v2) and Job → Create: check once that
  * the key can read tasks (when a task will be waited for), submit — or reuse what the node
  * remembers of this document — then wait until the record is done. Each wait's deadline runs from
- * the moment the service accepted the submission.
+ * the moment the service accepted the submission. The output says the pages counted before
+ * sending and, when the service says it (the answer, else the finished record), the pages billed.
  */
 export async function submitAndWait(
 	run: Execution,
@@ -55,23 +62,34 @@ export async function submitAndWait(
 	const outcome = submission.remember
 		? await sendRemembered(run, itemIndex, submission, submission.remember, waitSettings)
 		: { submitted: await send(run, itemIndex, submission) };
+	const counted = submission.pageCount;
+	// A reused record was billed by an earlier run, not this one: it carries no page fields.
 	if ('reused' in outcome) return { ...outcome.reused, previouslySubmitted: true };
 	const accepted = outcome.submitted;
 	const output = submission.output ?? ((a: Accepted, record?: IDataObject) => record ?? a.answer);
-	if (!wait) return output(accepted);
+	if (!wait) return { ...output(accepted), ...pageFields(counted, accepted.pagesBilled) };
 	const record = await waitFor(run, itemIndex, kind, accepted.id, waitSettings(accepted));
-	return output(accepted, record);
+	// The answer to a task submission shows no bill: the finished record's page count is the bill.
+	const billed = accepted.pagesBilled ?? pagesBilled(record);
+	run.budget.billed(itemIndex, billed);
+	return { ...output(accepted, record), ...pageFields(counted, billed) };
 }
 
-/** POSTs the document in the item's turn (the order's hooks); what it created is billed. */
+/**
+ * POSTs the document in the item's turn (the execution's hooks: the order, the Page Budget);
+ * what it created is billed. A submission that certainly created nothing spent no pages.
+ */
 async function send(run: Execution, itemIndex: number, post: Post): Promise<Accepted> {
-	const billable = run.order.billable(itemIndex);
-	const accepted =
+	const billable = run.billable(itemIndex, post.pageCount);
+	const attempt =
 		post.kind === 'task'
-			? await run.client.submitTask(itemIndex, post.path, post.body, billable)
-			: await run.client.createJob(itemIndex, post.body, billable);
-	const { id, pagesBilled } = accepted;
-	run.ledger.record({ itemIndex, kind: post.kind, id, pagesBilled });
+			? run.client.submitTask(itemIndex, post.path, post.body, billable)
+			: run.client.createJob(itemIndex, post.body, billable);
+	spentOnlyIfCreated(run, itemIndex, attempt);
+	const accepted = await attempt;
+	const { id, pagesBilled: billed } = accepted;
+	run.ledger.record({ itemIndex, kind: post.kind, id, pagesBilled: billed });
+	run.budget.billed(itemIndex, billed);
 	return accepted;
 }
 

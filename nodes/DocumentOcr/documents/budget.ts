@@ -37,3 +37,48 @@ export class KeepBudget {
 		};
 	}
 }
+
+/**
+ * Documents held whole at once to count their pages (./pages.ts reads a PDF's cross-reference at
+ * its end and its objects anywhere): a document that is not kept for the send is read whole only
+ * in one of these turns, then let go, so the check phase holds at most this many such files
+ * (each at most 10 MB) whatever the number of items checked at once.
+ */
+export const WHOLE_READS = 2;
+
+/** Turns to hold a document whole, WHOLE_READS at a time, first come first served. */
+export class WholeReads {
+	private active = 0;
+
+	private readonly waiting: Array<() => void> = [];
+
+	constructor(private readonly limit = WHOLE_READS) {}
+
+	/** Runs `work` in a turn; the turn passes on when it settles. */
+	async run<T>(work: () => Promise<T>): Promise<T> {
+		if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+		else this.active++;
+		try {
+			return await work();
+		} finally {
+			const next = this.waiting.shift();
+			if (next) next();
+			else this.active--;
+		}
+	}
+}
+
+/**
+ * How one execution reads its documents: what it keeps between the check and send phases
+ * (`kept`), the turns to hold a document whole for its page count (`whole`), and whether a
+ * document whose pages cannot be counted is refused (`countRequired`: a Page Budget is set).
+ */
+export interface DocumentReads {
+	kept: KeepBudget;
+	whole: WholeReads;
+	countRequired: boolean;
+}
+
+export function documentReads(countRequired = false): DocumentReads {
+	return { kept: new KeepBudget(), whole: new WholeReads(), countRequired };
+}

@@ -2,13 +2,16 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { safeFileName } from '../shared/text';
-import type { KeepBudget } from './budget';
+import type { DocumentReads, KeepBudget } from './budget';
 import { KEEP_BYTES } from './budget';
+import type { PageCount } from './pages';
+import { countPages } from './pages';
 import { digestOf, DocumentScan } from './scan';
 import { fetchDocument, refetchDocument } from './url';
 import type { Accepts, DocumentKind, Problem } from './check';
 import {
 	checkDocument,
+	detectKind,
 	HEAD_BYTES,
 	KIND_INFO,
 	MAX_BODY_BYTES,
@@ -35,6 +38,8 @@ export interface DocumentInput {
 	size: number;
 	/** SHA-256 (hex) of the bytes, learnt while the check read them. */
 	digest: string;
+	/** Its pages, counted while the check held the whole file (./pages.ts), or why unknown. */
+	pageCount: PageCount;
 	bytes?: Buffer;
 	binaryId?: string;
 	/** Reads the bytes again from where they came from (a URL), when they were not kept. */
@@ -85,6 +90,7 @@ interface Scanned {
 	head: Buffer;
 	tail: Buffer;
 	digest: string;
+	pageCount: PageCount;
 	/** The whole file, when small enough to keep. */
 	bytes?: Buffer;
 	/** A large file's chunks, kept within the budget. */
@@ -92,10 +98,21 @@ interface Scanned {
 	release?: () => void;
 }
 
+/** Pages of a whole file in memory, by the type its first bytes show. */
+async function pagesOf(bytes: Buffer): Promise<PageCount> {
+	const kind = detectKind(bytes.subarray(0, HEAD_BYTES));
+	if (!kind) return { pages: null, reason: 'the file is not a type whose pages can be counted' };
+	return await countPages(bytes, kind);
+}
+
+/** The count of a file that was not read whole (it is past the body limit: refused anyway). */
+const NOT_READ: PageCount = { pages: null, reason: 'the file was not read whole' };
+
 /**
- * Reads a stored binary once, from n8n's binary store, and learns it (./scan.ts); the whole file
- * is kept when small enough, a large one's chunks while the budget has room. Only the head and
- * the tail are held while a large file that does not fit streams past.
+ * Reads a stored binary once, from n8n's binary store, as a stream, learns it (./scan.ts) and
+ * counts its pages; called in a whole-read turn (documents/budget.ts), which bounds how many such
+ * files are held at once. The file is then kept for the send when the budget has room (whole when
+ * small, as chunks when large), else let go: it is streamed from the store again when sent.
  */
 async function scanStored(
 	ctx: IExecuteFunctions,
@@ -103,7 +120,7 @@ async function scanStored(
 	budget: KeepBudget,
 ): Promise<Scanned> {
 	const stream = await ctx.helpers.getBinaryStream(binaryId);
-	const scan = new DocumentScan((size) => budget.fits(size));
+	const scan = new DocumentScan(() => true);
 	try {
 		for await (const chunk of stream) if (!scan.add(chunk as Buffer | string)) break;
 	} finally {
@@ -112,10 +129,15 @@ async function scanStored(
 	const { size, head, tail } = scan;
 	const digest = scan.digest();
 	const chunks = scan.kept();
-	if (!chunks) return { size, head, tail, digest };
+	if (!chunks) return { size, head, tail, digest, pageCount: NOT_READ };
+	const whole = Buffer.concat(chunks, size);
+	chunks.length = 0;
+	const pageCount = await pagesOf(whole);
+	if (!budget.fits(size)) return { size, head, tail, digest, pageCount };
 	budget.take(size);
-	if (size <= KEEP_BYTES) return { size, head, tail, digest, bytes: Buffer.concat(chunks, size) };
-	return { size, head, tail, digest, chunks, release: budget.releaser(size) };
+	if (size <= KEEP_BYTES) return { size, head, tail, digest, pageCount, bytes: whole };
+	const release = budget.releaser(size);
+	return { size, head, tail, digest, pageCount, chunks: [whole], release };
 }
 
 /**
@@ -196,6 +218,7 @@ interface Read {
 	head: Buffer;
 	tail: Buffer;
 	digest: string;
+	pageCount: PageCount;
 	bytes?: Buffer;
 	reopen?: () => AsyncIterable<Buffer>;
 	binaryId?: string;
@@ -205,18 +228,21 @@ interface Read {
 	declaredMime?: string;
 }
 
-function inMemory(bytes: Buffer): Pick<Read, 'size' | 'head' | 'tail' | 'bytes' | 'digest'> {
+async function inMemory(
+	bytes: Buffer,
+): Promise<Pick<Read, 'size' | 'head' | 'tail' | 'bytes' | 'digest' | 'pageCount'>> {
 	return {
 		size: bytes.length,
 		digest: digestOf(bytes),
 		head: bytes.subarray(0, HEAD_BYTES),
 		tail: bytes.subarray(-TAIL_BYTES),
+		pageCount: await pagesOf(bytes),
 		bytes,
 	};
 }
 
 /** The "Base64 or Data URI" source. */
-function readBase64(ctx: IExecuteFunctions, itemIndex: number): Read {
+async function readBase64(ctx: IExecuteFunctions, itemIndex: number): Promise<Read> {
 	const raw = ctx.getNodeParameter('base64Data', itemIndex, '') as string;
 	if (typeof raw !== 'string' || raw.trim() === '') {
 		throw itemError(ctx, itemIndex, {
@@ -226,7 +252,7 @@ function readBase64(ctx: IExecuteFunctions, itemIndex: number): Read {
 		});
 	}
 	const { bytes, declaredMime } = decodeBase64Input(ctx, itemIndex, raw);
-	return { ...inMemory(bytes), fileName: '', declaredMime };
+	return { ...(await inMemory(bytes)), fileName: '', declaredMime };
 }
 
 /**
@@ -237,8 +263,9 @@ function readBase64(ctx: IExecuteFunctions, itemIndex: number): Read {
 async function readBinary(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	budget: KeepBudget,
+	reads: DocumentReads,
 ): Promise<Read> {
+	const budget = reads.kept;
 	const property = (ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim();
 	const item = ctx.getInputData()[itemIndex];
 	const binary = item?.binary?.[property];
@@ -259,10 +286,11 @@ async function readBinary(
 	if (binary.id && readsWhole(binary.bytes, budget)) {
 		const bytes = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
 		budget.take(bytes.length);
-		return { ...inMemory(bytes), ...named };
+		return { ...(await inMemory(bytes)), ...named };
 	}
 	if (binary.id) {
-		const scanned = await scanStored(ctx, binary.id, budget);
+		const id = binary.id;
+		const scanned = await reads.whole.run(async () => await scanStored(ctx, id, budget));
 		const size =
 			scanned.size > MAX_BODY_BYTES
 				? (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize
@@ -270,65 +298,94 @@ async function readBinary(
 		return { ...scanned, size, ...named };
 	}
 	const bytes = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
-	return { ...inMemory(bytes), ...named };
+	return { ...(await inMemory(bytes)), ...named };
 }
 
 /**
- * The "URL" source: fetched and learnt now; a small file is kept (within the budget), any other
- * is fetched again when it is sent and must then be the same file (documents/url.ts).
+ * The "URL" source: fetched whole and learnt now, in a whole-read turn (documents/budget.ts), its
+ * pages counted; a small file is kept (within the budget), any other is let go and fetched again
+ * when it is sent, and must then be the same file (documents/url.ts).
  */
 async function readUrl(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	budget: KeepBudget,
+	reads: DocumentReads,
 ): Promise<Read> {
 	const raw = ctx.getNodeParameter('documentUrl', itemIndex, '');
-	const fetched = await fetchDocument(
-		ctx,
-		itemIndex,
-		raw,
-		(size) => size <= KEEP_BYTES && budget.fits(size),
-	);
-	const { size, head, tail, digest, bytes, fileName } = fetched;
-	if (bytes) {
-		budget.take(bytes.length);
-		return { size, head, tail, digest, bytes, fileName };
-	}
-	const reopen = () => refetchDocument(ctx, itemIndex, fetched);
-	return { size, head, tail, digest, reopen, fileName };
+	return await reads.whole.run(async () => {
+		const fetched = await fetchDocument(ctx, itemIndex, raw, () => true);
+		const { size, head, tail, digest, fileName } = fetched;
+		const pageCount = fetched.bytes ? await pagesOf(fetched.bytes) : NOT_READ;
+		if (fetched.bytes && size <= KEEP_BYTES && reads.kept.fits(size)) {
+			reads.kept.take(size);
+			return { size, head, tail, digest, pageCount, bytes: fetched.bytes, fileName };
+		}
+		const learnt = { ...fetched, bytes: undefined };
+		const reopen = () => refetchDocument(ctx, itemIndex, learnt);
+		return { size, head, tail, digest, pageCount, reopen, fileName };
+	});
 }
 
 /** Where each value of the Input Type field reads the document from. */
 const SOURCES: Record<
 	string,
-	(ctx: IExecuteFunctions, itemIndex: number, budget: KeepBudget) => Promise<Read>
+	(ctx: IExecuteFunctions, itemIndex: number, reads: DocumentReads) => Promise<Read>
 > = {
 	binary: readBinary,
-	base64: async (ctx, itemIndex) => readBase64(ctx, itemIndex),
+	base64: async (ctx, itemIndex) => await readBase64(ctx, itemIndex),
 	url: readUrl,
 };
 
 /**
+ * The problem of a document whose pages cannot be counted while a Page Budget is set: the budget
+ * could not be kept if it were sent.
+ */
+function uncounted(reason: string): Problem {
+	return {
+		problem: `the document's pages could not be counted (${reason}), and a Page Budget is set`,
+		description:
+			'With a Page Budget, the node sends only documents whose pages it can count before sending, so that no run bills past the budget. To send this document, remove the Page Budget from the node\'s options (or send it from a node without one); re-saving the PDF (e.g. "Print to PDF") usually makes its pages countable. Nothing was sent or charged.',
+	};
+}
+
+/**
  * Reads the document of an item from the shared document fields (`documentSource`,
- * `binaryPropertyName`, `base64Data`, `documentUrl`, `fileName`) and checks it; nothing is sent
- * to the service.
+ * `binaryPropertyName`, `base64Data`, `documentUrl`, `fileName`), checks it and counts its pages;
+ * nothing is sent to the service. With `reads.countRequired` (a Page Budget), a document whose
+ * pages cannot be counted is refused.
  */
 export async function readDocument(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	accepts: Accepts,
-	budget: KeepBudget,
+	reads: DocumentReads,
 ): Promise<DocumentInput> {
 	const source = ctx.getNodeParameter('documentSource', itemIndex, 'binary') as string;
 	const given = safeFileName(String(ctx.getNodeParameter('fileName', itemIndex, '') ?? ''));
-	const read = await (SOURCES[source] ?? readBinary)(ctx, itemIndex, budget);
+	const read = await (SOURCES[source] ?? readBinary)(ctx, itemIndex, reads);
 	const checked = checkDocument({ ...read, fileName: given || read.fileName }, accepts);
 	if ('problem' in checked) {
 		read.release?.();
 		throw itemError(ctx, itemIndex, checked);
 	}
-	const { size, digest, bytes, binaryId, chunks, release, reopen } = read;
+	const { size, digest, pageCount, bytes, binaryId, chunks, release, reopen } = read;
+	if (pageCount.pages === null && reads.countRequired) {
+		release?.();
+		throw itemError(ctx, itemIndex, uncounted(pageCount.reason));
+	}
 	const { kind, fileName } = checked;
 	const mimeType = KIND_INFO[kind].mime;
-	return { kind, mimeType, fileName, size, digest, bytes, binaryId, chunks, release, reopen };
+	return {
+		kind,
+		mimeType,
+		fileName,
+		size,
+		digest,
+		pageCount,
+		bytes,
+		binaryId,
+		chunks,
+		release,
+		reopen,
+	};
 }

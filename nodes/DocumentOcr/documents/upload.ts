@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { StreamedBlob } from '../shared/blob';
 import { jsonWithDocument, multipartWithDocument } from './body';
-import type { KeepBudget } from './budget';
+import type { DocumentReads } from './budget';
 import { formatBytes, MAX_BODY_BYTES, V1_KINDS } from './check';
 import type { DocumentInput } from './read';
 import { readDocument } from './read';
@@ -47,12 +47,12 @@ export function checkBodySize(
 export async function v1Upload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	budget: KeepBudget,
+	reads: DocumentReads,
 	endpoint: string,
 	fields: Array<[string, string]> = [],
 ): Promise<{ document: DocumentInput; body: StreamedBlob }> {
 	const accepts = { accept: V1_KINDS, target: 'the /v1 API' };
-	const document = await readDocument(ctx, itemIndex, accepts, budget);
+	const document = await readDocument(ctx, itemIndex, accepts, reads);
 	const body = multipartWithDocument(ctx, fields, 'file', document);
 	return { document, body: checkBodySize(ctx, itemIndex, body, document, `/v1/${endpoint}`) };
 }

@@ -143,11 +143,12 @@ export function pagesBilled(body: IDataObject): number | undefined {
 
 /**
  * The fields a simplified task keeps, in this order: what a workflow or an AI agent acts on. Every
- * field the spec shows for a task, the word positions the sync provider is chosen for, and the bill
- * the submission reports (Submit's `pagesBilled`, Submit (V2)'s `creditsUsed` and
- * `estimatedSeconds`) are among them. A task carries at most ten of them — `words` only when done,
- * `error` only when failed, V2's bill instead of `pagesBilled` — and should an answer carry more,
- * the first ten are kept (n8n's UX guidelines ask for at most ten fields).
+ * field the spec shows for a task, the word positions the sync provider is chosen for, the pages
+ * (`pagesCounted` before sending, `pagesBilled` when the service says, `pageCountNote` when they
+ * differ) and the bill Submit (V2) reports (`pages`, `creditsUsed`, `estimatedSeconds`) are among
+ * them. A task carries at most ten of them — `words` only when done, `error` only when failed,
+ * the note only on a difference — and should an answer carry more, the first ten are kept (n8n's
+ * UX guidelines ask for at most ten fields).
  */
 const SIMPLE_TASK_FIELDS = [
 	'taskId',
@@ -156,8 +157,10 @@ const SIMPLE_TASK_FIELDS = [
 	'metadata',
 	'words',
 	'filename',
-	'pages',
+	'pagesCounted',
 	'pagesBilled',
+	'pageCountNote',
+	'pages',
 	'creditsUsed',
 	'estimatedSeconds',
 	'provider',
@@ -187,7 +190,15 @@ export function simplifyRecognition(result: IDataObject): IDataObject {
 		.filter((text) => text !== '')
 		.join('\n');
 	const simple: IDataObject = { text: typeof result.text === 'string' ? result.text : fromBlocks };
-	for (const key of ['id', 'pages', 'fileName', 'previouslyBilled'])
+	for (const key of [
+		'id',
+		'pages',
+		'pagesCounted',
+		'pagesBilled',
+		'pageCountNote',
+		'fileName',
+		'previouslyBilled',
+	])
 		if (result[key] !== undefined) simple[key] = result[key];
 	return simple;
 }

@@ -1,12 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { Operation } from '../types';
+import * as countPages from './countPages.operation';
 import * as extract from './extract.operation';
 import * as markdown from './markdown.operation';
 import * as recognize from './recognize.operation';
 
 /** The /v1 document endpoints (on the API URL). Operation values are a public contract: never rename. */
-export const operations: Record<string, Operation> = { markdown, recognize, extract };
+export const operations: Record<string, Operation> = { markdown, recognize, extract, countPages };
 
 export const description: INodeProperties[] = [
 	{
@@ -21,6 +22,13 @@ export const description: INodeProperties[] = [
 				value: 'markdown',
 				action: 'Convert document to markdown',
 				description: 'Get a PDF or image as Markdown (headings, lists, tables) in one step',
+			},
+			{
+				name: 'Count Pages',
+				value: 'countPages',
+				action: 'Count document pages',
+				description:
+					'Get the number of pages of a PDF, TIFF or image without sending it: free, e.g. to route large documents before paying',
 			},
 			{
 				name: 'Extract Structured Data',
@@ -41,4 +49,5 @@ export const description: INodeProperties[] = [
 	...markdown.description,
 	...recognize.description,
 	...extract.description,
+	...countPages.description,
 ];

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { isObject } from '../../shared/object';
 import { sendDocumentOnce } from '../../batch/held';
@@ -35,7 +36,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Describes the values to read from the document: a JSON Schema of type "object" whose properties name each value and its type (string, number, ...), as in the example',
 	},
-	optionsCollection(concurrencyOption),
+	optionsCollection(concurrencyOption, pageBudgetOption),
 ];
 
 export const description = updateDisplayOptions(
@@ -86,11 +87,11 @@ export async function prepare(
 	run: Execution,
 ): Promise<Send> {
 	const schema = readSchema(this, itemIndex);
-	const { document, body } = await v1Upload(this, itemIndex, run.kept, 'extract', [
+	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'extract', [
 		['schema', JSON.stringify(schema)],
 	]);
 	return async () => {
-		const { result, previouslyBilled } = await sendDocumentOnce(run, itemIndex, {
+		const { result, previouslyBilled, pages } = await sendDocumentOnce(run, itemIndex, {
 			endpoint: 'extract',
 			settings: { schema },
 			document,
@@ -101,6 +102,7 @@ export async function prepare(
 			[result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
 		const json: IDataObject = { data, fileName: document.fileName };
 		for (const key of ['id', 'pages']) if (result[key] !== undefined) json[key] = result[key];
+		Object.assign(json, pages);
 		if (previouslyBilled) json.previouslyBilled = true;
 		return [{ json }];
 	};

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { sendDocumentOnce } from '../../batch/held';
 import { v1Upload } from '../../documents/upload';
@@ -28,7 +29,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Name of the binary field the .md file is put in, for the next steps (e.g. Write Files to Disk)',
 	},
-	optionsCollection(concurrencyOption),
+	optionsCollection(concurrencyOption, pageBudgetOption),
 ];
 
 export const description = updateDisplayOptions(
@@ -42,20 +43,20 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<Send> {
-	const { document, body } = await v1Upload(this, itemIndex, run.kept, 'markdown');
+	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'markdown');
 	const outputFile = this.getNodeParameter('outputFile', itemIndex, false) as boolean;
 	const property =
 		(this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() ||
 		'data';
 
 	return async () => {
-		const { result, previouslyBilled } = await sendDocumentOnce(run, itemIndex, {
+		const { result, previouslyBilled, pages } = await sendDocumentOnce(run, itemIndex, {
 			endpoint: 'markdown',
 			settings: {},
 			document,
 			body,
 		});
-		const json: IDataObject = { ...result, fileName: document.fileName };
+		const json: IDataObject = { ...result, fileName: document.fileName, ...pages };
 		if (previouslyBilled) json.previouslyBilled = true;
 		if (!outputFile) return [{ json }];
 		const markdown = typeof result.markdown === 'string' ? result.markdown : '';

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { sendDocumentOnce } from '../../batch/held';
 import { v1Upload } from '../../documents/upload';
@@ -23,7 +24,7 @@ export const description = updateDisplayOptions(
 			description:
 				"Whether to return only the recognized text ('text') instead of the raw answer with its text blocks",
 		},
-		optionsCollection(concurrencyOption),
+		optionsCollection(concurrencyOption, pageBudgetOption),
 	] as INodeProperties[],
 );
 
@@ -33,16 +34,16 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<Send> {
-	const { document, body } = await v1Upload(this, itemIndex, run.kept, 'ocr');
+	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'ocr');
 	const simplify = simplified(this, itemIndex);
 	return async () => {
-		const { result, previouslyBilled } = await sendDocumentOnce(run, itemIndex, {
+		const { result, previouslyBilled, pages } = await sendDocumentOnce(run, itemIndex, {
 			endpoint: 'ocr',
 			settings: {},
 			document,
 			body,
 		});
-		const json: IDataObject = { ...result, fileName: document.fileName };
+		const json: IDataObject = { ...result, fileName: document.fileName, ...pages };
 		if (previouslyBilled) json.previouslyBilled = true;
 		return [{ json: simplify ? simplifyRecognition(json) : json }];
 	};

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
@@ -42,6 +43,7 @@ const properties: INodeProperties[] = [
 	),
 	optionsCollection(
 		concurrencyOption,
+		pageBudgetOption,
 		resendUnconfirmedOption,
 		skipSubmittedOption,
 		waitTimeoutOption,
@@ -85,11 +87,12 @@ export async function prepare(
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
-	const { document, body } = await v1Upload(this, itemIndex, run.kept, 'jobs', fields);
+	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'jobs', fields);
 	return async () => {
 		const json = await submitAndWait(run, itemIndex, {
 			kind: 'job',
 			body,
+			pageCount: document.pageCount,
 			remember: options.skipSubmitted
 				? {
 						operation: 'job',

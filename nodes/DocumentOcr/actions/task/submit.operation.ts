@@ -1,13 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
 import { taskBody } from '../../documents/upload';
-import { pagesBilled, simplifyTask } from '../../shared/records';
+import { simplifyTask } from '../../shared/records';
 import { waitTimeoutMs } from '../../waiting/wait';
 import {
 	concurrencyOption,
@@ -66,6 +67,7 @@ const properties: INodeProperties[] = [
 	simplifyField,
 	optionsCollection(
 		concurrencyOption,
+		pageBudgetOption,
 		resendUnconfirmedOption,
 		skipSubmittedOption,
 		waitTimeoutOption,
@@ -87,7 +89,7 @@ export async function prepare(
 	run: Execution,
 ): Promise<Send> {
 	const accepts = { accept: TASK_API_KINDS, target: 'the task API' };
-	const document = await readDocument(this, itemIndex, accepts, run.kept);
+	const document = await readDocument(this, itemIndex, accepts, run.reads);
 	const provider = this.getNodeParameter('provider', itemIndex) as string;
 	const documentType = this.getNodeParameter('documentType', itemIndex) as string;
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
@@ -114,12 +116,7 @@ export async function prepare(
 			wait: wait
 				? { timeoutMs, expectedAfterMs: () => (provider === 'provider-sync' ? 0 : undefined) }
 				: undefined,
-			output: ({ answer, pagesBilled: billed }, task) => {
-				// The submission answer shows no billed count: the finished task's page count is the bill.
-				const pages = task ? (billed ?? pagesBilled(task)) : billed;
-				const json = task ?? answer;
-				return pages === undefined ? json : { ...json, pagesBilled: pages };
-			},
+			pageCount: document.pageCount,
 		});
 		return [{ json: simplify ? simplifyTask(json) : json }];
 	};

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
@@ -58,6 +59,7 @@ const properties: INodeProperties[] = [
 	),
 	optionsCollection(
 		concurrencyOption,
+		pageBudgetOption,
 		resendUnconfirmedOption,
 		skipSubmittedOption,
 		{
@@ -130,7 +132,7 @@ export async function prepare(
 ): Promise<Send> {
 	const path = ['api', 'v2', 'ocr'];
 	const accepts = { accept: TASK_API_KINDS, target: '/api/v2/ocr', requireFileName: true };
-	const document = await readDocument(this, itemIndex, accepts, run.kept);
+	const document = await readDocument(this, itemIndex, accepts, run.reads);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const requested = ocrOptions(this, itemIndex, options);
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
@@ -154,6 +156,7 @@ export async function prepare(
 				: undefined,
 			wait: wait ? { timeoutMs, expectedAfterMs } : undefined,
 			output: withBilling,
+			pageCount: document.pageCount,
 		});
 		return [{ json: simplify ? simplifyTask(json) : json }];
 	};

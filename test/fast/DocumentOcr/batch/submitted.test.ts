@@ -173,6 +173,7 @@ describe('the key of a document', () => {
 		mimeType: 'application/pdf',
 		fileName: 'a.pdf',
 		size: 9,
+		pageCount: { pages: 1 },
 		chunks: [Buffer.from('%PDF-'), Buffer.from('1.4')],
 		digest,
 	});
