@@ -1,86 +1,84 @@
 'use strict';
-/* Tests of the local OCR service emulator (emulator/) and its document builders (emulator/documents.js). */
+/*
+ * The emulator's contract: what the package's tests trust the emulator (emulator/) to do. Every
+ * engine test runs the package against it, so a wrong emulator makes those tests pass against a
+ * service that does not exist. Covered, against /work/shared/spec/ocr-service-interface.md
+ * (restated in docs/service-contract.md):
+ *
+ *  1. The default, spec-strict profile, in every test unless one opts in:
+ *     - exactly the fields the spec shows, nothing more (§2, §4.1; the absence is asserted);
+ *     - authentication and scopes: the order of the checks, the scope table, ocr:read (§5, §7);
+ *     - submission: data URIs, provider-sync, invoice metadata; refusals (413 over 10,000,000
+ *       bytes, 415, 402) create and charge nothing (§4.1, §7, §8);
+ *     - the page ledger: pages deducted before processing, a team on the owner's balance, a
+ *       refund when creation fails after the deduction (§1, §8);
+ *     - tasks: states, 404, list defaults and the page-size cap of 20, newest first, delete,
+ *       export, tasks finishing out of order, the OpenAPI version (§2, §3, §4.1, §9);
+ *     - /api/v2/ocr (§4.2) and /v1 (§4.3);
+ *     - webhooks: ocr.done / ocr.failed, HMAC-SHA256 over `<timestamp>.<nonce>.<raw_body>`,
+ *       the three headers and no more (§6).
+ *  2. Each opt-in variant, fault kind and hostile part other tests switch on, once, doing what
+ *     those tests assume (docs/service-contract.md "Variants: one table" and "The hostile
+ *     profile"; emulator/faults.js), and the helpers they call (failNextTasks, the FAIL and
+ *     STUCK texts, redeliver, deliverRaw).
+ *
+ * Not here: the document builders' internals (test/fast/.../documents/pages.test.ts counts their
+ * pages), statistics, the /__emulator admin API, option combinations, and variants no test uses.
+ */
 const http = require('node:http');
 const crypto = require('node:crypto');
-const zlib = require('node:zlib');
 const { request, Agent } = require('undici');
 const docs = require('../emulator/documents.js');
-const { startEmulator, KEYS, DEFAULT_KEYS, readZip, signPayload } = require('../emulator/index.js');
+const { startEmulator, KEYS } = require('../emulator/index.js');
 
 jest.setTimeout(15000);
 
 const agent = new Agent({ keepAliveTimeout: 100, keepAliveMaxTimeout: 100 });
 let emu;
+let defaults;
 
 async function call(method, path, { key = KEYS.full, json, body, headers = {}, base } = {}) {
-	const h = { ...headers };
-	if (key) h.authorization = `Bearer ${key}`;
-	let payload = body;
-	if (json !== undefined) {
-		payload = JSON.stringify(json);
-		if (!h['content-type']) h['content-type'] = 'application/json';
-	}
+	const h = { ...headers, ...(key ? { authorization: `Bearer ${key}` } : {}) };
+	if (json !== undefined) h['content-type'] ??= 'application/json';
 	const res = await request((base || emu.url) + path, {
 		method,
 		headers: h,
-		body: payload,
+		body: json !== undefined ? JSON.stringify(json) : body,
 		dispatcher: agent,
 	});
 	const buf = Buffer.from(await res.body.arrayBuffer());
-	let parsed;
+	const r = { status: res.statusCode, headers: res.headers, buf, text: buf.toString('utf8') };
 	try {
-		parsed = JSON.parse(buf.toString('utf8'));
-	} catch {
-		parsed = undefined;
-	}
-	return {
-		status: res.statusCode,
-		headers: res.headers,
-		buf,
-		text: buf.toString('utf8'),
-		json: parsed,
-	};
+		r.json = JSON.parse(r.text);
+	} catch {}
+	return r;
 }
 
-const submit = (doc, extra = {}, key = KEYS.full) =>
-	call('POST', '/api/ocr', { key, json: { imageBase64: doc.toString('base64'), ...extra } });
+/** [status, error code] of an answer. */
+const err = (r) => [r.status, r.json?.error];
+const keysOf = (o) => Object.keys(o).sort();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const png = (text = 'x') => docs.makePng(text);
+const invoicePdf = () => docs.makePdf([docs.INVOICE_TEXT, 'Thank you for your business']);
+
+const submit = (doc, extra = {}, key = KEYS.full, base = undefined) =>
+	call('POST', '/api/ocr', { key, base, json: { imageBase64: doc.toString('base64'), ...extra } });
+const get = async (id, base) => (await call('GET', `/api/tasks/${id}`, { base })).json;
 
 async function multipart(path, parts, { key = KEYS.full, base } = {}) {
 	const fd = new FormData();
-	for (const [name, v] of Object.entries(parts)) {
-		if (v && v.data) fd.append(name, new Blob([v.data]), v.filename || 'upload.bin');
+	for (const [name, v] of Object.entries(parts))
+		if (v.data) fd.append(name, new Blob([v.data]), v.filename);
 		else fd.append(name, v);
-	}
 	const r = new Response(fd);
 	const body = Buffer.from(await r.arrayBuffer());
-	return call('POST', path, {
-		key,
-		body,
-		base,
-		headers: { 'content-type': r.headers.get('content-type') },
-	});
+	const headers = { 'content-type': r.headers.get('content-type') };
+	return call('POST', path, { key, body, base, headers });
 }
-
-async function pollTask(id, pred, { key = KEYS.full, timeoutMs = 4000 } = {}) {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const r = await call('GET', `/api/tasks/${id}`, { key });
-		if (pred(r.json, r)) return r;
-		if (Date.now() > deadline) throw new Error(`poll timeout for ${id}: ${r.text}`);
-		await new Promise((res) => setTimeout(res, 10));
-	}
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const invoicePdf = () => docs.makePdf([docs.INVOICE_TEXT, 'Thank you for your business']);
 
 beforeAll(async () => {
-	emu = await startEmulator({
-		msPerPage: 10,
-		syncMsPerPage: 2,
-		workers: 2,
-		webhookRetryDelayMs: 20,
-	});
+	emu = await startEmulator({ msPerPage: 10, syncMsPerPage: 2, workers: 2 });
+	defaults = structuredClone(emu.options);
 });
 
 afterAll(async () => {
@@ -89,548 +87,244 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
+	// Back to the default profile: a test that opts in sets emu.options (read live).
+	for (const k of Object.keys(emu.options)) if (!(k in defaults)) delete emu.options[k];
+	Object.assign(emu.options, structuredClone(defaults));
 	emu.reset();
-	// Most tests here exercise everything the emulator can send; 'spec profile' below checks the
-	// default, which sends only what the reference shows.
-	emu.options.fields = 'rich';
-	emu.options.completionOrder = 'fifo';
-	emu.options.shapes = {
-		error: 'flat',
-		list: 'items',
-		task: 'flat',
-		submit: 'withPages',
-		v1Error: null,
-	};
 	emu.resumeQueue();
 });
 
-// ---------------------------------------------------------------------------- fixtures
-describe('fixtures', () => {
-	test('PDF round trip, page count and structure', () => {
-		const pdf = docs.makePdf(['Hello (world) \\ x\nline 2', 'Seite zwei: äöü €']);
-		const s = pdf.toString('latin1');
-		expect(s.startsWith('%PDF-1.4')).toBe(true);
-		expect(s.trimEnd().endsWith('%%EOF')).toBe(true);
-		expect(docs.countPages(pdf)).toBe(2);
-		expect(docs.extractPages(pdf)).toEqual(['Hello (world) \\ x\nline 2', 'Seite zwei: äöü €']);
-		expect(docs.extractText(pdf)).toBe('Hello (world) \\ x\nline 2\n\f\nSeite zwei: äöü €');
-		// xref offsets point at the objects
-		const xref = Number(/startxref\n(\d+)/.exec(s)[1]);
-		expect(s.slice(xref, xref + 4)).toBe('xref');
-		const offsets = [...s.slice(xref).matchAll(/(\d{10}) 00000 n/g)].map((m) => Number(m[1]));
-		offsets.forEach((o, i) => expect(s.slice(o).startsWith(`${i + 1} 0 obj`)).toBe(true));
-	});
-
-	test('images carry the text and the right magic bytes', () => {
-		const png = docs.makePng('png text');
-		expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
-		// every PNG chunk CRC is right
-		let off = 8;
-		while (off < png.length) {
-			const len = png.readUInt32BE(off);
-			const crc = png.readUInt32BE(off + 8 + len);
-			expect(docs.crc32(png.subarray(off + 4, off + 8 + len))).toBe(crc);
-			off += 12 + len;
-		}
-		const idat = png.indexOf('IDAT');
-		expect(zlib.inflateSync(png.subarray(idat + 4, idat + 4 + png.readUInt32BE(idat - 4)))).toEqual(
-			Buffer.from([0, 0xff]),
-		);
-		const jpg = docs.makeJpeg('jpeg text');
-		expect(jpg.subarray(0, 3).toString('hex')).toBe('ffd8ff');
-		expect(jpg.subarray(-2).toString('hex')).toBe('ffd9');
-		const webp = docs.makeWebp('webp text');
-		expect(webp.toString('latin1', 0, 4)).toBe('RIFF');
-		expect(webp.readUInt32LE(4)).toBe(webp.length - 8);
-		expect(webp.toString('latin1', 8, 16)).toBe('WEBPVP8L');
-		for (const [b, t, txt] of [
-			[png, 'png', 'png text'],
-			[jpg, 'jpeg', 'jpeg text'],
-			[webp, 'webp', 'webp text'],
-			[docs.makeTiff('tiff text'), 'tiff', 'tiff text'],
-			[docs.makeGif('gif text'), 'gif', 'gif text'],
-		]) {
-			expect(docs.detectType(b)).toBe(t);
-			expect(docs.extractText(b)).toBe(txt);
-			expect(docs.countPages(b)).toBe(1);
-		}
-		expect(docs.makeTiff().subarray(0, 4).toString('latin1')).toBe('II*\0');
-		expect(docs.makeGif().subarray(0, 6).toString('latin1')).toBe('GIF89a');
-		expect(docs.detectType(Buffer.from('hello'))).toBeNull();
+describe('the default profile: exactly what the spec shows (spec §2, §4.1)', () => {
+	test('submission answer, task (queued, done), list entry and delete carry nothing beyond the spec; no hostility', async () => {
+		expect(emu.options).toMatchObject({ latency: null, listShift: null, rateLimit: null });
+		expect([emu.options.faults, emu.tasks]).toEqual([[], []]);
+		emu.pauseQueue();
+		const r = await submit(docs.makePdf(['one', 'two']), { filename: 'two.pdf' });
+		const id = r.json.taskId;
+		expect(r.json).toEqual({ success: true, taskId: id, provider: 'provider-async' });
+		const task = { taskId: id, provider: 'provider-async', metadata: {} };
+		expect(await get(id)).toEqual({ ...task, status: 'queued' });
+		emu.resumeQueue();
+		await emu.waitForTask(id);
+		expect(await get(id)).toEqual({ ...task, status: 'done', resultText: 'one\n\f\ntwo' });
+		expect((await call('GET', '/api/tasks')).json).toEqual([{ ...task, status: 'done' }]);
+		const d = await call('DELETE', `/api/tasks/${id}`);
+		expect([d.status, d.text]).toEqual([200, '']);
 	});
 });
 
-// ---------------------------------------------------------------------------- auth and errors
-describe('authentication and error shapes', () => {
-	test('auth is checked in order: missing, invalid, banned, scope — before validation', async () => {
+describe('authentication and scopes (spec §5, §7)', () => {
+	test('missing, invalid, banned, then scope — before the body is read', async () => {
+		const notJson = { body: '{oops', headers: { 'content-type': 'application/json' } };
+		let r = await call('POST', '/api/ocr', { key: null, ...notJson });
+		expect(r.json).toEqual({ error: 'missing_api_key', message: expect.any(String) });
+		r = await call('GET', '/api/tasks', { key: null, headers: { authorization: 'Basic abc' } });
+		expect(err(r)).toEqual([401, 'missing_api_key']);
+		r = await call('POST', '/api/ocr', { key: 'ocr_nope', ...notJson });
+		expect(err(r)).toEqual([401, 'invalid_api_key']);
+		r = await call('GET', '/api/tasks', { key: KEYS.banned });
+		expect(err(r)).toEqual([403, 'user_banned']);
+	});
+
+	test('submit: POST /api/ocr; read: list, get, export; export: DELETE; ocr:read counts as read', async () => {
+		const id = (await submit(png(), {}, KEYS.submitOnly)).json.taskId;
+		const calls = [
+			['GET', '/api/tasks'],
+			['GET', `/api/tasks/${id}`],
+			['GET', `/api/export/${id}/pdf`],
+			['DELETE', `/api/tasks/${id}`],
+		];
+		const refused = async (key) => {
+			const out = [];
+			for (const [method, path] of calls)
+				out.push(err(await call(method, path, { key }))[1] === 'insufficient_scope');
+			return out;
+		};
+		expect(await refused(KEYS.submitOnly)).toEqual([true, true, true, true]);
+		expect(await refused(KEYS.readAlias)).toEqual([false, false, false, true]);
+	});
+});
+
+describe('submission: POST /api/ocr (spec §4.1, §7, §8)', () => {
+	test('413 over 10,000,000 bytes (not at), 415 content type or magic bytes, 402: no task, no charge', async () => {
+		const sized = (n) => Buffer.alloc(n, 'A');
 		let r = await call('POST', '/api/ocr', {
-			key: null,
-			body: 'not json',
+			body: sized(10_000_001),
 			headers: { 'content-type': 'application/json' },
 		});
-		expect([r.status, r.json.error]).toEqual([401, 'missing_api_key']);
-		r = await call('POST', '/api/ocr', {
-			key: null,
-			headers: { authorization: 'Basic abc' },
-			json: {},
-		});
-		expect([r.status, r.json.error]).toEqual([401, 'missing_api_key']);
-		r = await call('POST', '/api/ocr', { key: 'ocr_nope', body: 'not json' });
-		expect([r.status, r.json.error]).toEqual([401, 'invalid_api_key']);
-		r = await call('GET', '/api/tasks', { key: KEYS.banned });
-		expect([r.status, r.json.error]).toEqual([403, 'user_banned']);
-		r = await call('GET', '/api/tasks', { key: KEYS.submitOnly });
-		expect([r.status, r.json.error]).toEqual([403, 'insufficient_scope']);
-		expect(r.json.message).toContain('read');
-		r = await call('DELETE', '/api/tasks/tsk_x', { key: KEYS.readAlias });
-		expect([r.status, r.json.error]).toEqual([403, 'insufficient_scope']);
-		expect(r.json.message).toContain('export');
-		// 'ocr:read' counts as 'read'
-		r = await call('GET', '/api/tasks', { key: KEYS.readAlias });
-		expect(r.status).toBe(200);
-		// submit is always included
-		emu.addKey('ocr_custom', { user: 'alice', scopes: [] });
-		r = await submit(docs.makePng('x'), {}, 'ocr_custom');
-		expect(r.status).toBe(200);
-		expect(DEFAULT_KEYS.ocr_test_full.user).toBe('alice');
-		expect(emu.keys.ocr_custom.scopes).toEqual(['submit']);
+		expect(err(r)).toEqual([413, 'payload_too_large']);
+		// At the limit the body is read: refused for its content type (415), not its size.
+		const text = { 'content-type': 'text/plain' };
+		r = await call('POST', '/api/ocr', { body: sized(10_000_000), headers: text });
+		expect(err(r)).toEqual([415, 'unsupported_media_type']);
+		expect(err(await submit(Buffer.from('just text')))).toEqual([415, 'unsupported_media_type']);
+		expect(err(await submit(png(), {}, KEYS.broke))).toEqual([402, 'insufficient_pages']);
+		expect([emu.ledger(), emu.tasks]).toEqual([[], []]);
 	});
 
-	test('every error shape', async () => {
-		const expectations = {
-			flat: (r) =>
-				expect(r.json).toEqual({ error: 'invalid_api_key', message: expect.any(String) }),
-			nested: (r) =>
-				expect(r.json).toEqual({ error: { code: 'invalid_api_key', message: expect.any(String) } }),
-			code: (r) => expect(r.json).toEqual({ code: 'invalid_api_key', message: expect.any(String) }),
-			text: (r) => {
-				expect(r.headers['content-type']).toMatch(/^text\/plain/);
-				expect(r.text).toMatch(/^invalid_api_key: /);
-			},
-		};
-		for (const [shape, check] of Object.entries(expectations)) {
-			emu.options.shapes.error = shape;
-			const r = await call('GET', '/api/tasks', { key: 'bad' });
-			expect(r.status).toBe(401);
-			check(r);
-		}
-	});
-
-	test('submission validation errors, nothing charged', async () => {
-		const png = docs.makePng('x').toString('base64');
-		const cases = [
-			[{ body: '{oops', headers: { 'content-type': 'application/json' } }, 400, 'bad_request'],
-			[{ json: {} }, 400, 'bad_request'],
-			[{ json: { imageBase64: '!!!not base64!!!' } }, 400, 'bad_request'],
-			[{ json: { imageBase64: 'data:image/png;base64' } }, 400, 'bad_request'],
-			[{ json: { imageBase64: '====' } }, 400, 'bad_request'],
-			[{ json: { imageBase64: png, provider: 'provider-x' } }, 400, 'bad_request'],
-			[{ json: { imageBase64: png, documentType: 'receipt' } }, 400, 'bad_request'],
-			[
-				{ json: { imageBase64: Buffer.from('just text').toString('base64') } },
-				415,
-				'unsupported_media_type',
-			],
-			[
-				{ body: JSON.stringify({ imageBase64: png }), headers: { 'content-type': 'text/plain' } },
-				415,
-				'unsupported_media_type',
-			],
-		];
-		for (const [opts, status, code] of cases) {
-			const r = await call('POST', '/api/ocr', opts);
-			expect([r.status, r.json && r.json.error]).toEqual([status, code]);
-		}
-		// 413: body over the body limit (a 10 MB document as Base64, plus room for the other fields)
-		const big = 'A'.repeat(emu.options.maxBodyBytes + 10);
-		let r = await call('POST', '/api/ocr', { json: { imageBase64: big } });
-		expect([r.status, r.json.error]).toEqual([413, 'payload_too_large']);
-		// 413: decoded file over the (lowered) file limit
-		emu.options.maxFileBytes = 100;
-		r = await submit(docs.makePdf(['x'.repeat(200)]));
-		expect([r.status, r.json.error]).toEqual([413, 'payload_too_large']);
-		emu.options.maxFileBytes = 10 * 1024 * 1024;
-		// data URI and tiff/gif are fine on /api
-		r = await call('POST', '/api/ocr', { json: { imageBase64: `data:image/png;base64,${png}` } });
-		expect(r.status).toBe(200);
-		expect((await submit(docs.makeTiff('t'))).status).toBe(200);
-		expect((await submit(docs.makeGif('g'))).status).toBe(200);
-		expect(emu.ledger().map((e) => e.reason)).toEqual(['submit', 'submit', 'submit']);
-		// unknown route (authenticated), wrong method
-		r = await call('GET', '/api/nothing');
-		expect([r.status, r.json.error]).toEqual([404, 'not_found']);
-		r = await call('PUT', '/api/ocr');
-		expect(r.status).toBe(405);
+	test('a data URI; provider-sync done when answered; documentType invoice: invoice fields in metadata', async () => {
+		const uri = `data:image/png;base64,${png().toString('base64')}`;
+		expect((await call('POST', '/api/ocr', { json: { imageBase64: uri } })).status).toBe(200);
+		let r = await submit(docs.makeJpeg('Hello sync'), { provider: 'provider-sync' });
+		expect(r.json.provider).toBe('provider-sync');
+		expect(await get(r.json.taskId)).toMatchObject({ status: 'done', resultText: 'Hello sync' });
+		r = await submit(invoicePdf(), { documentType: 'invoice' });
+		await emu.waitForTask(r.json.taskId);
+		expect((await get(r.json.taskId)).metadata).toEqual({ invoice: docs.INVOICE_FIELDS });
 	});
 });
 
-// ---------------------------------------------------------------------------- task lifecycle
-describe('tasks', () => {
-	test('submit -> queued -> processing -> done with resultText and invoice metadata', async () => {
+describe('page ledger (spec §1, §8)', () => {
+	test('pages deducted before processing; a team member spends and sees the owner’s; 402 when short', async () => {
 		emu.pauseQueue();
-		const r = await submit(invoicePdf(), { filename: 'invoice-42.pdf', documentType: 'invoice' });
-		expect(r.status).toBe(200);
-		expect(r.json).toEqual({
-			success: true,
-			taskId: expect.stringMatching(/^tsk_/),
-			provider: 'provider-async',
-			pages: 2,
-			pagesBilled: 2,
-		});
-		const id = r.json.taskId;
-		let t = await call('GET', `/api/tasks/${id}`);
-		expect(t.json).toMatchObject({
-			taskId: id,
-			status: 'queued',
-			provider: 'provider-async',
-			documentType: 'invoice',
-			filename: 'invoice-42.pdf',
-			pages: 2,
-			metadata: {},
-		});
-		expect(t.json.resultText).toBeUndefined();
-		emu.options.msPerPage = 100; // read live: a 200 ms processing window for the poll to see
-		try {
-			emu.resumeQueue();
-			t = await pollTask(id, (j) => j.status !== 'queued');
-			expect(t.json.status).toBe('processing');
-			t = await pollTask(id, (j) => j.status === 'done');
-		} finally {
-			emu.options.msPerPage = 10;
-		}
-		expect(t.json.resultText).toBe(`${docs.INVOICE_TEXT}\n\f\nThank you for your business`);
-		expect(t.json.metadata.invoice).toEqual(docs.INVOICE_FIELDS);
-		expect(t.json.words).toBeUndefined();
-		expect(Date.parse(t.json.createdAt)).toBeLessThanOrEqual(Date.parse(t.json.updatedAt));
-		expect(emu.stats().polls[id]).toBeGreaterThanOrEqual(3);
-	});
-
-	test('provider-sync is done on response and has words; spec submit shape', async () => {
-		emu.options.shapes.submit = 'spec';
-		const r = await submit(docs.makeJpeg('Hello big world'), { provider: 'provider-sync' });
-		expect(r.json).toEqual({
-			success: true,
-			taskId: expect.any(String),
-			provider: 'provider-sync',
-		});
-		const t = await call('GET', `/api/tasks/${r.json.taskId}`);
-		expect(t.json.status).toBe('done');
-		expect(t.json.resultText).toBe('Hello big world');
-		expect(t.json.words.map((w) => w.text)).toEqual(['Hello', 'big', 'world']);
-		expect(t.json.words[0]).toEqual({
-			text: 'Hello',
-			page: 1,
-			confidence: expect.any(Number),
-			bbox: { x: 72, y: 72, width: 35, height: 12 },
-		});
-	});
-
-	test('FAIL text, failNextTasks and STUCK; renamed statuses', async () => {
-		let r = await submit(docs.makePng('this scan will FAIL'));
-		let t = await pollTask(r.json.taskId, (j) => j.status === 'failed');
-		expect(t.json.error).toBe('Could not recognise the document (unreadable scan)');
-		expect(t.json.resultText).toBeUndefined();
-		emu.failNextTasks(1);
-		r = await submit(docs.makePng('fine'));
-		await pollTask(r.json.taskId, (j) => j.status === 'failed');
-		r = await submit(docs.makePng('fine again'));
-		const fineId = r.json.taskId;
-		await pollTask(fineId, (j) => j.status === 'done');
-		r = await submit(docs.makePng('STUCK forever'));
-		await pollTask(r.json.taskId, (j) => j.status === 'processing');
-		await sleep(60);
-		t = await call('GET', `/api/tasks/${r.json.taskId}`);
-		expect(t.json.status).toBe('processing');
-		expect(emu.stats()).toMatchObject({ tasksDone: 1, tasksFailed: 2 });
-
-		emu.options.statuses = {
-			queued: 'pending',
-			processing: 'running',
-			done: 'completed',
-			failed: 'ocr_failed',
-		};
-		try {
-			r = await submit(docs.makePng('FAIL'));
-			await pollTask(r.json.taskId, (j) => j.status === 'ocr_failed');
-			r = await submit(docs.makePng('ok'));
-			await pollTask(r.json.taskId, (j) => j.status === 'completed');
-			const l = await call('GET', '/api/tasks?status=completed');
-			expect(l.json.items.map((i) => i.taskId)).toEqual([r.json.taskId, fineId]);
-		} finally {
-			emu.options.statuses = {
-				queued: 'queued',
-				processing: 'processing',
-				done: 'done',
-				failed: 'failed',
-			};
-		}
-	});
-
-	test('pollRetryAfterSeconds adds Retry-After to non-final polls', async () => {
-		emu.options.pollRetryAfterSeconds = 2;
-		try {
-			emu.pauseQueue();
-			const r = await submit(docs.makePng('x'));
-			let t = await call('GET', `/api/tasks/${r.json.taskId}`);
-			expect(t.headers['retry-after']).toBe('2');
-			emu.resumeQueue();
-			t = await pollTask(r.json.taskId, (j) => j.status === 'done');
-			expect(t.headers['retry-after']).toBeUndefined();
-		} finally {
-			emu.options.pollRetryAfterSeconds = 0;
-		}
-	});
-});
-
-// ---------------------------------------------------------------------------- billing
-describe('billing and ledger', () => {
-	test('deducts before processing, member shares balance, 402 when broke', async () => {
-		const r = await submit(invoicePdf(), { filename: 'a.pdf' });
-		expect(emu.balance('acme')).toBe(998);
-		expect(emu.ledger('acme')).toEqual([
-			expect.objectContaining({
-				seq: 1,
-				account: 'acme',
-				user: 'alice',
-				delta: -2,
-				reason: 'submit',
-				taskId: r.json.taskId,
-				endpoint: 'POST /api/ocr',
-				at: expect.any(String),
-			}),
-		]);
-		const m = await submit(docs.makePng('member doc'), {}, KEYS.member);
-		expect(m.status).toBe(200);
+		const r = await submit(invoicePdf());
+		expect([emu.balance('acme'), emu.getTask(r.json.taskId).status]).toEqual([998, 'queued']);
+		const entry = { user: 'alice', delta: -2, reason: 'submit', taskId: r.json.taskId };
+		expect(emu.ledger('acme')).toEqual([expect.objectContaining(entry)]);
+		expect((await submit(png(), {}, KEYS.member)).status).toBe(200);
 		expect(emu.balance('acme')).toBe(997);
-		expect(emu.ledger('acme')[1]).toMatchObject({ user: 'carol', account: 'acme', delta: -1 });
-		// carol sees alice's task (same account); bob does not
+		expect(emu.ledger('acme')[1]).toMatchObject({ user: 'carol', delta: -1 });
 		expect((await call('GET', `/api/tasks/${r.json.taskId}`, { key: KEYS.member })).status).toBe(
 			200,
 		);
-		expect((await call('GET', `/api/tasks/${r.json.taskId}`, { key: KEYS.broke })).status).toBe(
-			404,
-		);
-		const b = await submit(docs.makePng('x'), {}, KEYS.broke);
-		expect([b.status, b.json.error]).toEqual([402, 'insufficient_pages']);
-		expect(emu.ledger('broke')).toEqual([]);
+		// Another account's task is not found.
+		const other = await call('GET', `/api/tasks/${r.json.taskId}`, { key: KEYS.broke });
+		expect(err(other)).toEqual([404, 'not_found']);
 		emu.setBalance('acme', 1);
-		const two = await submit(invoicePdf());
-		expect([two.status, two.json.error]).toEqual([402, 'insufficient_pages']);
-		expect(emu.balance('acme')).toBe(1);
-		expect(emu.charges()).toBe(2);
-		expect(emu.pagesCharged('acme')).toBe(3);
+		expect(err(await submit(invoicePdf()))).toEqual([402, 'insufficient_pages']);
+		expect([emu.balance('acme'), emu.ledger('acme').length]).toEqual([1, 2]);
 	});
 
-	test('failCreation refunds and answers 500', async () => {
+	test('creation failing after the deduction (fault failCreation): refunded, a 500 saying so, no task', async () => {
 		emu.fault({ kind: 'failCreation', path: '/api/ocr' });
 		const r = await submit(invoicePdf());
-		expect([r.status, r.json.error]).toEqual([500, 'internal_error']);
+		expect(r.status).toBe(500);
+		expect(r.json.message).toMatch(/creation failed.*refunded/i);
 		expect(emu.ledger().map((e) => [e.reason, e.delta])).toEqual([
 			['submit', -2],
 			['refund', 2],
 		]);
-		expect(emu.ledger()[0].taskId).toBe(emu.ledger()[1].taskId);
-		expect(emu.balance('acme')).toBe(1000);
-		expect(emu.tasks).toHaveLength(0);
-		expect(emu.charges()).toBe(0);
-		expect((await submit(invoicePdf())).status).toBe(200); // fault consumed
+		expect([emu.balance('acme'), emu.tasks.length]).toEqual([1000, 0]);
+		expect((await submit(invoicePdf())).status).toBe(200); // once
 	});
 });
 
-// ---------------------------------------------------------------------------- list, get, delete, export
-describe('list, delete, export', () => {
-	test('list shapes, paging, clamping and validation', async () => {
+describe('tasks (spec §2, §3, §4.1, §9)', () => {
+	test('done, or failed for the text FAIL and after failNextTasks; STUCK stays processing', async () => {
+		const ok = (await submit(png('fine'))).json.taskId;
+		const failed = (await submit(png('this will FAIL'))).json.taskId;
+		emu.failNextTasks(1);
+		const next = (await submit(png('fine, but the next to fail'))).json.taskId;
+		const stuck = (await submit(png('STUCK'))).json.taskId;
+		for (const id of [ok, failed, next]) await emu.waitForTask(id);
+		await emu.waitForTask(stuck, { status: 'processing' });
+		await sleep(20);
+		const states = [];
+		for (const id of [ok, failed, next, stuck]) states.push((await get(id)).status);
+		expect(states).toEqual(['done', 'failed', 'failed', 'processing']);
+		expect((await get(failed)).resultText).toBeUndefined();
+	});
+
+	test('tasks of mixed page counts finish out of order', async () => {
 		const ids = [];
-		for (let i = 0; i < 5; i++)
-			ids.push((await submit(docs.makePng(`doc ${i}`), { filename: `d${i}.png` })).json.taskId);
-		await submit(docs.makePng('carol'), {}, KEYS.member);
-		let r = await call('GET', '/api/tasks?page=2&pageSize=2');
-		expect(r.json).toMatchObject({ page: 2, pageSize: 2, total: 6 });
-		expect(r.json.items.map((t) => t.taskId)).toEqual([ids[3], ids[2]]);
-		await pollTask(ids[4], (j) => j.status === 'done');
-		r = await call('GET', '/api/tasks?pageSize=500');
-		expect(r.json.pageSize).toBe(20);
-		expect(r.json.items[0].resultText).toBeUndefined();
-		for (const q of ['page=0', 'pageSize=0', 'page=abc', 'pageSize=1.5', 'page=-1']) {
-			r = await call('GET', `/api/tasks?${q}`);
-			expect([q, r.status, r.json.error]).toEqual([q, 400, 'bad_request']);
-		}
-		r = await call('GET', '/api/tasks', { key: KEYS.broke });
-		expect(r.json.total).toBe(0);
-		emu.options.shapes.list = 'data';
-		r = await call('GET', '/api/tasks?pageSize=4');
-		expect(r.json.pagination).toEqual({ page: 1, pageSize: 4, total: 6, totalPages: 2 });
-		expect(r.json.data).toHaveLength(4);
-		emu.options.shapes.list = 'tasks';
-		r = await call('GET', '/api/tasks');
-		expect(Object.keys(r.json).sort()).toEqual(['tasks', 'total']);
-		emu.options.shapes.list = 'array';
-		r = await call('GET', '/api/tasks?pageSize=3');
-		expect(Array.isArray(r.json) && r.json.length).toBe(3);
-		emu.options.shapes.task = 'data';
-		expect((await call('GET', `/api/tasks/${ids[0]}`)).json.data.taskId).toBe(ids[0]);
-		emu.options.shapes.task = 'task';
-		expect((await call('GET', `/api/tasks/${ids[0]}`)).json).toMatchObject({
-			success: true,
-			task: { taskId: ids[0] },
-		});
-		// path traversal never resolves
-		r = await call('GET', `/api/tasks/..%2F${ids[0]}`);
-		expect(r.status).toBe(404);
-		r = await call('GET', `/api/tasks/%74sk_nothing`);
-		expect(r.status).toBe(404);
-	});
-
-	test('exports: 409 before done, real docx/xlsx/pdf, invalid format, delete', async () => {
+		const order = [];
+		emu.options.msPerPage = 3;
 		emu.pauseQueue();
-		const r = await submit(invoicePdf(), {
-			filename: 'scans/invoice-42.pdf',
-			documentType: 'invoice',
-		});
-		const id = r.json.taskId;
-		let e = await call('GET', `/api/export/${id}/docx`);
-		expect([e.status, e.json.error]).toEqual([409, 'task_not_ready']);
-		expect(e.json.message).toContain('queued');
+		for (const n of [6, 1, 5, 1, 4, 1, 3, 1])
+			ids.push((await submit(docs.makePdf(Array(n).fill('page')))).json.taskId);
 		emu.resumeQueue();
-		await pollTask(id, (j) => j.status === 'done');
-		e = await call('GET', `/api/export/${id}/docx`);
-		expect(e.status).toBe(200);
-		expect(e.headers['content-type']).toBe(
-			'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-		);
-		expect(e.headers['content-disposition']).toBe('attachment; filename="invoice-42.docx"');
-		expect(e.buf.subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
-		const docx = readZip(e.buf);
-		expect([...docx.keys()]).toEqual(
-			expect.arrayContaining(['[Content_Types].xml', '_rels/.rels', 'word/document.xml']),
-		);
-		expect(docx.get('word/document.xml').toString()).toContain('INV-2026-0042');
-		e = await call('GET', `/api/export/${id}/xlsx`);
-		expect(e.headers['content-type']).toBe(
-			'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-		);
-		const xlsx = readZip(e.buf);
-		expect([...xlsx.keys()]).toEqual(
-			expect.arrayContaining([
-				'xl/workbook.xml',
-				'xl/_rels/workbook.xml.rels',
-				'xl/worksheets/sheet1.xml',
-			]),
-		);
-		expect(xlsx.get('xl/worksheets/sheet1.xml').toString()).toMatch(/invoiceNumber.*INV-2026-0042/);
-		e = await call('GET', `/api/export/${id}/pdf`);
-		expect(e.headers['content-type']).toBe('application/pdf');
-		expect(e.buf.subarray(0, 4).toString()).toBe('%PDF');
-		expect(docs.extractPages(e.buf)[0]).toBe(docs.INVOICE_TEXT);
-		e = await call('GET', `/api/export/${id}/txt`);
-		expect([e.status, e.json.error]).toEqual([400, 'invalid_format']);
-		e = await call('GET', '/api/export/tsk_missing/pdf');
-		expect(e.status).toBe(404);
-		// delete
-		let d = await call('DELETE', `/api/tasks/${id}`);
-		expect([d.status, d.json]).toEqual([200, { success: true, taskId: id }]);
-		expect((await call('GET', `/api/tasks/${id}`)).status).toBe(404);
-		expect((await call('GET', `/api/export/${id}/pdf`)).status).toBe(404);
-		d = await call('DELETE', `/api/tasks/${id}`);
-		expect([d.status, d.json.error]).toEqual([404, 'not_found']);
+		await Promise.all(ids.map((id) => emu.waitForTask(id).then(() => order.push(id))));
+		expect(order).not.toEqual(ids);
 	});
 
-	test('openapi.json needs no auth and carries 1.1.0', async () => {
-		const r = await call('GET', '/api/openapi.json', { key: null });
-		expect(r.status).toBe(200);
-		expect(r.json.info.version).toBe('1.1.0');
-		expect(Object.keys(r.json.paths)).toEqual(
-			expect.arrayContaining([
-				'/api/ocr',
-				'/api/tasks',
-				'/api/tasks/{taskId}',
-				'/api/export/{taskId}/{format}',
-			]),
-		);
+	test('list: page 1, pageSize 20 by default and at most (maxPageSize), newest first, status=done', async () => {
+		emu.pauseQueue();
+		const ids = [];
+		for (let i = 0; i < 25; i++) ids.push((await submit(png(`doc ${i}`))).json.taskId);
+		const newest = [...ids].reverse();
+		const page = async (q) => (await call('GET', `/api/tasks${q}`)).json.map((t) => t.taskId);
+		expect(await page('')).toEqual(newest.slice(0, 20));
+		expect(await page('?pageSize=100')).toEqual(newest.slice(0, 20));
+		expect(await page('?page=2')).toEqual(newest.slice(20));
+		expect(await page('?page=2&pageSize=3')).toEqual(newest.slice(3, 6));
+		emu.options.maxPageSize = 10; // opt-in (money.test.js, invariants-ops.js)
+		expect(await page('?pageSize=100')).toHaveLength(10);
+		emu.options.msPerPage = 1;
+		emu.resumeQueue();
+		await emu.waitForTask(ids[24]);
+		const done = await page('?status=done');
+		expect(done[0]).toBe(ids[24]);
+		expect(done.every((id) => emu.getTask(id).status === 'done')).toBe(true);
+	});
+
+	test('export of a done task as docx, xlsx, pdf with type and file name; 409 before; 404 once deleted', async () => {
+		emu.pauseQueue();
+		const id = (await submit(invoicePdf(), { filename: 'scans/invoice-42.pdf' })).json.taskId;
+		expect(err(await call('GET', `/api/export/${id}/docx`))).toEqual([409, 'task_not_ready']);
+		emu.resumeQueue();
+		await emu.waitForTask(id);
+		const ooxml = 'application/vnd.openxmlformats-officedocument';
+		for (const [format, type, magic] of [
+			['docx', `${ooxml}.wordprocessingml.document`, 'PK\x03\x04'],
+			['xlsx', `${ooxml}.spreadsheetml.sheet`, 'PK\x03\x04'],
+			['pdf', 'application/pdf', '%PDF'],
+		]) {
+			const e = await call('GET', `/api/export/${id}/${format}`);
+			expect([e.status, e.headers['content-type']]).toEqual([200, type]);
+			expect(e.headers['content-disposition']).toBe(`attachment; filename="invoice-42.${format}"`);
+			expect(e.buf.subarray(0, 4).toString('latin1')).toBe(magic);
+		}
+		expect((await call('DELETE', `/api/tasks/${id}`)).status).toBe(200);
+		for (const [method, path] of [
+			['GET', `/api/tasks/${id}`],
+			['GET', `/api/export/${id}/pdf`],
+			['DELETE', `/api/tasks/${id}`],
+		])
+			expect(err(await call(method, path))).toEqual([404, 'not_found']);
+	});
+
+	test('the OpenAPI description of /api carries version 1.1.0', async () => {
+		expect((await call('GET', '/api/openapi.json')).json.info.version).toBe('1.1.0');
 	});
 });
 
-// ---------------------------------------------------------------------------- v2
-describe('/api/v2/ocr', () => {
-	test('response fields, markdown result, filename required', async () => {
+describe('/api/v2/ocr (spec §4.2) and /v1 (spec §4.3)', () => {
+	test('v2: the answer exactly as shown, filename required, charged, read with the task API', async () => {
+		const imageBase64 = invoicePdf().toString('base64');
+		const options = { format: 'markdown', highFidelityTables: true, formulas: false };
 		const r = await call('POST', '/api/v2/ocr', {
-			json: {
-				imageBase64: invoicePdf().toString('base64'),
-				filename: 'inv.pdf',
-				options: { format: 'markdown', highFidelityTables: true, formulas: false },
-			},
+			json: { imageBase64, filename: 'a.pdf', options },
 		});
-		expect(r.status).toBe(200);
+		const { taskId } = r.json;
 		expect(r.json).toEqual({
-			taskId: expect.stringMatching(/^tsk_/),
+			taskId,
 			status: 'queued',
 			estimatedSeconds: expect.any(Number),
 			pages: 2,
 			creditsUsed: 2,
 		});
-		const t = await pollTask(r.json.taskId, (j) => j.status === 'done');
-		expect(t.json.resultText.startsWith('# ACME GmbH\n\nInvoice Number: INV-2026-0042')).toBe(true);
-		expect(emu.ledger()[0]).toMatchObject({ delta: -2, endpoint: 'POST /api/v2/ocr' });
-		let bad = await call('POST', '/api/v2/ocr', {
-			json: { imageBase64: docs.makePng('x').toString('base64') },
-		});
-		expect([bad.status, bad.json.error]).toEqual([400, 'bad_request']);
-		bad = await call('POST', '/api/v2/ocr', {
-			json: {
-				imageBase64: docs.makePng('x').toString('base64'),
-				filename: 'x.png',
-				options: { formulas: 'yes' },
-			},
-		});
-		expect(bad.status).toBe(400);
+		expect(emu.ledger()).toEqual([expect.objectContaining({ delta: -2, taskId })]);
+		await emu.waitForTask(taskId);
+		expect((await get(taskId)).resultText).toMatch(/^# ACME GmbH\n\nInvoice Number: INV-2026-0042/);
+		const noName = await call('POST', '/api/v2/ocr', { json: { imageBase64 } });
+		expect(err(noName)).toEqual([400, 'bad_request']);
 	});
-});
 
-// ---------------------------------------------------------------------------- v1
-describe('/v1', () => {
-	test('markdown, ocr, extract', async () => {
-		let r = await multipart('/v1/markdown', { file: { data: invoicePdf(), filename: 'inv.pdf' } });
-		expect(r.status).toBe(200);
-		expect(r.json).toEqual({
-			id: expect.stringMatching(/^doc_/),
-			pages: 2,
-			markdown: expect.stringMatching(/^# ACME GmbH\n\n/),
-		});
-		r = await multipart('/v1/ocr', {
-			file: { data: docs.makeWebp('line one\nline two'), filename: 'a.webp' },
-		});
-		expect(r.json).toMatchObject({ pages: 1, text: 'line one\nline two' });
-		expect(r.json.blocks).toEqual([
-			{ page: 1, type: 'line', text: 'line one', bbox: { x: 72, y: 72, width: 56, height: 12 } },
-			{ page: 1, type: 'line', text: 'line two', bbox: { x: 72, y: 86, width: 56, height: 12 } },
-		]);
-		const schema = {
-			type: 'object',
-			properties: {
-				invoice_number: { type: 'string' },
-				Total: { type: 'number' },
-				currency: { type: 'string' },
-				'due-date': { type: 'string' },
-				vendor: { type: 'string' },
-				purchaseOrder: { type: 'string' },
-			},
-		};
-		r = await multipart('/v1/extract', {
-			file: { data: docs.makePng(docs.INVOICE_TEXT), filename: 'i.png' },
-			schema: JSON.stringify(schema),
-		});
-		expect(r.json).toEqual({
-			id: expect.any(String),
-			pages: 1,
-			data: {
-				invoice_number: 'INV-2026-0042',
-				Total: 1234.56,
-				currency: 'EUR',
-				'due-date': '2026-12-01',
-				vendor: 'ACME GmbH',
-				purchaseOrder: null,
-			},
-		});
+	test('v1: markdown {id, pages, markdown}; ocr and extract with no id; PDF, PNG, JPEG, WEBP only', async () => {
+		let r = await multipart('/v1/markdown', { file: { data: invoicePdf(), filename: 'a.pdf' } });
+		expect(r.json).toEqual({ id: expect.any(String), pages: 2, markdown: expect.any(String) });
+		expect(r.json.markdown).toMatch(/^# ACME GmbH\n\n/);
+		const webp = { data: docs.makeWebp('line one\nline two'), filename: 'a.webp' };
+		r = await multipart('/v1/ocr', { file: webp });
+		expect([keysOf(r.json), r.json.text]).toEqual([['blocks', 'text'], 'line one\nline two']);
+		const file = { data: png(docs.INVOICE_TEXT), filename: 'i.png' };
+		const schema = '{"type":"object","properties":{"invoice_number":{"type":"string"}}}';
+		r = await multipart('/v1/extract', { file, schema });
+		expect(r.json).toEqual({ data: { invoice_number: 'INV-2026-0042' } });
+		for (const data of [docs.makeTiff('t'), docs.makeGif('g')]) {
+			r = await multipart('/v1/ocr', { file: { data, filename: 'f' } });
+			expect(err(r)).toEqual([415, 'unsupported_media_type']);
+		}
 		expect(emu.ledger().map((e) => e.endpoint)).toEqual([
 			'POST /v1/markdown',
 			'POST /v1/ocr',
@@ -638,197 +332,28 @@ describe('/v1', () => {
 		]);
 	});
 
-	test('v1 errors: 415 for tiff/gif/non-multipart, invalid_schema, v1Error shape', async () => {
-		let r = await multipart('/v1/ocr', { file: { data: docs.makeTiff('t'), filename: 't.tiff' } });
-		expect([r.status, r.json.error]).toEqual([415, 'unsupported_media_type']);
-		r = await multipart('/v1/markdown', { file: { data: docs.makeGif('g'), filename: 'g.gif' } });
-		expect(r.status).toBe(415);
-		r = await call('POST', '/v1/ocr', { json: { file: 'x' } });
-		expect(r.status).toBe(415);
-		r = await multipart('/v1/ocr', { other: 'x' });
-		expect([r.status, r.json.error]).toEqual([400, 'bad_request']);
-		const file = { data: docs.makePng(docs.INVOICE_TEXT), filename: 'i.png' };
-		for (const schema of [
-			undefined,
-			'{not json',
-			JSON.stringify({ type: 'object' }),
-			JSON.stringify([1]),
-		]) {
-			r = await multipart('/v1/extract', schema === undefined ? { file } : { file, schema });
-			expect([r.status, r.json.error]).toEqual([400, 'invalid_schema']);
-		}
-		expect(emu.ledger()).toEqual([]);
-		emu.options.shapes.v1Error = 'nested';
-		r = await multipart('/v1/ocr', { file: { data: docs.makeTiff('t'), filename: 't.tiff' } });
-		expect(r.json.error.code).toBe('unsupported_media_type');
-		expect((await call('GET', '/api/tasks', { key: 'bad' })).json.error).toBe('invalid_api_key'); // /api keeps 'flat'
-		r = await call('POST', '/v1/ocr', { key: null });
-		expect(r.json.error.code).toBe('missing_api_key');
-	});
-
-	test('jobs: queued -> done with result and echoed fields; failed; 404', async () => {
-		let r = await multipart('/v1/jobs', {
-			file: { data: docs.makePdf(['Job page']), filename: 'job.pdf' },
-			priority: 'high',
-			callbackRef: 'abc',
-		});
-		expect(r.json).toEqual({ id: expect.stringMatching(/^job_/), status: 'queued' });
-		const id = r.json.id;
-		const deadline = Date.now() + 3000;
-		let j;
-		do {
-			j = await call('GET', `/v1/jobs/${id}`);
-			if (j.json.status === 'done') break;
-			await sleep(10);
-		} while (Date.now() < deadline);
-		expect(j.json).toMatchObject({
-			id,
-			status: 'done',
-			createdAt: expect.any(String),
-			fields: { priority: 'high', callbackRef: 'abc' },
-		});
-		expect(j.json.result).toEqual({ text: 'Job page', markdown: '# Job page\n', pages: 1 });
-		r = await multipart('/v1/jobs', { file: { data: docs.makePng('FAIL'), filename: 'f.png' } });
-		await emu.waitForTask(r.json.id);
-		j = await call('GET', `/v1/jobs/${r.json.id}`);
-		expect(j.json).toMatchObject({ status: 'failed', error: expect.any(String) });
-		expect(j.json.result).toBeUndefined();
-		j = await call('GET', '/v1/jobs/job_nope');
-		expect([j.status, j.json.error]).toEqual([404, 'not_found']);
-		// jobs are not /api tasks
-		expect((await call('GET', `/api/tasks/${id}`)).status).toBe(404);
-	});
-
-	test('separateApiServer serves /v1 on its own listener', async () => {
-		const e2 = await startEmulator({ separateApiServer: true, msPerPage: 5 });
-		try {
-			expect(e2.apiUrl).not.toBe(e2.url);
-			let r = await multipart(
-				'/v1/markdown',
-				{ file: { data: docs.makePng('sep'), filename: 's.png' } },
-				{ base: e2.apiUrl },
-			);
-			expect(r.json.markdown).toBe('# sep\n');
-			r = await multipart(
-				'/v1/markdown',
-				{ file: { data: docs.makePng('sep'), filename: 's.png' } },
-				{ base: e2.url },
-			);
-			expect(r.status).toBe(404);
-			r = await call('GET', '/api/tasks', { base: e2.apiUrl });
-			expect(r.status).toBe(404);
-			r = await call('GET', '/api/tasks', { base: e2.url });
-			expect(r.status).toBe(200);
-		} finally {
-			await e2.close();
-		}
+	test('v1 jobs: created {id, status}, polled to {id, status, result}; FAIL fails it; 404 unknown', async () => {
+		const job = async (text) => {
+			const file = { data: docs.makePdf([text]), filename: 'job.pdf' };
+			const r = await multipart('/v1/jobs', { file, priority: 'high' });
+			expect(r.json).toEqual({ id: r.json.id, status: 'queued' });
+			await emu.waitForTask(r.json.id);
+			return (await call('GET', `/v1/jobs/${r.json.id}`)).json;
+		};
+		const done = await job('Job page');
+		expect(keysOf(done)).toEqual(['id', 'result', 'status']);
+		expect([done.status, done.result.text]).toEqual(['done', 'Job page']);
+		expect(emu.jobMap.get(done.id).fields).toEqual({ priority: 'high' });
+		const failed = await job('FAIL');
+		expect(failed).toEqual({ id: failed.id, status: 'failed' });
+		expect(err(await call('GET', '/v1/jobs/job_nope'))).toEqual([404, 'not_found']);
 	});
 });
 
-// ---------------------------------------------------------------------------- faults
-describe('faults', () => {
-	test('status, rateLimit, quota, html, truncatedJson', async () => {
-		emu.fault({ kind: 'status', path: '/api/tasks' });
-		let r = await call('GET', '/api/tasks');
-		expect([r.status, r.json.error]).toEqual([503, 'service_unavailable']);
-		expect((await call('GET', '/api/tasks')).status).toBe(200);
-		emu.fault({ kind: 'rateLimit', method: 'POST', retryAfter: 0.2 });
-		expect((await call('GET', '/api/tasks')).status).toBe(200); // method filter
-		r = await submit(docs.makePng('x'));
-		expect([r.status, r.json.error, r.headers['retry-after']]).toEqual([
-			429,
-			'rate_limited',
-			'0.2',
-		]);
-		emu.fault({ kind: 'quota' });
-		r = await call('GET', '/api/tasks');
-		expect([r.status, r.json.error, r.headers['retry-after']]).toEqual([
-			429,
-			'daily_quota_exceeded',
-			undefined,
-		]);
-		emu.fault({ kind: 'html' });
-		r = await call('GET', '/api/tasks');
-		expect(r.status).toBe(502);
-		expect(r.headers['content-type']).toMatch(/^text\/html/);
-		expect(r.text).toContain('502 Bad Gateway');
-		emu.fault({ kind: 'truncatedJson', path: /^\/api\/ocr$/ });
-		r = await submit(docs.makePng('x'));
-		expect(r.status).toBe(200);
-		expect(r.headers['content-type']).toBe('application/json');
-		expect(r.json).toBeUndefined();
-		expect(r.text).toBe('{"taskId": "tsk_');
-		expect(emu.ledger()).toEqual([]); // faults answer without doing anything
-		emu.fault({ kind: 'status', status: 500, times: 2 });
-		expect((await call('GET', '/api/tasks')).json.error).toBe('internal_error');
-		expect((await call('GET', '/api/tasks')).status).toBe(500);
-		expect((await call('GET', '/api/tasks')).status).toBe(200);
-	});
-
-	test('reset gives a socket error and creates nothing', async () => {
-		emu.fault({ kind: 'reset', path: '/api/ocr' });
-		await expect(submit(docs.makePng('x'))).rejects.toThrow();
-		expect(emu.tasks).toHaveLength(0);
-		expect(emu.ledger()).toHaveLength(0);
-		expect((await submit(docs.makePng('x'))).status).toBe(200);
-	});
-
-	test('lostResponse creates and charges exactly once', async () => {
-		emu.fault({ kind: 'lostResponse', path: '/api/ocr' });
-		await expect(submit(invoicePdf())).rejects.toThrow();
-		expect(emu.tasks).toHaveLength(1);
-		expect(emu.charges()).toBe(1);
-		expect(emu.balance('acme')).toBe(998);
-		expect(emu.stats().lostResponses).toBe(1);
-	});
-
-	test('latency, every, probability (seeded), admin-style regex', async () => {
-		emu.fault({ kind: 'latency', ms: 120, path: '/api/tasks' });
-		const t0 = Date.now();
-		expect((await call('GET', '/api/tasks')).status).toBe(200);
-		expect(Date.now() - t0).toBeGreaterThanOrEqual(110);
-		emu.fault({ kind: 'status', status: 503, every: 2, path: '/api/tasks' });
-		const seen = [];
-		for (let i = 0; i < 4; i++) seen.push((await call('GET', '/api/tasks')).status);
-		expect(seen).toEqual([200, 503, 200, 503]);
-		emu.clearFaults();
-		emu.fault({ kind: 'status', probability: 0.5, path: '/api/tasks' });
-		const a = [];
-		for (let i = 0; i < 20; i++) a.push((await call('GET', '/api/tasks')).status);
-		emu.reset(); // reseeds the PRNG
-		emu.fault({ kind: 'status', probability: 0.5, path: '/api/tasks' });
-		const b = [];
-		for (let i = 0; i < 20; i++) b.push((await call('GET', '/api/tasks')).status);
-		expect(a).toEqual(b);
-		expect(a).toContain(503);
-		expect(a).toContain(200);
-	});
-
-	test('standing rate limit option', async () => {
-		const e2 = await startEmulator({ rateLimit: { perSecond: 2 } });
-		try {
-			const statuses = [];
-			let retryAfter;
-			for (let i = 0; i < 4; i++) {
-				const r = await call('GET', '/api/tasks', { base: e2.url });
-				statuses.push(r.status);
-				if (r.status === 429) retryAfter = r.headers['retry-after'];
-			}
-			expect(statuses.slice(0, 2)).toEqual([200, 200]);
-			expect(statuses).toContain(429);
-			expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-		} finally {
-			await e2.close();
-		}
-	});
-});
-
-// ---------------------------------------------------------------------------- webhooks
-describe('webhooks', () => {
+describe('webhooks (spec §6)', () => {
 	let receiver;
 	let received;
-	let failFirst;
-	let hookUrl;
+	let url;
 
 	beforeAll(async () => {
 		receiver = http.createServer((req, res) => {
@@ -836,14 +361,11 @@ describe('webhooks', () => {
 			req.on('data', (c) => chunks.push(c));
 			req.on('end', () => {
 				received.push({ headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
-				if (failFirst > 0) {
-					failFirst--;
-					res.writeHead(500).end('nope');
-				} else res.writeHead(200).end('ok');
+				res.end('ok');
 			});
 		});
 		await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-		hookUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
+		url = `http://127.0.0.1:${receiver.address().port}/hook`;
 	});
 
 	afterAll(async () => {
@@ -853,346 +375,317 @@ describe('webhooks', () => {
 
 	beforeEach(() => {
 		received = [];
-		failFirst = 0;
 	});
 
-	const verify = (secret, h, raw) => {
-		const expected = crypto
-			.createHmac('sha256', secret)
-			.update(`${h['x-webhook-timestamp']}.${h['x-webhook-nonce']}.${raw}`)
-			.digest('hex');
-		return h['x-webhook-signature'] === `sha256=${expected}`;
+	/** The spec's rule, written again here: HMAC-SHA256, hex, of `<timestamp>.<nonce>.<raw_body>`. */
+	const signature = (secret, h, raw) => {
+		const signed = `${h['x-webhook-timestamp']}.${h['x-webhook-nonce']}.${raw}`;
+		return `sha256=${crypto.createHmac('sha256', secret).update(signed).digest('hex')}`;
 	};
 
-	test('signed ocr.done delivery with verifiable signature; retries; replay; forged', async () => {
-		emu.addWebhook({ url: hookUrl, secret: 'whsec_test' });
-		failFirst = 1;
-		const r = await submit(docs.makePng('hooked'), { filename: 'h.png' });
-		await emu.waitForTask(r.json.taskId);
-		await emu.waitFor(() => emu.deliveries.some((d) => d.status === 200));
-		expect(received).toHaveLength(2);
-		const { headers, raw } = received[1];
-		expect(headers['content-type']).toBe('application/json');
-		expect(headers['x-webhook-timestamp']).toMatch(/^\d{10}$/);
-		expect(headers['x-webhook-nonce']).toMatch(/^[0-9a-f]{32}$/);
-		expect(verify('whsec_test', headers, raw)).toBe(true);
-		expect(verify('wrong', headers, raw)).toBe(false);
-		expect(headers['x-webhook-signature']).toBe(
-			`sha256=${signPayload('whsec_test', headers['x-webhook-timestamp'], headers['x-webhook-nonce'], raw)}`,
+	test('ocr.done and ocr.failed: {event, data: {taskId, status}}, signed, the three headers only', async () => {
+		emu.addWebhook({ url, secret: 'whsec_test' });
+		const good = (await submit(png('hooked'))).json.taskId;
+		const bad = (await submit(png('FAIL'))).json.taskId;
+		await Promise.all([emu.waitForTask(good), emu.waitForTask(bad)]);
+		await emu.webhooksIdle();
+		expect(received.map((d) => JSON.parse(d.raw))).toEqual(
+			expect.arrayContaining([
+				{ event: 'ocr.done', data: { taskId: good, status: 'done' } },
+				{ event: 'ocr.failed', data: { taskId: bad, status: 'failed' } },
+			]),
 		);
-		const body = JSON.parse(raw);
-		expect(body).toEqual({
-			id: expect.stringMatching(/^evt_/),
-			event: 'ocr.done',
-			createdAt: expect.any(String),
-			data: {
-				taskId: r.json.taskId,
-				status: 'done',
-				provider: 'provider-async',
-				documentType: 'general',
-				filename: 'h.png',
-				pages: 1,
-			},
-		});
-		expect(emu.deliveries.map((d) => [d.attempt, d.status, d.event, d.taskId])).toEqual([
-			[1, 500, 'ocr.done', r.json.taskId],
-			[2, 200, 'ocr.done', r.json.taskId],
-		]);
-		// replay: identical body and headers
-		await emu.redeliver(1);
-		expect(received).toHaveLength(3);
-		expect(received[2].raw).toBe(raw);
-		expect(received[2].headers['x-webhook-nonce']).toBe(headers['x-webhook-nonce']);
-		expect(emu.deliveries[2]).toMatchObject({ replay: true, status: 200 });
-		// forged
-		const forged = await emu.deliverRaw({
-			url: hookUrl,
-			body: '{"event":"ocr.done"}',
-			headers: { 'x-webhook-signature': 'sha256=00' },
-		});
-		expect(forged.status).toBe(200);
-		expect(received[3].headers['x-webhook-signature']).toBe('sha256=00');
+		expect(received).toHaveLength(2);
+		for (const { headers: h, raw } of received) {
+			expect(keysOf(h).filter((k) => k.startsWith('x-'))).toEqual([
+				'x-webhook-nonce',
+				'x-webhook-signature',
+				'x-webhook-timestamp',
+			]);
+			expect(h['x-webhook-timestamp']).toMatch(/^\d{10}$/); // the default: Unix seconds
+			expect(h['x-webhook-signature']).toBe(signature('whsec_test', h, raw));
+			expect(h['x-webhook-signature']).not.toBe(signature('whsec_other', h, raw));
+		}
 	});
 
-	test('ocr.failed event, event filter, iso timestamps', async () => {
-		const e2 = await startEmulator({
-			msPerPage: 5,
-			timestampFormat: 'iso',
-			webhooks: [{ url: hookUrl, secret: 's2', events: ['ocr.failed'] }],
-		});
+	test('redeliver sends a delivery again byte for byte; deliverRaw sends what it is given', async () => {
+		emu.addWebhook({ url, secret: 's' });
+		await emu.waitForTask((await submit(png('replayed'))).json.taskId);
+		await emu.webhooksIdle();
+		await emu.redeliver(0);
+		expect(received[1].raw).toBe(received[0].raw);
+		for (const h of ['x-webhook-nonce', 'x-webhook-timestamp', 'x-webhook-signature'])
+			expect(received[1].headers[h]).toBe(received[0].headers[h]);
+		const headers = { 'x-webhook-signature': 'sha256=00' };
+		expect((await emu.deliverRaw({ url, body: '{"a":1}', headers })).status).toBe(200);
+		expect([received[2].raw, received[2].headers['x-webhook-signature']]).toEqual([
+			'{"a":1}',
+			'sha256=00',
+		]);
+	});
+});
+
+describe('opt-in variants other tests use (docs/service-contract.md, "Variants: one table")', () => {
+	test("fields 'rich': documentType, filename, pages, timestamps, words (sync), error text (failed)", async () => {
+		emu.options.fields = 'rich';
+		const extra = { provider: 'provider-sync', filename: 'a.jpg' };
+		const sync = await get((await submit(docs.makeJpeg('Hello big world'), extra)).json.taskId);
+		expect(sync).toMatchObject({ documentType: 'general', filename: 'a.jpg', pages: 1 });
+		expect(Date.parse(sync.createdAt)).toBeLessThanOrEqual(Date.parse(sync.updatedAt));
+		expect(sync.words.map((w) => w.text)).toEqual(['Hello', 'big', 'world']);
+		expect(keysOf(sync.words[0])).toEqual(['bbox', 'confidence', 'page', 'text']);
+		const failed = (await submit(png('FAIL'))).json.taskId;
+		await emu.waitForTask(failed);
+		expect((await get(failed)).error).toBe('Could not recognise the document (unreadable scan)');
+	});
+
+	test("shapes.list 'items', 'data', 'tasks' (and the default bare array); shapes.task 'data', 'task'", async () => {
+		let id;
+		for (let i = 0; i < 3; i++) id = (await submit(png(`doc ${i}`))).json.taskId;
+		const list = async (shape) => {
+			emu.options.shapes.list = shape;
+			return (await call('GET', '/api/tasks?pageSize=2')).json;
+		};
+		const two = [expect.anything(), expect.anything()];
+		expect(await list('items')).toEqual({ items: two, page: 1, pageSize: 2, total: 3 });
+		const pagination = { page: 1, pageSize: 2, total: 3, totalPages: 2 };
+		expect(await list('data')).toEqual({ data: two, pagination });
+		expect(await list('tasks')).toEqual({ tasks: two, total: 3 });
+		expect(await list('array')).toEqual(two);
+		emu.options.shapes.task = 'data';
+		expect((await get(id)).data.taskId).toBe(id);
+		emu.options.shapes.task = 'task';
+		expect(await get(id)).toMatchObject({ success: true, task: { taskId: id } });
+	});
+
+	test('shapes.error flat (default), nested, code, text; shapes.v1Error for /v1 only', async () => {
+		const shapes = {
+			flat: { error: 'invalid_api_key', message: expect.any(String) },
+			nested: { error: { code: 'invalid_api_key', message: expect.any(String) } },
+			code: { code: 'invalid_api_key', message: expect.any(String) },
+		};
+		for (const [shape, body] of Object.entries(shapes)) {
+			emu.options.shapes.error = shape;
+			expect((await call('GET', '/api/tasks', { key: 'bad' })).json).toEqual(body);
+		}
+		emu.options.shapes.error = 'text';
+		const text = await call('GET', '/api/tasks', { key: 'bad' });
+		expect([text.headers['content-type'], text.text]).toEqual([
+			expect.stringMatching(/^text\/plain/),
+			expect.stringMatching(/^invalid_api_key: /),
+		]);
+		emu.options.shapes.error = 'flat';
+		emu.options.shapes.v1Error = 'nested';
+		expect((await call('POST', '/v1/ocr', { key: 'bad' })).json).toEqual(shapes.nested);
+		expect((await call('GET', '/api/tasks', { key: 'bad' })).json).toEqual(shapes.flat);
+	});
+
+	test('statuses: renamed processing, done and failed values', async () => {
+		emu.options.statuses = { processing: 'needs_review', done: 'completed', failed: 'error' };
+		const ids = [];
+		for (const text of ['ok', 'FAIL', 'STUCK']) ids.push((await submit(png(text))).json.taskId);
+		await Promise.all(ids.slice(0, 2).map((id) => emu.waitForTask(id)));
+		await emu.waitForTask(ids[2], { status: 'processing' });
+		const states = [];
+		for (const id of ids) states.push((await get(id)).status);
+		expect(states).toEqual(['completed', 'error', 'needs_review']);
+	});
+
+	test("listOrder 'oldest': the oldest task first", async () => {
+		const ids = [];
+		for (let i = 0; i < 3; i++) ids.push((await submit(png(`doc ${i}`))).json.taskId);
+		emu.options.listOrder = 'oldest';
+		expect((await call('GET', '/api/tasks')).json.map((t) => t.taskId)).toEqual(ids);
+	});
+
+	test('pollRetryAfterSeconds: Retry-After on a status read until the task is final', async () => {
+		emu.options.pollRetryAfterSeconds = 2;
+		emu.pauseQueue();
+		const id = (await submit(png())).json.taskId;
+		const retryAfter = async () => (await call('GET', `/api/tasks/${id}`)).headers['retry-after'];
+		expect(await retryAfter()).toBe('2');
+		emu.resumeQueue();
+		await emu.waitForTask(id);
+		expect(await retryAfter()).toBeUndefined();
+	});
+
+	test('separateApiServer: /v1 on the API URL only, the task API on the base URL only', async () => {
+		const e2 = await startEmulator({ separateApiServer: true });
 		try {
-			const base = e2.url;
-			const good = await call('POST', '/api/ocr', {
-				base,
-				json: { imageBase64: docs.makePng('fine').toString('base64') },
-			});
-			const bad = await call('POST', '/api/ocr', {
-				base,
-				json: { imageBase64: docs.makePng('FAIL').toString('base64') },
-			});
-			await e2.waitForTask(good.json.taskId);
-			await e2.waitForTask(bad.json.taskId);
-			await e2.webhooksIdle();
-			expect(received).toHaveLength(1);
-			// The default profile: exactly the event and the task's ID and status, no event id.
-			const body = JSON.parse(received[0].raw);
-			expect(body).toEqual({
-				event: 'ocr.failed',
-				data: { taskId: bad.json.taskId, status: 'failed' },
-			});
-			expect(received[0].headers['x-webhook-id']).toBeUndefined();
-			expect(received[0].headers['x-webhook-event']).toBeUndefined();
-			expect(Number.isNaN(Date.parse(received[0].headers['x-webhook-timestamp']))).toBe(false);
-			expect(verify('s2', received[0].headers, received[0].raw)).toBe(true);
+			expect(e2.apiUrl).not.toBe(e2.url);
+			const file = { file: { data: png('sep'), filename: 's.png' } };
+			const status = async (r) => (await r).status;
+			expect(await status(multipart('/v1/markdown', file, { base: e2.apiUrl }))).toBe(200);
+			expect(await status(multipart('/v1/markdown', file, { base: e2.url }))).toBe(404);
+			expect(await status(call('GET', '/api/tasks', { base: e2.apiUrl }))).toBe(404);
+			expect(await status(call('GET', '/api/tasks', { base: e2.url }))).toBe(200);
 		} finally {
 			await e2.close();
 		}
 	});
 });
 
-// ---------------------------------------------------------------------------- the default profile
-describe('spec profile (the default): only what the reference shows', () => {
-	beforeEach(() => {
-		emu.options.fields = 'spec';
-		emu.options.completionOrder = 'random';
-		emu.options.shapes.submit = 'spec';
-	});
-
-	test('a task shows taskId, provider, status, metadata, and resultText once done; delete has no body', async () => {
-		const r = await submit(docs.makePdf(['one', 'two']), { filename: 'two.pdf' });
-		expect(r.json).toEqual({
-			success: true,
-			taskId: expect.stringMatching(/^tsk_/),
-			provider: 'provider-async',
-		});
-		await emu.waitForTask(r.json.taskId);
-		const t = await call('GET', `/api/tasks/${r.json.taskId}`);
-		expect(Object.keys(t.json).sort()).toEqual(
-			['metadata', 'provider', 'resultText', 'status', 'taskId'].sort(),
-		);
-		const d = await call('DELETE', `/api/tasks/${r.json.taskId}`);
-		expect([d.status, d.text]).toEqual([200, '']);
-	});
-
-	test('/v1/ocr and /v1/extract answer with no id or page count (the reference shows none)', async () => {
-		const pdf = { data: docs.makePdf(['Invoice number: INV-1']), filename: 'a.pdf' };
-		const ocr = await multipart('/v1/ocr', { file: pdf });
-		expect(Object.keys(ocr.json).sort()).toEqual(['blocks', 'text']);
-		const schema = JSON.stringify({
-			type: 'object',
-			properties: { invoiceNumber: { type: 'string' } },
-		});
-		const extract = await multipart('/v1/extract', { file: pdf, schema });
-		expect(Object.keys(extract.json)).toEqual(['data']);
-		expect(emu.ledger('acme').map((e) => e.document)).toEqual([
-			'Invoice number: INV-1',
-			'Invoice number: INV-1',
+describe('faults other tests inject (emulator/faults.js)', () => {
+	// The answer instead of the service's, once by default; the service did nothing.
+	test.each([
+		['status', { status: 500, code: 'boom', message: 'm', retryAfter: 4 }, 500, /"boom"/, '4'],
+		['rateLimit', { retryAfter: 0.2 }, 429, /"rate_limited"/, '0.2'],
+		['quota', {}, 429, /"daily_quota_exceeded"/, undefined],
+		['html', {}, 502, /^<html>.*502 Bad Gateway/, undefined],
+		['truncatedJson', {}, 200, /^\{"taskId": "tsk_$/, undefined],
+		['body', { status: 201, contentType: 'text/csv', body: 'a,b' }, 201, /^a,b$/, undefined],
+	])('%s', async (kind, rule, status, body, retryAfter) => {
+		emu.fault({ method: 'POST', path: '/api/ocr', kind, ...rule });
+		const r = await submit(png());
+		expect([r.status, r.text, r.headers['retry-after']]).toEqual([
+			status,
+			expect.stringMatching(body),
+			retryAfter,
 		]);
+		expect([emu.tasks.length, emu.ledger().length]).toEqual([0, 0]);
+		expect((await submit(png())).status).toBe(200);
 	});
 
-	test('tasks of mixed page counts finish out of order', async () => {
-		const order = [];
-		const ids = [];
-		emu.pauseQueue();
-		for (const pages of [6, 1, 5, 1, 4, 1, 3, 1]) {
-			const r = await submit(docs.makePdf(Array.from({ length: pages }, (_, i) => `p${i}`)));
-			ids.push(r.json.taskId);
-		}
-		emu.resumeQueue();
-		await Promise.all(ids.map((id) => emu.waitForTask(id).then(() => order.push(id))));
-		expect(order).not.toEqual(ids);
+	test('reset drops the connection and creates nothing; latency delays the answer', async () => {
+		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'reset' });
+		await expect(submit(png())).rejects.toThrow();
+		expect([emu.tasks.length, emu.ledger().length]).toEqual([0, 0]);
+		emu.fault({ path: '/api/tasks', kind: 'latency', ms: 60 });
+		const started = Date.now();
+		expect((await call('GET', '/api/tasks')).status).toBe(200);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(55);
+	});
+
+	test('actThenError and lostResponse: the task created and charged, then a 502 page or a dropped connection', async () => {
+		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'actThenError' });
+		const r = await submit(png());
+		expect([r.status, r.text]).toEqual([502, expect.stringContaining('Bad Gateway')]);
+		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'lostResponse' });
+		await expect(submit(png())).rejects.toThrow();
+		expect([emu.tasks.length, emu.ledger().length]).toEqual([2, 2]);
+	});
+
+	test('rules: method and path prefix, times, every k-th, seeded probability', async () => {
+		emu.fault({ method: 'POST', path: '/api/tasks', kind: 'status' });
+		emu.fault({ method: 'GET', path: '/api/tasks', kind: 'status', every: 2, times: 2 });
+		const statuses = async (path, n) => {
+			const s = [];
+			for (let i = 0; i < n; i++) s.push((await call('GET', path)).status);
+			return s;
+		};
+		expect(await statuses('/api/tasks', 6)).toEqual([200, 503, 200, 503, 200, 200]);
+		const draw = async () => {
+			emu.reset(); // reseeds
+			emu.fault({ path: '/api/tasks/', kind: 'status', probability: 0.5 });
+			return statuses('/api/tasks/tsk_x', 20);
+		};
+		const first = await draw();
+		expect(await draw()).toEqual(first);
+		expect(first).toEqual(expect.arrayContaining([503, 404]));
 	});
 });
 
-// ---------------------------------------------------------------------------- hostile profile
-describe('hostile profile (opt-in): slow, rate-limited, shifting lists, backlog, lost answers', () => {
+describe('the hostile profile (emulator/profiles.js; docs/service-contract.md)', () => {
 	let hostile;
-	const listIds = async (page, pageSize = 20) =>
-		(
-			await call('GET', `/api/tasks?page=${page}&pageSize=${pageSize}`, { base: hostile.url })
-		).json.map((t) => t.taskId);
+	const quiet = { profile: 'hostile', timeScale: 0, backlog: 0, rateLimit: null };
+	const start = async (options) => {
+		hostile = await startEmulator({ ...quiet, ...options });
+		return hostile;
+	};
 
 	afterEach(async () => {
 		await hostile?.close();
 		hostile = undefined;
 	});
 
-	test('the default profile has none of it', async () => {
-		expect(emu.options).toMatchObject({ latency: null, listShift: null, backlog: 0, faults: [] });
-		expect(emu.tasks).toHaveLength(0);
-	});
-
-	test('every answer is slowed by a seeded time within the range; a backlog of finished tasks', async () => {
-		hostile = await startEmulator({ profile: 'hostile', seed: 5, timeScale: 0.02 });
-		expect(hostile.options.latency).toEqual({ '*': [10, 100] });
-		expect(hostile.tasks).toHaveLength(2_000);
-		expect(hostile.tasks.every((t) => t.status === 'done' || t.status === 'failed')).toBe(true);
-		hostile.options.listShift = null;
+	test('seeded latency in the scaled range on every answer; a backlog; 3 % of submissions lost after acting', async () => {
+		const e = (hostile = await startEmulator({
+			profile: 'hostile',
+			seed: 5,
+			timeScale: 0.004,
+			listShift: null,
+		}));
+		expect(e.options.latency).toEqual({ '*': [2, 20] }); // 0.5–5 s, scaled
+		expect(e.tasks).toHaveLength(2_000);
+		expect(e.tasks.every((t) => t.status === 'done' || t.status === 'failed')).toBe(true);
+		expect(e.options.faults.map((f) => [f.kind, f.probability])).toEqual([
+			['actThenError', 0.03],
+			['lostResponse', 0.03],
+		]);
 		const times = [];
-		for (let i = 0; i < 8; i++) {
+		for (const t of e.tasks.slice(0, 8)) {
 			const started = Date.now();
-			await call('GET', `/api/tasks/${hostile.tasks[i].taskId}`, { base: hostile.url });
+			await get(t.taskId, e.url);
 			times.push(Date.now() - started);
 		}
-		expect(Math.min(...times)).toBeGreaterThanOrEqual(9);
-		expect(Math.max(...times)).toBeLessThan(400);
+		expect(Math.min(...times)).toBeGreaterThanOrEqual(2);
+		expect(Math.max(...times)).toBeLessThan(300);
 		expect(new Set(times).size).toBeGreaterThan(1);
 	});
 
-	test('another client submits k × pageSize tasks between two page reads: page 2 repeats page 1', async () => {
-		hostile = await startEmulator({
-			profile: 'hostile',
-			timeScale: 0,
-			backlog: 30,
-			rateLimit: null,
-			faults: [],
-			listShift: { probability: 1, tasks: 20 },
-		});
-		const first = await listIds(1);
-		const second = await listIds(2);
-		expect(second).toEqual(first);
-		// Charged to the shared balance, as the team member's submissions.
-		expect(hostile.ledger('acme').every((e) => e.user === 'carol')).toBe(true);
-		expect(hostile.ledger('acme')).toHaveLength(40);
+	test('rateLimit: 429 rate_limited with Retry-After in seconds', async () => {
+		const e = await start({ rateLimit: { perSecond: 2 } });
+		const answers = [];
+		for (let i = 0; i < 4; i++) answers.push(await call('GET', '/api/tasks', { base: e.url }));
+		expect(answers.slice(0, 2).map((a) => a.status)).toEqual([200, 200]);
+		const limited = answers.find((a) => a.status === 429);
+		expect(limited.json.error).toBe('rate_limited');
+		expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 	});
 
-	test('a rate limit answers 429 rate_limited with Retry-After', async () => {
-		hostile = await startEmulator({
-			profile: 'hostile',
-			timeScale: 0,
-			backlog: 0,
-			listShift: null,
-		});
-		const answers = await Promise.all(
-			Array.from({ length: 30 }, () => call('GET', '/api/tasks', { base: hostile.url })),
-		);
-		const limited = answers.filter((a) => a.status === 429);
-		expect(limited.length).toBeGreaterThanOrEqual(5);
-		expect(limited[0].json.error).toBe('rate_limited');
-		expect(Number(limited[0].headers['retry-after'])).toBeGreaterThanOrEqual(1);
+	test('listShift: the team member submits after a page is answered, on the shared balance', async () => {
+		const e = await start({ backlog: 30, listShift: { probability: 1, tasks: 20, times: 1 } });
+		const ids = async (page) =>
+			(await call('GET', `/api/tasks?page=${page}`, { base: e.url })).json.map((t) => t.taskId);
+		const first = await ids(1);
+		expect(await ids(2)).toEqual(first); // read after the shift, page 2 repeats page 1
+		expect(e.ledger('acme')).toHaveLength(20);
+		expect(e.ledger('acme').every((x) => x.user === 'carol' && x.delta === -1)).toBe(true);
 	});
 
-	test('actThenError: the task is created and charged, the answer is a 502 gateway page', async () => {
-		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'actThenError' });
-		const r = await submit(docs.makePdf(['acted']));
-		expect(r.status).toBe(502);
-		expect(r.text).toMatch(/Bad Gateway/);
-		expect(emu.tasks).toHaveLength(1);
-		expect(emu.charges('acme')).toBe(1);
+	test('storm: tasks after every page answered for its time, pages clamped to its page size', async () => {
+		const storm = { tasks: 5, ms: 100_000, pageSize: 5 }; // 100 ms at this timeScale
+		const e = await start({ timeScale: 0.001, hostile: { storm } });
+		const read = async () => (await call('GET', '/api/tasks', { base: e.url })).json.length;
+		expect([await read(), await read(), await read()]).toEqual([0, 5, 5]);
+		expect(e.ledger('acme')).toHaveLength(15);
+		await sleep(110);
+		await read();
+		expect(e.ledger('acme')).toHaveLength(15);
 	});
 
-	test('echo: the request answered back, Authorization included; after acting on a submission', async () => {
-		emu.fault({ method: 'GET', path: '/api/tasks/', kind: 'echo' });
-		const read = await call('GET', '/api/tasks/tsk_x');
-		expect(read.status).toBe(200);
+	test('echo: the request answered back, Authorization included; a submission after it was charged', async () => {
+		const e = await start({ hostile: { echo: 1, lostAfterAct: 0 } });
+		const read = await call('GET', '/api/tasks/tsk_x', { base: e.url });
 		expect(read.json).toMatchObject({ method: 'GET', path: '/api/tasks/tsk_x' });
 		expect(read.json.headers.authorization).toBe(`Bearer ${KEYS.full}`);
-		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'echo', afterAct: true });
-		const sent = await submit(docs.makePdf(['echoed']));
+		const sent = await submit(png(), {}, KEYS.full, e.url);
 		expect(sent.json.headers.authorization).toBe(`Bearer ${KEYS.full}`);
-		expect(emu.charges('acme')).toBe(1);
+		expect([e.tasks.length, e.ledger().length]).toEqual([1, 1]);
 	});
 
-	test('redirect: to the same path at another origin, which records what it is sent and answers 403', async () => {
-		hostile = await startEmulator({
-			profile: 'hostile',
-			timeScale: 0,
-			backlog: 0,
-			rateLimit: null,
-			hostile: { crossOriginRedirect: 1 },
-		});
-		expect(hostile.otherOriginUrl).not.toBe(hostile.url);
-		const r = await call('GET', '/api/tasks/tsk_x?a=1', { base: hostile.url });
-		expect(r.status).toBe(307);
-		expect(r.headers.location).toBe(`${hostile.otherOriginUrl}/api/tasks/tsk_x?a=1`);
-		const other = await call('GET', '/api/tasks/tsk_x', { base: hostile.otherOriginUrl });
-		expect(other.status).toBe(403);
-		expect(hostile.otherOriginLog.map((e) => e.headers.authorization)).toEqual([
-			`Bearer ${KEYS.full}`,
+	test('crossOriginRedirect: reads sent to another origin, which records them and answers 403', async () => {
+		const e = await start({ hostile: { crossOriginRedirect: 1 } });
+		const r = await call('GET', '/api/tasks/tsk_x?a=1', { base: e.url });
+		expect([r.status, r.headers.location]).toEqual([
+			307,
+			`${e.otherOriginUrl}/api/tasks/tsk_x?a=1`,
 		]);
+		expect(e.otherOriginUrl).not.toBe(e.url);
+		expect((await call('GET', '/api/tasks/tsk_x', { base: e.otherOriginUrl })).status).toBe(403);
+		expect(e.otherOriginLog.map((x) => x.headers.authorization)).toEqual([`Bearer ${KEYS.full}`]);
 	});
 
-	test('wrongShape: a 2xx of {}, [], null, HTML or a string, seeded; the default profile has no such rule', async () => {
-		hostile = await startEmulator({
-			profile: 'hostile',
-			timeScale: 0,
-			backlog: 0,
-			rateLimit: null,
-			hostile: { wrongShape: 1, lostAfterAct: 0 },
-		});
+	test('wrongShape: a 2xx of {}, [], null, HTML or a string (seeded); a submission after it was charged', async () => {
+		const e = await start({ hostile: { wrongShape: 1, lostAfterAct: 0 } });
 		const bodies = new Set();
 		for (let i = 0; i < 12; i++)
-			bodies.add((await call('GET', '/api/tasks', { base: hostile.url })).text);
+			bodies.add((await call('GET', '/api/tasks', { base: e.url })).text);
 		expect(bodies.size).toBeGreaterThan(2);
-		for (const body of bodies)
-			expect(['{}', '[]', 'null', '"ok"']).toContain(body.startsWith('<') ? '{}' : body);
-		expect(
-			require('../emulator/profiles')
-				.hostileOptions({})
-				.faults.map((f) => f.kind),
-		).toEqual(['actThenError', 'lostResponse']);
-	});
-});
-
-// ---------------------------------------------------------------------------- stats and admin
-describe('stats and admin HTTP API', () => {
-	test('stats count requests, routes, polls, concurrency', async () => {
-		const subs = await Promise.all(
-			[1, 2, 3].map((i) =>
-				submit(docs.makePdf(['a', 'b', 'c'].slice(0, i)), { provider: 'provider-sync' }),
-			),
-		);
-		const id = subs[0].json.taskId;
-		await call('GET', `/api/tasks/${id}`);
-		await call('GET', `/api/tasks/${id}`);
-		await call('GET', `/api/tasks/${subs[1].json.taskId}`);
-		const s = emu.stats();
-		expect(s.requests).toBe(6);
-		expect(s.byRoute).toEqual({ 'POST /api/ocr': 3, 'GET /api/tasks/:id': 3 });
-		expect(s.submissions).toBe(3);
-		expect(s.polls).toEqual({ [id]: 2, [subs[1].json.taskId]: 1 });
-		expect(s.avgPollsPerTask).toBe(1.5);
-		expect(s.maxInFlight).toBeGreaterThanOrEqual(2);
-		expect(s.inFlight).toBe(0);
-		expect(s.tasksDone).toBe(3);
-		emu.resetStats();
-		expect(emu.stats().requests).toBe(0);
-	});
-
-	test('admin endpoints: state, faults, balance, webhooks, fail-next, reset', async () => {
-		const admin = (method, path, json) => call(method, `/__emulator${path}`, { key: null, json });
-		let r = await admin('POST', '/faults', {
-			kind: 'status',
-			status: 503,
-			path: { regex: '^/api/tasks$' },
-		});
-		expect(r.status).toBe(200);
-		expect((await call('GET', '/api/tasks')).status).toBe(503);
-		await admin('POST', '/faults', { kind: 'status', path: '/api/tasks', times: 5 });
-		await admin('DELETE', '/faults');
-		expect((await call('GET', '/api/tasks')).status).toBe(200);
-		r = await admin('POST', '/balance', { account: 'broke', pages: 5 });
-		expect(r.json.balance).toBe(5);
-		expect((await submit(docs.makePng('x'), {}, KEYS.broke)).status).toBe(200);
-		r = await admin('POST', '/webhooks', { url: 'http://127.0.0.1:9/none', secret: 's' });
-		expect(r.status).toBe(200);
-		await admin('POST', '/fail-next', { count: 1 });
-		r = await admin('GET', '/state');
-		expect(r.json).toMatchObject({ taskCount: 1, balances: { acme: 1000, broke: 4 }, failNext: 1 });
-		expect(r.json.ledger).toHaveLength(1);
-		expect(r.json.stats.byRoute['POST /api/ocr']).toBe(1);
-		expect(r.json.webhooks).toHaveLength(1);
-		r = await admin('POST', '/faults', { kind: 'nonsense' });
-		expect(r.status).toBe(400);
-		r = await admin('POST', '/reset');
-		expect(r.status).toBe(200);
-		r = await admin('GET', '/state');
-		expect(r.json).toMatchObject({
-			taskCount: 0,
-			ledger: [],
-			balances: { acme: 1000, broke: 0 },
-			failNext: 0,
-			webhooks: [],
-		});
+		for (const b of bodies)
+			expect(['{}', '[]', 'null', '"ok"', 'html']).toContain(b[0] === '<' ? 'html' : b);
+		const sent = await submit(png(), {}, KEYS.full, e.url);
+		expect([sent.status, sent.json?.taskId]).toEqual([200, undefined]);
+		expect([e.tasks.length, e.ledger().length]).toEqual([1, 1]);
 	});
 });
