@@ -47,28 +47,32 @@ async function inflate(raw: Buffer, what: string, budget: Budget, Fail: Failure)
 	const reader = stream.readable.getReader();
 	const chunks: Uint8Array[] = [];
 	let size = 0;
+	let over: string | undefined;
+	let failure: unknown;
 	try {
 		for (;;) {
 			const { done, value } = await reader.read();
 			if (done) break;
 			size += value.length;
 			budget.inflated -= value.length;
-			if (size > PAGE_LIMITS.maxInflatedStream || budget.inflated < 0) {
-				await reader.cancel().catch(ignore);
-				throw new Unknown(
-					size > PAGE_LIMITS.maxInflatedStream
-						? `the ${what} inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`
-						: `the compressed streams inflate to more bytes than a file of this size allows`,
-				);
-			}
+			if (size > PAGE_LIMITS.maxInflatedStream)
+				over = `the ${what} inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`;
+			else if (budget.inflated < 0)
+				over = 'the compressed streams inflate to more bytes than a file of this size allows';
+			if (over) break;
 			chunks.push(value);
 		}
 	} catch (error) {
-		if (error instanceof Unknown) throw error;
-		throw new Fail(
-			`the ${what} is not valid FlateDecode data (${(error as Error)?.message ?? String(error)})`,
-		);
+		failure = error ?? 'no reason given';
 	}
+	if (over) {
+		await reader.cancel().catch(ignore);
+		throw new Unknown(over);
+	}
+	if (failure !== undefined)
+		throw new Fail(
+			`the ${what} is not valid FlateDecode data (${(failure as Error)?.message ?? String(failure)})`,
+		);
 	return Buffer.concat(chunks, size);
 }
 

@@ -155,12 +155,12 @@ class ObjectReader {
 		const queue = [...wanted];
 		const worker = async () => {
 			for (let num = queue.pop(); num !== undefined; num = queue.pop()) {
-				try {
-					await this.load(num);
-				} catch (error) {
+				const loading = this.load(num);
+				// A failure stops the workers taking more streams; Promise.all reports it.
+				loading.catch(() => {
 					queue.length = 0;
-					throw error;
-				}
+				});
+				await loading;
 			}
 		};
 		const workers = Math.min(PAGE_LIMITS.inflateConcurrency, queue.length);
