@@ -564,6 +564,29 @@ describe('compressed cross-reference and object streams (FlateDecode)', () => {
 		expect(Date.now() - started).toBeLessThan(2_000);
 	});
 
+	test('a Flate bomb as the cross-reference stream: unknown, no scan', async () => {
+		await expectUnknown(
+			compressed(TWO_PAGES, { xref: () => ({ data: bomb(1024), dict: '/Filter /FlateDecode' }) }),
+			new RegExp(
+				`cross-reference stream inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`,
+			),
+		);
+	});
+
+	test('bytes changed at random in a compressed file: a count or a reason, never a rejection', async () => {
+		const good = compressed(TWO_PAGES);
+		let seed = 7;
+		const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+		for (let i = 0; i < 200; i++) {
+			const bad = Buffer.from(good);
+			for (let k = 0; k < 3; k++)
+				bad[Math.floor(random() * bad.length)] = Math.floor(random() * 256);
+			const result = await countPages(bad, 'pdf');
+			if (result.pages === null) expect(result.reason).toMatch(/\w/);
+			else expect(result.pages).toBe(2);
+		}
+	});
+
 	test('a small file whose streams inflate to far more than its size: the file total', async () => {
 		const file = compressed(TWO_PAGES, {
 			objStm: () => ({ data: bomb(4), dict: '/Filter /FlateDecode' }),
