@@ -116,9 +116,10 @@ export class Parser {
 					this.pos += 2;
 					return { dict };
 				}
-				const key = this.value(depth + 1);
-				const name = nameOf(key);
-				if (name === undefined) throw new Unknown('a dictionary key is not a name');
+				// The key is read as a string, with no name object made for it.
+				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
+				this.pos++;
+				const name = this.token();
 				if (READ_KEYS.has(name)) dict[name] = this.value(depth + 1);
 				else this.skip(depth + 1);
 			}
