@@ -2,11 +2,15 @@
 /**
  * The page counter's cost (issue 31), in ms per MB of document: every file of the committed
  * corpus (test/fixtures/pages), a large PDF (the emulator's makePdf, 20,000 pages, classic xref
- * table, ~5 MB), the same PDF with its cross-reference broken (the object scan stands in), and a
- * 5,000-directory TIFF; beside the emulator's own count (a regex over the whole file), which
- * reads no cross-reference. Needs the build (`npm run build`): it runs dist/.
+ * table, ~5 MB), the same PDF with its cross-reference broken (the object scan stands in), the
+ * same PDF rewritten by qpdf with object streams (a Flate cross-reference stream and Flate
+ * object streams, ~3 MB; skipped when qpdf is not installed), and a 5,000-directory TIFF; beside
+ * the emulator's own count (a regex over the whole file), which reads no cross-reference. Needs
+ * the build (`npm run build`): it runs dist/.
  */
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { countPages } = require('../dist/nodes/DocumentOcr/documents/pages.js');
 const emulator = require('../emulator/documents.js');
@@ -14,12 +18,12 @@ const emulator = require('../emulator/documents.js');
 const CORPUS = path.join(__dirname, '../test/fixtures/pages');
 
 /** ms per call (median of `rounds`, after a warm-up), for a file of `bytes`. */
-function time(fn, rounds) {
-	for (let i = 0; i < Math.min(rounds, 5); i++) fn();
+async function time(fn, rounds) {
+	for (let i = 0; i < Math.min(rounds, 5); i++) await fn();
 	const samples = [];
 	for (let i = 0; i < rounds; i++) {
 		const started = process.hrtime.bigint();
-		fn();
+		await fn();
 		samples.push(Number(process.hrtime.bigint() - started) / 1e6);
 	}
 	samples.sort((a, b) => a - b);
@@ -42,7 +46,22 @@ function bigTiff(pages) {
 	return buf;
 }
 
-function main() {
+/** The PDF rewritten by qpdf with Flate object streams, or null (and why) without qpdf. */
+function withObjectStreams(pdf) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-bench-'));
+	try {
+		fs.writeFileSync(path.join(dir, 'in.pdf'), pdf);
+		execFileSync('qpdf', ['--object-streams=generate', 'in.pdf', 'out.pdf'], { cwd: dir });
+		return fs.readFileSync(path.join(dir, 'out.pdf'));
+	} catch (error) {
+		console.log(`qpdf could not make the object-stream PDF, skipped: ${error.message}`);
+		return null;
+	} finally {
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+async function main() {
 	const files = fs
 		.readdirSync(CORPUS)
 		.filter((f) => /\.(pdf|tif)$/.test(f))
@@ -59,27 +78,30 @@ function main() {
 	files.push(
 		{ name: 'makePdf 20,000 pages', kind: 'pdf', bytes: large },
 		{ name: 'the same, startxref broken (scan)', kind: 'pdf', bytes: broken },
-		{ name: 'TIFF, 5,000 directories', kind: 'tiff', bytes: bigTiff(5000) },
 	);
-	const rows = files.map(({ name, kind, bytes }) => {
+	const objstm = withObjectStreams(large);
+	if (objstm)
+		files.push({ name: 'the same, qpdf object streams (Flate)', kind: 'pdf', bytes: objstm });
+	files.push({ name: 'TIFF, 5,000 directories', kind: 'tiff', bytes: bigTiff(5000) });
+	const rows = [];
+	for (const { name, kind, bytes } of files) {
 		const mb = bytes.length / 1e6;
 		const rounds = bytes.length > 1e6 ? 20 : 500;
-		const ms = time(() => countPages(bytes, kind), rounds);
-		const emulatorMs = time(() => emulator.countPages(bytes), rounds);
-		return {
+		const ms = await time(() => countPages(bytes, kind), rounds);
+		const emulatorMs = await time(() => emulator.countPages(bytes), rounds);
+		rows.push({
 			file: name,
 			bytes: bytes.length,
-			pages: countPages(bytes, kind).pages,
+			pages: (await countPages(bytes, kind)).pages,
 			ms: +ms.toFixed(4),
 			msPerMB: +(ms / mb).toFixed(2),
 			emulatorMsPerMB: +(emulatorMs / mb).toFixed(2),
-		};
-	});
+		});
+	}
 	return { rows, largest: rows.find((r) => r.file === 'makePdf 20,000 pages') };
 }
 
 module.exports = { main };
 if (require.main === module) {
-	const { rows } = main();
-	console.table(rows);
+	main().then(({ rows }) => console.table(rows));
 }

@@ -25,7 +25,7 @@ async function main() {
 		'print',
 	);
 
-	const pages = require('./pages').main();
+	const pages = await require('./pages').main();
 	add(
 		'Page count (issue 31)',
 		`count the pages of a ${(pages.largest.bytes / 1e6).toFixed(1)} MB, ${pages.largest.pages}-page PDF (classic xref) before sending it`,

@@ -65,7 +65,9 @@ export function detectKind(head: Buffer): DocumentKind | null {
 		return 'webp';
 	if (head.length >= 4) {
 		const sig = head.toString('latin1', 0, 4);
+		// Classic TIFF (version 42) and BigTIFF (43), in either byte order.
 		if (sig === 'II*\u0000' || sig === 'MM\u0000*') return 'tiff';
+		if (sig === 'II+\u0000' || sig === 'MM\u0000+') return 'tiff';
 	}
 	if (head.length >= 6 && /^GIF8[79]a$/.test(head.toString('latin1', 0, 6))) return 'gif';
 	// PDF readers accept the header anywhere in the first 1024 bytes.

@@ -20,6 +20,8 @@ describe('magic bytes', () => {
 		['webp', bytes('RIFF', [0, 0, 0, 0], 'WEBPVP8 ')],
 		['tiff', bytes('II*\u0000')],
 		['tiff', bytes('MM\u0000*')],
+		['tiff', bytes('II+\u0000', [8, 0, 0, 0])], // BigTIFF, little endian
+		['tiff', bytes('MM\u0000+', [0, 8, 0, 0])], // BigTIFF, big endian
 		['gif', bytes('GIF89a')],
 	])('%s', (kind, head) => {
 		expect(detectKind(head)).toBe(kind);
@@ -29,6 +31,7 @@ describe('magic bytes', () => {
 		['text', bytes('hello world')],
 		['a ZIP (docx)', bytes('PK\u0003\u0004')],
 		['RIFF that is not WEBP', bytes('RIFF', [0, 0, 0, 0], 'WAVE')],
+		['TIFF-like with a mixed byte order', bytes('IM+\u0000')],
 		['empty', Buffer.alloc(0)],
 	])('%s is refused', (_label, head) => {
 		expect(detectKind(head)).toBeNull();

@@ -1,7 +1,9 @@
 /**
  * The page count made before a document is sent (issue 31): the committed corpus made by real
  * producers (test/fixtures/pages, MANIFEST.json, make.sh), the emulator's own PDFs, hostile PDFs
- * built here, and TIFF directory chains in both byte orders.
+ * built here, cross-reference and object streams stored plain or FlateDecode (with PNG
+ * predictors, corrupt, bombs; the deflate data made by zlib in test/fixtures/pages/deflate.js),
+ * and TIFF directory chains in both byte orders.
  */
 import { detectKind } from '../../../../nodes/DocumentOcr/documents/check';
 import { countPages, PAGE_LIMITS } from '../../../../nodes/DocumentOcr/documents/pages';
@@ -31,49 +33,46 @@ const { loadCorpus, corpusFiles } = require('../../../fixtures/pages/load.js') a
 	corpusFiles(): string[];
 };
 const corpus = loadCorpus();
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { deflate, bomb } = require('../../../fixtures/pages/deflate.js') as {
+	deflate(bytes: Buffer): Buffer;
+	bomb(megabytes: number): Buffer;
+};
 
-function count(buf: Buffer) {
+async function count(buf: Buffer) {
 	const kind = detectKind(buf.subarray(0, 1024));
 	if (!kind) throw new Error('not a document');
 	return countPages(buf, kind);
 }
 
-describe('the corpus: every file counts its true pages, or is unknown with a reason', () => {
-	test.each(corpus.map((e) => [e.file, e] as const))('%s', (_file, entry) => {
-		// By the file name: detectKind (check.ts) does not know BigTIFF's `II+` header yet.
-		const kind = entry.file.endsWith('.pdf') ? 'pdf' : 'tiff';
-		const result = countPages(entry.bytes, kind);
-		if (entry.counted === null) {
-			expect(result.pages).toBeNull();
-			expect((result as { reason: string }).reason).toMatch(/\w/);
-		} else {
-			expect(entry.counted).toBe(entry.truePages);
-			expect(result).toEqual({ pages: entry.truePages });
-		}
+describe('the corpus: every file counts its true pages', () => {
+	test.each(corpus.map((e) => [e.file, e] as const))('%s', async (_file, entry) => {
+		expect(entry.counted).toBe(entry.truePages);
+		expect(await count(entry.bytes)).toEqual({ pages: entry.truePages });
 	});
 
-	test('MANIFEST.json lists every file of the corpus', () => {
+	test('MANIFEST.json lists every file of the corpus', async () => {
 		expect(corpusFiles().sort()).toEqual(corpus.map((e) => e.file).sort());
 	});
 
-	test('the corpus stays small', () => {
+	test('the corpus stays small', async () => {
 		const total = corpus.reduce((sum, e) => sum + e.bytes.length, 0);
 		expect(total).toBeLessThan(500_000);
 	});
 });
 
 describe("the emulator's PDFs: the same count as the emulator's own", () => {
-	test.each([1, 2, 7, 40])('%i pages', (n) => {
+	test.each([1, 2, 7, 40])('%i pages', async (n) => {
 		const pdf = emulator.makePdf(Array.from({ length: n }, (_, i) => `page ${i + 1}`));
-		expect(count(pdf)).toEqual({ pages: n });
+		expect(await count(pdf)).toEqual({ pages: n });
 		expect(emulator.countPages(pdf)).toBe(n);
 	});
 
 	test.each(['makePng', 'makeJpeg', 'makeWebp', 'makeGif', 'makeTiff'] as const)(
 		'%s: one page',
-		(make) => {
+		async (make) => {
 			const buf = emulator[make]('hello');
-			expect(count(buf)).toEqual({ pages: 1 });
+			expect(await count(buf)).toEqual({ pages: 1 });
 			expect(emulator.countPages(buf)).toBe(1);
 		},
 	);
@@ -99,14 +98,14 @@ function pdf(objects: string[], trailer = '/Root 1 0 R'): Buffer {
 const CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
 const PAGE = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>';
 
-function expectUnknown(buf: Buffer, reason: RegExp) {
-	const result = count(buf);
+async function expectUnknown(buf: Buffer, reason: RegExp) {
+	const result = await count(buf);
 	expect(result.pages).toBeNull();
 	expect((result as { reason: string }).reason).toMatch(reason);
 }
 
 /** A hybrid file: the table marks the page free, only the /XRefStm stream lists it. */
-function hybrid(filter: string): Buffer {
+function hybrid(filter = '', encode = (row: Buffer) => row): Buffer {
 	let out = '%PDF-1.5\n';
 	const at: number[] = [];
 	const add = (body: string) => {
@@ -118,8 +117,9 @@ function hybrid(filter: string): Buffer {
 	add('<< /Type /Page /Parent 2 0 R >>');
 	const row = Buffer.from([1, 0, 0, 0, 0, 0]);
 	row.writeUInt32BE(at[2], 1);
+	const data = encode(row);
 	const stmAt = out.length;
-	out += `4 0 obj\n<< /Type /XRef /W [1 4 1] /Index [3 1] /Size 5 ${filter} /Length 6 >>\nstream\n${row.toString('latin1')}\nendstream\nendobj\n`;
+	out += `4 0 obj\n<< /Type /XRef /W [1 4 1] /Index [3 1] /Size 5 ${filter} /Length ${data.length} >>\nstream\n${data.toString('latin1')}\nendstream\nendobj\n`;
 	const xref = out.length;
 	const entry = (o: number) => `${String(o).padStart(10, '0')} 00000 n \n`;
 	out += `xref\n0 5\n0000000000 65535 f \n${entry(at[0])}${entry(at[1])}0000000000 00000 f \n${entry(stmAt)}`;
@@ -128,28 +128,32 @@ function hybrid(filter: string): Buffer {
 }
 
 describe('hybrid files (a table and an /XRefStm)', () => {
-	test('an object listed only in the cross-reference stream is found there', () => {
-		expect(count(hybrid(''))).toEqual({ pages: 1 });
+	test('an object listed only in the cross-reference stream is found there', async () => {
+		expect(await count(hybrid())).toEqual({ pages: 1 });
 	});
 
-	test('a compressed /XRefStm: unknown, and the reason says why', () => {
-		expectUnknown(
+	test('a FlateDecode /XRefStm is inflated', async () => {
+		expect(await count(hybrid('/Filter /FlateDecode', deflate))).toEqual({ pages: 1 });
+	});
+
+	test('an /XRefStm that is not deflate data: unknown, and the reason says why', async () => {
+		await expectUnknown(
 			hybrid('/Filter /FlateDecode'),
-			/object 3 is free in the cross-reference \(the \/XRefStm was not read: the cross-reference stream is compressed/,
+			/object 3 is free in the cross-reference \(the \/XRefStm was not read: the cross-reference stream is not valid FlateDecode data/,
 		);
 	});
 });
 
 describe('hostile PDFs: unknown (or the certain count), never a throw or a hang', () => {
-	test('a well-formed control counts', () => {
+	test('a well-formed control counts', async () => {
 		expect(
-			count(pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>', PAGE, PAGE])),
+			await count(pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>', PAGE, PAGE])),
 		).toEqual({ pages: 2 });
 	});
 
-	test('a two-level tree (intermediate /Pages nodes, /Count and /Kids indirect)', () => {
+	test('a two-level tree (intermediate /Pages nodes, /Count and /Kids indirect)', async () => {
 		expect(
-			count(
+			await count(
 				pdf([
 					CATALOG,
 					'<< /Type /Pages /Kids 9 0 R /Count 10 0 R >>',
@@ -166,15 +170,15 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		).toEqual({ pages: 4 });
 	});
 
-	test('values nothing reads are passed over: strings, nested dictionaries, references, /__proto__', () => {
+	test('values nothing reads are passed over: strings, nested dictionaries, references, /__proto__', async () => {
 		const pages =
 			'<< /__proto__ << /Count 7 >> /Type /Pages /X (a (nested) string, an escaped \\) and \\( ) ' +
 			'/Y << /Z [1 0 R <abcd> 2.5 -3 true null] /R 4 0 R >> /Kids [3 0 R 4 0 R] /Count 2 >>';
-		expect(count(pdf([CATALOG, pages, PAGE, PAGE]))).toEqual({ pages: 2 });
+		expect(await count(pdf([CATALOG, pages, PAGE, PAGE]))).toEqual({ pages: 2 });
 	});
 
-	test('circular /Kids', () => {
-		expectUnknown(
+	test('circular /Kids', async () => {
+		await expectUnknown(
 			pdf([
 				CATALOG,
 				'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -184,54 +188,57 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		);
 	});
 
-	test('a page listed twice', () => {
-		expectUnknown(pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R 3 0 R] /Count 2 >>', PAGE]), /twice/);
+	test('a page listed twice', async () => {
+		await expectUnknown(
+			pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R 3 0 R] /Count 2 >>', PAGE]),
+			/twice/,
+		);
 	});
 
-	test('a 10,000-deep tree', () => {
+	test('a 10,000-deep tree', async () => {
 		const depth = 10_000;
 		const objects = [CATALOG];
 		for (let i = 0; i < depth; i++)
 			objects.push(`<< /Type /Pages /Kids [${i + 3} 0 R] /Count 1 >>`);
 		objects.push(PAGE);
-		expectUnknown(pdf(objects), new RegExp(`deeper than ${PAGE_LIMITS.maxTreeDepth}`));
+		await expectUnknown(pdf(objects), new RegExp(`deeper than ${PAGE_LIMITS.maxTreeDepth}`));
 	});
 
-	test('/Count 999999999', () => {
-		expectUnknown(
+	test('/Count 999999999', async () => {
+		await expectUnknown(
 			pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 999999999 >>', PAGE]),
 			/claims 999999999 pages/,
 		);
 	});
 
-	test.each(['-3', '2.5', '(two)', '/Two'])('/Count %s', (value) => {
-		expectUnknown(
+	test.each(['-3', '2.5', '(two)', '/Two'])('/Count %s', async (value) => {
+		await expectUnknown(
 			pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R] /Count ${value} >>`, PAGE]),
 			/no valid \/Count/,
 		);
 	});
 
-	test('a /Count that contradicts the kids', () => {
-		expectUnknown(
+	test('a /Count that contradicts the kids', async () => {
+		await expectUnknown(
 			pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 5 >>', PAGE, PAGE]),
 			/\/Count \(5\) contradicts its pages \(2\)/,
 		);
 	});
 
-	test('a truncated file (no startxref): a scan stands in only because it is certain', () => {
+	test('a truncated file (no startxref): a scan stands in only because it is certain', async () => {
 		const whole = pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>', PAGE, PAGE]);
 		const cut = whole.subarray(0, whole.indexOf('xref'));
-		expect(count(cut)).toEqual({ pages: 2 });
-		expectUnknown(whole.subarray(0, 60), /no startxref/);
+		expect(await count(cut)).toEqual({ pages: 2 });
+		await expectUnknown(whole.subarray(0, 60), /no startxref/);
 	});
 
-	test('an xref pointing nowhere: the scan, or unknown when an object is defined twice', () => {
+	test('an xref pointing nowhere: the scan, or unknown when an object is defined twice', async () => {
 		const good = pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', PAGE]);
 		const broken = Buffer.from(
 			good.toString('latin1').replace(/startxref\n\d+/, 'startxref\n999999'),
 			'latin1',
 		);
-		expect(count(broken)).toEqual({ pages: 1 });
+		expect(await count(broken)).toEqual({ pages: 1 });
 		// An object table that points into the middle of objects.
 		const shifted = Buffer.from(
 			good
@@ -242,44 +249,47 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 				),
 			'latin1',
 		);
-		expect(count(shifted)).toEqual({ pages: 1 });
+		expect(await count(shifted)).toEqual({ pages: 1 });
 		// Two definitions of the page tree root and no readable xref: which one holds is not certain.
 		const twice = Buffer.concat([
 			broken.subarray(0, broken.indexOf('xref')),
 			Buffer.from('2 0 obj\n<< /Type /Pages /Kids [3 0 R 3 0 R] /Count 2 >>\nendobj\n', 'latin1'),
 		]);
-		expectUnknown(twice, /not in the cross-reference/);
+		await expectUnknown(twice, /not in the cross-reference/);
 	});
 
-	test('a FlateDecode bomb as the cross-reference stream is not inflated', () => {
-		const bomb = Buffer.alloc(4096, 0x78);
-		const body = `%PDF-1.5\n1 0 obj\n<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`;
+	test('a cross-reference stream that is not deflate data: no scan stands in (object streams)', async () => {
+		const junk = Buffer.alloc(4096, 0x78);
+		const body = `%PDF-1.5\n1 0 obj\n<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length ${junk.length} >>\nstream\n`;
 		const head = Buffer.from(body, 'latin1');
-		const xrefAt = head.length + bomb.length + 20;
+		const xrefAt = head.length + junk.length + 20;
 		const tail = Buffer.from(
 			`\nendstream\nendobj\n`.padEnd(20, ' ') +
 				`2 0 obj\n<< /Type /XRef /W [1 2 1] /Size 3 /Root 3 0 R /Filter /FlateDecode /Length 4 >>\nstream\nxxxx\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`,
 			'latin1',
 		);
-		expectUnknown(Buffer.concat([head, bomb, tail]), /compressed \(FlateDecode\)/);
+		await expectUnknown(
+			Buffer.concat([head, junk, tail]),
+			/cross-reference stream is not valid FlateDecode data.*no scan can stand in/,
+		);
 	});
 
-	test('a cross-reference /Prev loop', () => {
+	test('a cross-reference /Prev loop', async () => {
 		let text = pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', PAGE]).toString('latin1');
 		const xrefAt = /startxref\n(\d+)/.exec(text)![1];
 		text = text.replace('/Root 1 0 R', `/Root 1 0 R /Prev ${xrefAt}`);
 		// A loop makes the table unreadable; the scan then finds the one certain answer.
-		expect(count(Buffer.from(text, 'latin1'))).toEqual({ pages: 1 });
+		expect(await count(Buffer.from(text, 'latin1'))).toEqual({ pages: 1 });
 	});
 
-	test('deeply nested arrays inside an object', () => {
-		expectUnknown(
+	test('deeply nested arrays inside an object', async () => {
+		await expectUnknown(
 			pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R] /Count 1 /X ${'['.repeat(100_000)} >>`, PAGE]),
 			/nested too deeply/,
 		);
 	});
 
-	test('an xref that points thousands of kids at one large object: each read stops at its header', () => {
+	test('an xref that points thousands of kids at one large object: each read stops at its header', async () => {
 		const n = 20_000;
 		const kids = Array.from({ length: n }, (_, i) => `${i + 3} 0 R`).join(' ');
 		const big = `<< /Type /Page /Parent 2 0 R /Pad (${'x'.repeat(200_000)}) >>`;
@@ -288,7 +298,7 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		);
 		const entry = /\n(\d{10} 00000 n \n)trailer/.exec(text)![1]; // object 3's entry
 		text = text.replace(/xref\n0 4\n/, `xref\n0 ${n + 3}\n`).replace(entry, entry.repeat(n));
-		const result = count(Buffer.from(text, 'latin1'));
+		const result = await count(Buffer.from(text, 'latin1'));
 		expect(result.pages).toBeNull();
 		expect((result as { reason: string }).reason).toMatch(/where it is not/);
 	});
@@ -300,11 +310,305 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 			'random bytes',
 			Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 7919) % 256)).fill(0x25, 0, 1),
 		],
-	])('%s', (_label, buf) => {
+	])('%s', async (_label, buf) => {
 		const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), buf]);
-		const result = countPages(bytes, 'pdf');
+		const result = await countPages(bytes, 'pdf');
 		expect(result.pages).toBeNull();
 		expect((result as { reason: string }).reason).toMatch(/\w/);
+	});
+});
+
+// ---------------------------------------------------------------- compressed streams
+
+/** How a stream's bytes are stored: the bytes and the dictionary entries that say so. */
+type Encoding = (data: Buffer) => { data: Buffer; dict: string };
+
+const plain: Encoding = (data) => ({ data, dict: '' });
+const flate: Encoding = (data) => ({ data: deflate(data), dict: '/Filter /FlateDecode' });
+
+/** The PNG predictor of `columns`-byte rows (one byte per sample), row r with type types[r % n]. */
+function predict(data: Buffer, columns: number, types: number[]): Buffer {
+	const rows = data.length / columns;
+	const out = Buffer.alloc(rows * (columns + 1));
+	const at = (r: number, i: number) => (r >= 0 && i >= 0 ? data[r * columns + i] : 0);
+	for (let r = 0; r < rows; r++) {
+		const type = types[r % types.length];
+		out[r * (columns + 1)] = type;
+		for (let i = 0; i < columns; i++) {
+			const [x, a, b, c] = [at(r, i), at(r, i - 1), at(r - 1, i), at(r - 1, i - 1)];
+			const p = a + b - c;
+			const paeth =
+				Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
+					? a
+					: Math.abs(p - b) <= Math.abs(p - c)
+						? b
+						: c;
+			const base = [0, a, b, (a + b) >> 1, paeth][type];
+			out[r * (columns + 1) + 1 + i] = (x - base) & 0xff;
+		}
+	}
+	return out;
+}
+
+/** FlateDecode over a PNG predictor (/Predictor 12, the usual one, unless given). */
+const png =
+	(columns: number, types = [2], params = `/Predictor 12 /Columns ${columns}`): Encoding =>
+	(data) => ({
+		data: deflate(predict(data, columns, types)),
+		dict: `/Filter /FlateDecode /DecodeParms << ${params} >>`,
+	});
+
+/**
+ * A PDF 1.5 with no table: objects 1..n in object streams of `perStream` objects each (numbered
+ * after them), and a cross-reference stream (/W [1 4 2], rows of 7 bytes) after those.
+ */
+function compressed(
+	objects: string[],
+	{ objStm = flate, xref = png(7), perStream = objects.length } = {} as {
+		objStm?: Encoding;
+		xref?: Encoding;
+		perStream?: number;
+	},
+): Buffer {
+	const n = objects.length;
+	const streams = Math.ceil(n / perStream);
+	const parts: Buffer[] = [];
+	let length = 0;
+	const put = (b: Buffer | string) => {
+		const buf = typeof b === 'string' ? Buffer.from(b, 'latin1') : b;
+		parts.push(buf);
+		length += buf.length;
+	};
+	put('%PDF-1.5\n');
+	const offsets: number[] = [];
+	for (let s = 0; s < streams; s++) {
+		const group = objects.slice(s * perStream, (s + 1) * perStream);
+		let header = '';
+		let body = '';
+		group.forEach((o, i) => {
+			header += `${s * perStream + i + 1} ${body.length} `;
+			body += `${o}\n`;
+		});
+		const stored = objStm(Buffer.from(header + body, 'latin1'));
+		offsets.push(length);
+		put(
+			`${n + s + 1} 0 obj\n<< /Type /ObjStm /N ${group.length} /First ${header.length} ${stored.dict} /Length ${stored.data.length} >>\nstream\n`,
+		);
+		put(stored.data);
+		put('\nendstream\nendobj\n');
+	}
+	const xrefNum = n + streams + 1;
+	const xrefAt = length;
+	const rows = Buffer.alloc((xrefNum + 1) * 7);
+	const row = (num: number, type: number, a: number, b: number) => {
+		rows[num * 7] = type;
+		rows.writeUInt32BE(a, num * 7 + 1);
+		rows.writeUInt16BE(b, num * 7 + 5);
+	};
+	row(0, 0, 0, 65535);
+	for (let i = 1; i <= n; i++) row(i, 2, n + Math.ceil(i / perStream), (i - 1) % perStream);
+	offsets.forEach((o, s) => row(n + s + 1, 1, o, 0));
+	row(xrefNum, 1, xrefAt, 0);
+	const stored = xref(rows);
+	put(
+		`${xrefNum} 0 obj\n<< /Type /XRef /W [1 4 2] /Size ${xrefNum + 1} /Root 1 0 R ${stored.dict} /Length ${stored.data.length} >>\nstream\n`,
+	);
+	put(stored.data);
+	put(`\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`);
+	return Buffer.concat(parts);
+}
+
+const TWO_PAGES = [CATALOG, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>', PAGE, PAGE];
+
+describe('compressed cross-reference and object streams (FlateDecode)', () => {
+	test.each([
+		['a PNG-predicted cross-reference stream, a Flate object stream', {}],
+		['nothing compressed', { objStm: plain, xref: plain }],
+		['no predictor', { xref: flate }],
+		[
+			'/Predictor 1',
+			{
+				xref: (data: Buffer) => ({
+					data: deflate(data),
+					dict: '/Filter /FlateDecode /DecodeParms << /Predictor 1 /Columns 7 >>',
+				}),
+			},
+		],
+		[
+			'every PNG row type (/Predictor 15)',
+			{ xref: png(7, [0, 1, 2, 3, 4], '/Predictor 15 /Columns 7') },
+		],
+		[
+			'the filter and its parameters as arrays',
+			{
+				xref: (data: Buffer) => ({
+					data: deflate(predict(data, 7, [4])),
+					dict: '/Filter [/FlateDecode] /DecodeParms [<< /Predictor 12 /Columns 7 >>]',
+				}),
+			},
+		],
+		[
+			'/Colors 1 /BitsPerComponent 8 said',
+			{ xref: png(7, [3], '/Predictor 12 /Colors 1 /BitsPerComponent 8 /Columns 7') },
+		],
+	])('%s', async (_label, options) => {
+		expect(await count(compressed(TWO_PAGES, options))).toEqual({ pages: 2 });
+	});
+
+	test('300 pages in 30 object streams, read a few at a time', async () => {
+		const n = 300;
+		const kids = Array.from({ length: n }, (_, i) => `${i + 3} 0 R`).join(' ');
+		const objects = [
+			CATALOG,
+			`<< /Type /Pages /Kids [${kids}] /Count ${n} >>`,
+			...Array.from({ length: n }, () => PAGE),
+		];
+		expect(await count(compressed(objects, { perStream: 10 }))).toEqual({ pages: n });
+	});
+
+	test('one corrupt object stream among many: unknown, and no stray rejection', async () => {
+		const n = 100;
+		const kids = Array.from({ length: n }, (_, i) => `${i + 3} 0 R`).join(' ');
+		const objects = [
+			CATALOG,
+			`<< /Type /Pages /Kids [${kids}] /Count ${n} >>`,
+			...Array.from({ length: n }, () => PAGE),
+		];
+		let streams = 0;
+		const sometimesBroken: Encoding = (data) => {
+			const stored = flate(data);
+			if (++streams === 5) stored.data.fill(0x41, 4, 12);
+			return stored;
+		};
+		await expectUnknown(
+			compressed(objects, { perStream: 5, objStm: sometimesBroken }),
+			/object stream \d+ is not valid FlateDecode data/,
+		);
+	});
+
+	test('wrong /Columns for the predictor', async () => {
+		await expectUnknown(
+			compressed(TWO_PAGES, { xref: png(7, [2], '/Predictor 12 /Columns 5') }),
+			/predictor rows \(\/Columns 5\) do not divide its 56 bytes/,
+		);
+		// Rows that divide the data but are not its rows: the offsets they give are wrong.
+		const result = await count(
+			compressed(TWO_PAGES, { xref: png(7, [2], '/Predictor 12 /Columns 6') }),
+		);
+		expect(result.pages).toBeNull();
+	});
+
+	test('an unknown PNG row type, a TIFF predictor, an unknown filter', async () => {
+		const badType: Encoding = (data) => {
+			const predicted = predict(data, 7, [2]);
+			predicted[8] = 9;
+			return {
+				data: deflate(predicted),
+				dict: '/Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 7 >>',
+			};
+		};
+		await expectUnknown(
+			compressed(TWO_PAGES, { xref: badType }),
+			/unknown PNG predictor type 9 in row 1/,
+		);
+		await expectUnknown(
+			compressed(TWO_PAGES, { xref: png(7, [2], '/Predictor 2 /Columns 7') }),
+			/uses \/Predictor 2, which is not read here/,
+		);
+		await expectUnknown(
+			compressed(TWO_PAGES, { objStm: (data) => ({ data, dict: '/Filter /LZWDecode' }) }),
+			/object stream 5 is encoded with LZWDecode, which is not read here/,
+		);
+		await expectUnknown(
+			compressed(TWO_PAGES, {
+				objStm: (data) => ({ data: deflate(data), dict: '/Filter [/ASCIIHexDecode /FlateDecode]' }),
+			}),
+			/encoded with ASCIIHexDecode, FlateDecode/,
+		);
+	});
+
+	test('corrupt and cut-off deflate data', async () => {
+		const corrupt: Encoding = (data) => {
+			const stored = flate(data);
+			stored.data.fill(0xff, 2, 10);
+			return stored;
+		};
+		await expectUnknown(
+			compressed(TWO_PAGES, { objStm: corrupt }),
+			/object stream 5 is not valid FlateDecode data/,
+		);
+		const cut: Encoding = (data) => {
+			const stored = flate(data);
+			return { ...stored, data: stored.data.subarray(0, stored.data.length - 6) };
+		};
+		await expectUnknown(
+			compressed(TWO_PAGES, { objStm: cut }),
+			/object stream 5 is not valid FlateDecode data/,
+		);
+		await expectUnknown(
+			compressed(TWO_PAGES, { objStm: (data) => ({ ...flate(data), data: Buffer.alloc(0) }) }),
+			/not valid FlateDecode data/,
+		);
+	});
+
+	test('a Flate bomb (1 GB of zeros) as the object stream: cancelled at the cap, quickly', async () => {
+		const file = compressed(TWO_PAGES, {
+			objStm: () => ({ data: bomb(1024), dict: '/Filter /FlateDecode' }),
+		});
+		expect(file.length).toBeLessThan(1_200_000);
+		const started = Date.now();
+		await expectUnknown(
+			file,
+			new RegExp(`inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`),
+		);
+		expect(Date.now() - started).toBeLessThan(2_000);
+	});
+
+	test('a Flate bomb as the cross-reference stream: unknown, no scan', async () => {
+		await expectUnknown(
+			compressed(TWO_PAGES, { xref: () => ({ data: bomb(1024), dict: '/Filter /FlateDecode' }) }),
+			new RegExp(
+				`cross-reference stream inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`,
+			),
+		);
+	});
+
+	test('bytes changed at random in a compressed file: a count or a reason, never a rejection', async () => {
+		const good = compressed(TWO_PAGES);
+		let seed = 7;
+		const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+		for (let i = 0; i < 200; i++) {
+			const bad = Buffer.from(good);
+			for (let k = 0; k < 3; k++)
+				bad[Math.floor(random() * bad.length)] = Math.floor(random() * 256);
+			const result = await countPages(bad, 'pdf');
+			if (result.pages === null) expect(result.reason).toMatch(/\w/);
+			else expect(result.pages).toBe(2);
+		}
+	});
+
+	test('a small file whose streams inflate to far more than its size: the file total', async () => {
+		const file = compressed(TWO_PAGES, {
+			objStm: () => ({ data: bomb(4), dict: '/Filter /FlateDecode' }),
+		});
+		await expectUnknown(file, /inflate to more bytes than a file of this size allows/);
+	});
+
+	test('the number of streams inflated is bounded', async () => {
+		const saved = PAGE_LIMITS.maxInflatedStreams;
+		PAGE_LIMITS.maxInflatedStreams = 3;
+		try {
+			const n = 20;
+			const kids = Array.from({ length: n }, (_, i) => `${i + 3} 0 R`).join(' ');
+			const objects = [
+				CATALOG,
+				`<< /Type /Pages /Kids [${kids}] /Count ${n} >>`,
+				...Array.from({ length: n }, () => PAGE),
+			];
+			await expectUnknown(compressed(objects, { perStream: 2 }), /more than 3 compressed streams/);
+		} finally {
+			PAGE_LIMITS.maxInflatedStreams = saved;
+		}
 	});
 });
 
@@ -337,22 +641,22 @@ describe('TIFF: the image directory chain', () => {
 		[3, true],
 		[1, false],
 		[4, false],
-	])('%i directories, little endian %s', (pages, le) => {
-		expect(count(tiff(pages, le))).toEqual({ pages });
+	])('%i directories, little endian %s', async (pages, le) => {
+		expect(await count(tiff(pages, le))).toEqual({ pages });
 	});
 
-	test('a loop of directories', () => {
-		expect(count(tiff(3, true, true))).toEqual({
+	test('a loop of directories', async () => {
+		expect(await count(tiff(3, true, true))).toEqual({
 			pages: null,
 			reason: 'the TIFF image directories form a loop',
 		});
 	});
 
-	test('a directory past the end, and one cut off', () => {
+	test('a directory past the end, and one cut off', async () => {
 		const t = tiff(2, false);
-		expect(count(t.subarray(0, 20)).pages).toBeNull();
+		expect((await count(t.subarray(0, 20))).pages).toBeNull();
 		const far = Buffer.from(t);
 		far.writeUInt32BE(1 << 30, 4);
-		expect(count(far).pages).toBeNull();
+		expect((await count(far)).pages).toBeNull();
 	});
 });

@@ -1,0 +1,74 @@
+/**
+ * What the page counter shares between its readers: the answer's type, the bounds on the work
+ * done for one file, and the errors that say why a count is unknown.
+ */
+
+export type PageCount = { pages: number } | { pages: null; reason: string };
+
+/** Bounds on the work done for one file. */
+export const PAGE_LIMITS = {
+	/** Objects read from the file (the page tree and what leads to it). */
+	maxObjects: 200_000,
+	/** Bytes the object parser may read, as a multiple of the file's size (plus 64 kB). */
+	parseFactor: 4,
+	/** Levels of the page tree (real files use a handful). */
+	maxTreeDepth: 64,
+	/** Nesting of arrays and dictionaries inside one object. */
+	maxNesting: 32,
+	/** Cross-reference sections followed through /Prev. */
+	maxXrefSections: 256,
+	/** Image directories of a TIFF. */
+	maxTiffDirectories: 100_000,
+	/** Compressed streams (cross-reference and object streams) inflated for one file. */
+	maxInflatedStreams: 4096,
+	/** Bytes one stream may inflate to. */
+	maxInflatedStream: 8_000_000,
+	/** Bytes all streams of a file may inflate to: this multiple of the file's size, plus 1 MB... */
+	inflateFactor: 16,
+	/** ...and never more than this. */
+	maxInflatedTotal: 64_000_000,
+	/** Object streams inflated at the same time (the kids of one page tree node). */
+	inflateConcurrency: 8,
+};
+
+/** What one file may still spend: parsed bytes, inflated bytes, inflated streams. */
+export interface Budget {
+	bytes: number;
+	inflated: number;
+	streams: number;
+}
+
+export function budgetFor(size: number): Budget {
+	return {
+		bytes: size * PAGE_LIMITS.parseFactor + 65_536,
+		inflated: Math.min(size * PAGE_LIMITS.inflateFactor + 1_000_000, PAGE_LIMITS.maxInflatedTotal),
+		streams: PAGE_LIMITS.maxInflatedStreams,
+	};
+}
+
+/** Why a count is unknown; thrown inside the readers, caught by countPages. */
+export class Unknown extends Error {}
+/** The cross-reference cannot be read or does not match the file: a scan may stand in for it. */
+export class BrokenXref extends Unknown {}
+
+/** A count, or why it is unknown (a read past the end included); `broken` for BrokenXref. */
+export type Attempt = { pages: number } | { pages: null; reason: string; broken: boolean };
+
+/** Runs a counter: its count, or why it is unknown; never rejects. */
+export async function attempt(count: () => number | Promise<number>): Promise<Attempt> {
+	try {
+		return { pages: await count() };
+	} catch (error) {
+		if (error instanceof Unknown)
+			return { pages: null, reason: error.message, broken: error instanceof BrokenXref };
+		return {
+			pages: null,
+			reason: `the file could not be read (${(error as Error)?.message ?? String(error)})`,
+			broken: false,
+		};
+	}
+}
+
+export function strip(result: Attempt): PageCount {
+	return result.pages === null ? { pages: null, reason: result.reason } : { pages: result.pages };
+}

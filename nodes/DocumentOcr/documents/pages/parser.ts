@@ -1,0 +1,314 @@
+/**
+ * A bounded reader of PDF objects over a file's bytes (or a decoded object stream's): numbers,
+ * names, references, arrays and dictionaries are built; strings and the values of keys the
+ * counter does not read are passed over. Every byte read is spent from the file's budget.
+ */
+import { PAGE_LIMITS, Unknown } from './limits';
+
+export interface Ref {
+	ref: number;
+	gen: number;
+}
+export type PdfValue =
+	| number
+	| boolean
+	| null
+	| string
+	| Ref
+	| { name: string }
+	| PdfValue[]
+	| PdfDict
+	| { keyword: string };
+export interface PdfDict {
+	dict: Record<string, PdfValue>;
+}
+
+export const isRef = (v: PdfValue | undefined): v is Ref =>
+	typeof v === 'object' && v !== null && 'ref' in v;
+export const isDict = (v: PdfValue | undefined): v is PdfDict =>
+	typeof v === 'object' && v !== null && 'dict' in v;
+export const nameOf = (v: PdfValue | undefined): string | undefined =>
+	typeof v === 'object' && v !== null && 'name' in v ? v.name : undefined;
+
+/** Byte classes: 1 white space, 2 delimiter, 0 regular (a table: the parser's hot path). */
+export const CLASS = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
+for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = 2;
+export const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/** The dictionary keys the counter reads; other values are passed over unbuilt. */
+const READ_KEYS = new Set([
+	'Type',
+	'Pages',
+	'Kids',
+	'Count',
+	'Root',
+	'Prev',
+	'XRefStm',
+	'Length',
+	'Filter',
+	'W',
+	'Index',
+	'Size',
+	'N',
+	'First',
+	'DecodeParms',
+	'Predictor',
+	'Columns',
+	'Colors',
+	'BitsPerComponent',
+]);
+
+/** A bounded reader of PDF objects over the file's bytes (or a decoded object stream's). */
+export class Parser {
+	constructor(
+		private readonly buf: Buffer,
+		private readonly budget: { bytes: number },
+	) {}
+	pos = 0;
+
+	private spend(n: number) {
+		this.budget.bytes -= n;
+		if (this.budget.bytes < 0)
+			throw new Unknown('reading the file took more work than its size allows');
+	}
+
+	skipSpace() {
+		const { buf } = this;
+		const start = this.pos;
+		while (this.pos < buf.length) {
+			const c = buf[this.pos];
+			if (CLASS[c] === 1) this.pos++;
+			else if (c === 0x25) {
+				while (this.pos < buf.length && buf[this.pos] !== 0x0a && buf[this.pos] !== 0x0d)
+					this.pos++;
+			} else break;
+		}
+		this.spend(this.pos - start);
+	}
+
+	private token(): string {
+		const { buf } = this;
+		const start = this.pos;
+		while (this.pos < buf.length && CLASS[buf[this.pos]] === 0) this.pos++;
+		this.spend(this.pos - start);
+		return buf.toString('latin1', start, this.pos);
+	}
+
+	/** The next object; `N G R` references are folded into one value. */
+	value(depth = 0): PdfValue {
+		if (depth > PAGE_LIMITS.maxNesting) throw new Unknown('an object is nested too deeply');
+		this.skipSpace();
+		const { buf } = this;
+		if (this.pos >= buf.length) throw new Unknown('the file ends inside an object');
+		const c = buf[this.pos];
+		if (c === 0x2f) {
+			this.pos++;
+			return { name: this.token() };
+		}
+		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
+			this.pos += 2;
+			// No prototype: a key such as /__proto__ is just a key.
+			const dict = Object.create(null) as Record<string, PdfValue>;
+			for (;;) {
+				this.skipSpace();
+				if (buf[this.pos] === 0x3e && buf[this.pos + 1] === 0x3e) {
+					this.pos += 2;
+					return { dict };
+				}
+				// The key is read as a string, with no name object made for it.
+				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
+				this.pos++;
+				const name = this.token();
+				if (READ_KEYS.has(name)) dict[name] = this.value(depth + 1);
+				else this.skip(depth + 1);
+			}
+		}
+		if (c === 0x3c) {
+			const end = buf.indexOf(0x3e, this.pos);
+			if (end === -1) throw new Unknown('a hex string is not closed');
+			this.spend(end + 1 - this.pos);
+			this.pos = end + 1;
+			return '';
+		}
+		if (c === 0x5b) {
+			this.pos++;
+			const items: PdfValue[] = [];
+			for (;;) {
+				this.skipSpace();
+				if (buf[this.pos] === 0x5d) {
+					this.pos++;
+					return items;
+				}
+				if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
+				items.push(this.value(depth + 1));
+			}
+		}
+		if (c === 0x28) return this.literal();
+		if (c === 0x29 || c === 0x3e || c === 0x5d || c === 0x7b || c === 0x7d) {
+			this.pos++;
+			throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${this.pos - 1}`);
+		}
+		if (isDigit(c)) {
+			const start = this.pos;
+			const number = this.unsigned();
+			if (buf[this.pos] === 0x2e || CLASS[buf[this.pos] ?? 0x20] === 0) return this.real(start);
+			// `N G R`: looked ahead byte by byte, consumed only when it is a reference.
+			const save = this.pos;
+			this.skipSpace();
+			if (isDigit(buf[this.pos])) {
+				const gen = this.unsigned();
+				this.skipSpace();
+				if (buf[this.pos] === 0x52 && CLASS[buf[this.pos + 1] ?? 0x20] !== 0) {
+					this.pos++;
+					return { ref: number, gen };
+				}
+			}
+			this.pos = save;
+			return number;
+		}
+		if (c === 0x2b || c === 0x2d || c === 0x2e) return this.real(this.pos);
+		const word = this.token();
+		if (word === 'true' || word === 'false') return word === 'true';
+		if (word === 'null') return null;
+		if (word === '') throw new Unknown(`an unreadable byte at ${this.pos}`);
+		return { keyword: word };
+	}
+
+	/** Passes over the next object without building it (values of keys nothing reads). */
+	skip(depth: number): void {
+		if (depth > PAGE_LIMITS.maxNesting) throw new Unknown('an object is nested too deeply');
+		this.skipSpace();
+		const { buf } = this;
+		if (this.pos >= buf.length) throw new Unknown('the file ends inside an object');
+		const c = buf[this.pos];
+		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
+			this.pos += 2;
+			for (;;) {
+				this.skipSpace();
+				if (buf[this.pos] === 0x3e && buf[this.pos + 1] === 0x3e) {
+					this.pos += 2;
+					return;
+				}
+				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
+				this.skip(depth + 1);
+				this.skip(depth + 1);
+			}
+		}
+		if (c === 0x5b) {
+			this.pos++;
+			for (;;) {
+				this.skipSpace();
+				if (buf[this.pos] === 0x5d) {
+					this.pos++;
+					return;
+				}
+				if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
+				this.skip(depth + 1);
+			}
+		}
+		if (c === 0x2f) {
+			this.pos++;
+			this.skipRegular();
+			return;
+		}
+		if (CLASS[c] === 0) {
+			// A number (with `G R` after it, a reference), true, false, null.
+			this.skipRegular();
+			if (!isDigit(c)) return;
+			const save = this.pos;
+			this.skipSpace();
+			if (isDigit(buf[this.pos])) {
+				this.skipRegular();
+				this.skipSpace();
+				if (buf[this.pos] === 0x52 && CLASS[buf[this.pos + 1] ?? 0x20] !== 0) {
+					this.pos++;
+					return;
+				}
+			}
+			this.pos = save;
+			return;
+		}
+		this.value(depth); // strings and errors: value() reads them without building much
+	}
+
+	private skipRegular() {
+		const { buf } = this;
+		const start = this.pos;
+		while (this.pos < buf.length && CLASS[buf[this.pos]] === 0) this.pos++;
+		this.spend(this.pos - start);
+	}
+
+	/** Digits at the position, as a number (no string made: the hot path of xref tables). */
+	unsigned(): number {
+		const { buf } = this;
+		const start = this.pos;
+		let value = 0;
+		while (this.pos < buf.length && isDigit(buf[this.pos])) {
+			value = value * 10 + buf[this.pos] - 0x30;
+			this.pos++;
+		}
+		this.spend(this.pos - start);
+		return value;
+	}
+
+	/** A signed or real number starting at `start`. */
+	private real(start: number): number {
+		this.pos = start;
+		const word = this.token();
+		if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(word))
+			throw new Unknown(`an unreadable number "${word.slice(0, 20)}" at byte ${start}`);
+		return Number(word);
+	}
+
+	private literal(): string {
+		const { buf } = this;
+		const start = this.pos;
+		let level = 0;
+		while (this.pos < buf.length) {
+			const c = buf[this.pos++];
+			if (c === 0x5c) this.pos++;
+			else if (c === 0x28) level++;
+			else if (c === 0x29 && --level === 0) {
+				this.spend(this.pos - start);
+				return '';
+			}
+		}
+		throw new Unknown('a string is not closed');
+	}
+
+	/** `N G obj` at the current position: the object's number, or undefined. */
+	objHeader(): { num: number; gen: number } | undefined {
+		this.skipSpace();
+		if (!isDigit(this.buf[this.pos])) return undefined;
+		const num = this.unsigned();
+		this.skipSpace();
+		if (!isDigit(this.buf[this.pos])) return undefined;
+		const gen = this.unsigned();
+		this.skipSpace();
+		if (this.token() !== 'obj') return undefined;
+		return { num, gen };
+	}
+
+	/** After a stream dictionary: the stream's raw bytes (by /Length when it is direct). */
+	streamData(dict: Record<string, PdfValue>): Buffer {
+		this.skipSpace();
+		if (this.token() !== 'stream') throw new Unknown('a stream dictionary has no stream');
+		const { buf } = this;
+		if (buf[this.pos] === 0x0d) this.pos++;
+		if (buf[this.pos] === 0x0a) this.pos++;
+		const length = dict.Length;
+		let end: number;
+		if (typeof length === 'number' && length >= 0 && this.pos + length <= buf.length)
+			end = this.pos + length;
+		else {
+			end = buf.indexOf('endstream', this.pos, 'latin1');
+			if (end === -1) throw new Unknown('a stream is not closed');
+			// The end-of-line before `endstream` is not part of the data.
+			if (buf[end - 1] === 0x0a && end > this.pos) end--;
+			if (buf[end - 1] === 0x0d && end > this.pos) end--;
+		}
+		this.spend(end - this.pos);
+		return buf.subarray(this.pos, end);
+	}
+}

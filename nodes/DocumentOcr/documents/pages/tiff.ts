@@ -1,0 +1,39 @@
+/** The pages of a TIFF: its chain of image file directories (classic and BigTIFF, either byte order). */
+import { PAGE_LIMITS, Unknown } from './limits';
+
+export function countTiffPages(buf: Buffer): number {
+	if (buf.length < 8) throw new Unknown('the TIFF header is cut off');
+	const le = buf[0] === 0x49;
+	const u16 = (o: number) => (le ? buf.readUInt16LE(o) : buf.readUInt16BE(o));
+	const u32 = (o: number) => (le ? buf.readUInt32LE(o) : buf.readUInt32BE(o));
+	const u64 = (o: number) => {
+		const value = le ? buf.readBigUInt64LE(o) : buf.readBigUInt64BE(o);
+		return value > BigInt(buf.length) ? buf.length : Number(value);
+	};
+	const version = u16(2);
+	const big = version === 43;
+	if (!big && version !== 42) throw new Unknown(`not a TIFF (version ${version})`);
+	if (big && (buf.length < 16 || u16(4) !== 8))
+		throw new Unknown('the BigTIFF header is not the one of its specification');
+	const seen = new Set<number>();
+	let offset = big ? u64(8) : u32(4);
+	let pages = 0;
+	while (offset !== 0) {
+		if (seen.has(offset)) throw new Unknown('the TIFF image directories form a loop');
+		seen.add(offset);
+		if (pages >= PAGE_LIMITS.maxTiffDirectories)
+			throw new Unknown(`more than ${PAGE_LIMITS.maxTiffDirectories} TIFF image directories`);
+		const head = big ? 8 : 2;
+		const entry = big ? 20 : 12;
+		if (offset + head > buf.length)
+			throw new Unknown(`a TIFF image directory at byte ${offset} is past the end of the file`);
+		const entries = big ? u64(offset) : u16(offset);
+		const next = offset + head + entries * entry;
+		if (next + (big ? 8 : 4) > buf.length)
+			throw new Unknown(`the TIFF image directory at byte ${offset} is cut off`);
+		pages++;
+		offset = big ? u64(next) : u32(next);
+	}
+	if (pages === 0) throw new Unknown('the TIFF has no image directory');
+	return pages;
+}

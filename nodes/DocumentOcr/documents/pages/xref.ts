@@ -1,0 +1,213 @@
+/**
+ * Where each object of a PDF is: the cross-reference read from the last startxref through /Prev
+ * (classic tables, cross-reference streams, a hybrid file's /XRefStm), or, when it cannot be read,
+ * a scan for `N G obj` headers that stands in only where it is certain.
+ */
+import { decodeStream } from './inflate';
+import { BrokenXref, PAGE_LIMITS, Unknown, type Budget } from './limits';
+import { CLASS, isDict, isDigit, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
+
+/** Where each object is: at an offset in the file, or the i-th object of an object stream. */
+export type Location = { offset: number } | { stream: number; index: number };
+
+export interface Xref {
+	objects: Map<number, Location>;
+	root?: Ref;
+	/** Why a hybrid file's cross-reference stream (/XRefStm) was not read, if it was not. */
+	hidden?: string;
+}
+
+export async function readXref(buf: Buffer, budget: Budget): Promise<Xref> {
+	const tailStart = Math.max(0, buf.length - 2048);
+	const at = buf.lastIndexOf('startxref', buf.length, 'latin1');
+	if (at === -1 || at < tailStart) throw new BrokenXref('the file has no startxref at its end');
+	const parser = new Parser(buf, budget);
+	parser.pos = at + 'startxref'.length;
+	let offset = parser.value();
+	const xref: Xref = { objects: new Map() };
+	const visited = new Set<number>();
+	const freed = new Set<number>();
+	while (typeof offset === 'number') {
+		if (!Number.isInteger(offset) || offset < 0 || offset >= buf.length)
+			throw new BrokenXref(`the cross-reference offset ${offset} is outside the file`);
+		if (visited.has(offset))
+			throw new BrokenXref('the cross-reference sections form a loop (/Prev)');
+		visited.add(offset);
+		if (visited.size > PAGE_LIMITS.maxXrefSections)
+			throw new Unknown(`more than ${PAGE_LIMITS.maxXrefSections} cross-reference sections`);
+		const trailer = await readSection(buf, offset, xref, budget, freed);
+		// The newest section is read first: its /Root wins; older ones only fill gaps.
+		if (!xref.root && isRef(trailer.Root)) xref.root = trailer.Root;
+		// A hybrid file: its table marks free what only its cross-reference stream (/XRefStm) lists.
+		if (typeof trailer.XRefStm === 'number') {
+			try {
+				await readSection(buf, trailer.XRefStm, xref, budget, freed);
+			} catch (error) {
+				xref.hidden ??= (error as Error).message;
+			}
+		}
+		freed.clear();
+		offset = trailer.Prev;
+	}
+	return xref;
+}
+
+/** One section (a table + trailer, or a cross-reference stream); keeps entries not yet known. */
+async function readSection(
+	buf: Buffer,
+	offset: number,
+	xref: Xref,
+	budget: Budget,
+	freed: Set<number>,
+): Promise<Record<string, PdfValue>> {
+	const parser = new Parser(buf, budget);
+	parser.pos = offset;
+	parser.skipSpace();
+	if (buf.toString('latin1', parser.pos, parser.pos + 4) === 'xref') {
+		parser.pos += 4;
+		for (;;) {
+			const first = parser.value();
+			if (isDict(first) || (typeof first === 'object' && first !== null && 'keyword' in first)) {
+				if (
+					typeof first === 'object' &&
+					first !== null &&
+					'keyword' in first &&
+					first.keyword === 'trailer'
+				) {
+					const trailer = parser.value();
+					if (!isDict(trailer)) throw new Unknown('the trailer is not a dictionary');
+					return trailer.dict;
+				}
+				throw new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
+			}
+			const count = parser.value();
+			if (typeof first !== 'number' || typeof count !== 'number' || count < 0)
+				throw new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
+			if (count * 20 > buf.length)
+				throw new Unknown('a cross-reference subsection is longer than the file');
+			for (let i = 0; i < count; i++) {
+				// `oooooooooo ggggg n`, read without making a string per entry.
+				parser.skipSpace();
+				const digits = isDigit(buf[parser.pos]);
+				const at = parser.unsigned();
+				parser.skipSpace();
+				const genDigits = isDigit(buf[parser.pos]);
+				parser.unsigned();
+				parser.skipSpace();
+				const kind = buf[parser.pos++];
+				if (!digits || !genDigits || (kind !== 0x6e && kind !== 0x66))
+					throw new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
+				const num = first + i;
+				if (!xref.objects.has(num) && kind === 0x6e) xref.objects.set(num, { offset: at });
+				else if (!xref.objects.has(num)) {
+					xref.objects.set(num, { offset: -1 }); // free: hides older revisions' object
+					freed.add(num);
+				}
+			}
+		}
+	}
+	// A cross-reference stream.
+	const head = parser.objHeader();
+	if (!head)
+		throw new BrokenXref(`the cross-reference offset ${offset} points to no cross-reference`);
+	const dict = parser.value();
+	if (!isDict(dict) || nameOf(dict.dict.Type) !== 'XRef')
+		throw new BrokenXref(`the cross-reference offset ${offset} points to no cross-reference`);
+	const raw = parser.streamData(dict.dict);
+	const data = await decodeStream(dict.dict, raw, 'cross-reference stream', budget, BrokenXref);
+	const w = dict.dict.W;
+	if (
+		!Array.isArray(w) ||
+		w.length !== 3 ||
+		!w.every((x) => typeof x === 'number' && x >= 0 && x <= 8)
+	)
+		throw new Unknown('the cross-reference stream has no valid /W');
+	const [w0, w1, w2] = w as number[];
+	const size = dict.dict.Size;
+	const index = Array.isArray(dict.dict.Index) ? dict.dict.Index : [0, size];
+	const row = w0 + w1 + w2;
+	if (row === 0) throw new Unknown('the cross-reference stream has no valid /W');
+	const field = (at: number, width: number) => {
+		let v = 0;
+		for (let k = 0; k < width; k++) v = v * 256 + data[at + k];
+		return v;
+	};
+	let at = 0;
+	for (let s = 0; s + 1 < index.length; s += 2) {
+		const first = index[s];
+		const count = index[s + 1];
+		if (typeof first !== 'number' || typeof count !== 'number' || count < 0)
+			throw new Unknown('the cross-reference stream has no valid /Index');
+		for (let i = 0; i < count; i++, at += row) {
+			if (at + row > data.length) throw new Unknown('the cross-reference stream is cut off');
+			const type = w0 === 0 ? 1 : field(at, w0);
+			const a = field(at + w0, w1);
+			const b = field(at + w0 + w1, w2);
+			const num = first + i;
+			if (xref.objects.has(num) && !freed.has(num)) continue;
+			if (type === 1) xref.objects.set(num, { offset: a });
+			else if (type === 2) xref.objects.set(num, { stream: a, index: b });
+			else xref.objects.set(num, { offset: -1 });
+		}
+	}
+	return dict.dict;
+}
+
+/**
+ * Stand-in for an unreadable cross-reference: every `N G obj` header in the file. Only certain
+ * when nothing is hidden in object streams and every object is defined once (a number defined
+ * twice is left out, so reading it fails with "not in the cross-reference").
+ */
+export function scanObjects(buf: Buffer, budget: Budget): Xref {
+	if (buf.indexOf('/ObjStm', 0, 'latin1') !== -1)
+		throw new Unknown(
+			'the file has object streams, so no scan can stand in for its cross-reference',
+		);
+	const objects = new Map<number, Location>();
+	const twice = new Set<number>();
+	// The last trailer names the root; without one, the last cross-reference stream's dictionary
+	// or else the one /Type /Catalog (both read from each object's first bytes, only then).
+	let root: Ref | undefined;
+	const trailerAt = buf.lastIndexOf('trailer', buf.length, 'latin1');
+	if (trailerAt !== -1) {
+		const m = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(
+			buf.toString('latin1', trailerAt, trailerAt + 1024),
+		);
+		if (m) root = { ref: Number(m[1]), gen: Number(m[2]) };
+	}
+	const fromTrailer = root !== undefined;
+	let catalogs = 0;
+	let catalog: number | undefined;
+	for (
+		let at = buf.indexOf('obj', 0, 'latin1');
+		at !== -1;
+		at = buf.indexOf('obj', at + 3, 'latin1')
+	) {
+		budget.bytes -= 16;
+		if (budget.bytes < 0) throw new Unknown('scanning for objects took too much work');
+		// `endobj` and words ending in "obj" are passed over before any string is made.
+		if (at === 0 || CLASS[buf[at - 1]] !== 1 || CLASS[buf[at + 3] ?? 0x20] === 0) continue;
+		const match = /(?:^|[\s])(\d{1,10})\s+(\d{1,5})\s+$/.exec(
+			buf.toString('latin1', Math.max(0, at - 24), at),
+		);
+		if (!match) continue;
+		const num = Number(match[1]);
+		const start = at - match[0].length + (match[0].length - match[0].trimStart().length);
+		if (objects.has(num)) twice.add(num);
+		objects.set(num, { offset: start });
+		if (fromTrailer) continue;
+		const peek = buf.toString('latin1', at + 3, Math.min(buf.length, at + 3 + 200));
+		if (/\/Type\s*\/Catalog(?![A-Za-z])/.test(peek)) {
+			catalogs++;
+			catalog = num;
+		}
+		if (/^\s*<<[^]*\/Type\s*\/XRef/.test(peek)) {
+			const m = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(peek);
+			if (m) root = { ref: Number(m[1]), gen: Number(m[2]) };
+		}
+	}
+	for (const num of twice) objects.delete(num);
+	if (!root && catalogs === 1 && catalog !== undefined) root = { ref: catalog, gen: 0 };
+	if (!root) throw new Unknown('no unambiguous document catalog was found');
+	return { objects, root };
+}
