@@ -23,7 +23,14 @@ test('sends the schema as compact JSON beside the file; outputs what was extract
 	]);
 	expect(output).toEqual([
 		{
-			json: { data: { total: 12.5 }, fileName: 'invoice.pdf', id: 'ex_1', pages: 1 },
+			json: {
+				data: { total: 12.5 },
+				fileName: 'invoice.pdf',
+				id: 'ex_1',
+				pages: 1,
+				pagesCounted: null,
+				pagesBilled: 1,
+			},
 			pairedItem: { item: 0 },
 		},
 	]);

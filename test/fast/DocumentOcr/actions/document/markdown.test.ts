@@ -30,7 +30,10 @@ test('uploads the file as the one multipart part "file" to the API URL', async (
 		{ name: 'file', fileName: 'minutes.pdf', contentType: 'application/pdf', data: PDF },
 	]);
 	expect(output).toEqual([
-		{ json: { ...result, fileName: 'minutes.pdf' }, pairedItem: { item: 0 } },
+		{
+			json: { ...result, fileName: 'minutes.pdf', pagesCounted: null, pagesBilled: 1 },
+			pairedItem: { item: 0 },
+		},
 	]);
 });
 

@@ -19,7 +19,9 @@ test('uploads the image as the part "file"; outputs the answer as the service gi
 	expect(await multipartBody(sent[0].options)).toEqual([
 		{ name: 'file', fileName: 'photo.png', contentType: 'image/png', data: PNG },
 	]);
-	expect(output).toEqual([{ json: { ...answer, fileName: 'photo.png' }, pairedItem: { item: 0 } }]);
+	expect(output).toEqual([
+		{ json: { ...answer, fileName: 'photo.png', pagesCounted: 1 }, pairedItem: { item: 0 } },
+	]);
 });
 
 test('an answer that is not a JSON object is an error that warns of the charge', async () => {

@@ -28,7 +28,9 @@ test('sends each job field as a text part, then the file; outputs the job at onc
 		{ name: 'pages', data: Buffer.from('2') },
 		{ name: 'file', fileName: 'contract.pdf', contentType: 'application/pdf', data: PDF },
 	]);
-	expect(output).toEqual([{ json: { id: 'job_1', status: 'queued' }, pairedItem: { item: 0 } }]);
+	expect(output).toEqual([
+		{ json: { id: 'job_1', status: 'queued', pagesCounted: null }, pairedItem: { item: 0 } },
+	]);
 });
 
 test('no job fields: the file is the only part; a wrapped numeric ID is output as text', async () => {
@@ -52,7 +54,7 @@ test('with Wait for Completion: polls GET /v1/jobs/{id} on the API URL until don
 		`POST ${API_URL}/v1/jobs`,
 		`GET ${API_URL}/v1/jobs/job_1`,
 	]);
-	expect(output?.[0].json).toEqual(done);
+	expect(output?.[0].json).toEqual({ ...done, pagesCounted: null });
 });
 
 test('an answer without a job ID is an error: a job may exist that cannot be fetched', async () => {

@@ -42,7 +42,9 @@ test('sends the spec fields as JSON to the Base URL, never the API URL', async (
 		documentType: 'invoice',
 		imageBase64: PDF.toString('base64'),
 	});
-	expect(output).toEqual([{ json: accepted.body, pairedItem: { item: 0 } }]);
+	expect(output).toEqual([
+		{ json: { ...accepted.body, pagesCounted: null }, pairedItem: { item: 0 } },
+	]);
 });
 
 test('a large file is streamed: the same JSON, as long as it announces', async () => {
@@ -79,7 +81,12 @@ test('the task ID is output as a string, with the billed pages the answer names'
 		items: [fileItem(PDF, 'scan.pdf')],
 		answers: [{ body: { data: { success: true, taskId: 42, pagesBilled: 3 } } }],
 	});
-	expect(output?.[0].json).toEqual({ success: true, taskId: '42', pagesBilled: 3 });
+	expect(output?.[0].json).toEqual({
+		success: true,
+		taskId: '42',
+		pagesBilled: 3,
+		pagesCounted: null,
+	});
 });
 
 test('with Wait for Completion: checks the read scope for free, submits, reads the task', async () => {
@@ -97,7 +104,7 @@ test('with Wait for Completion: checks the read scope for free, submits, reads t
 	expect(sent[0].options.qs).toEqual({ page: 1, pageSize: 1 });
 	expect(sent[2].options.body).toBeUndefined();
 	// The submission named no billed count: the finished task's page count is the bill.
-	expect(output?.[0].json).toEqual({ ...done, pagesBilled: 2 });
+	expect(output?.[0].json).toEqual({ ...done, pagesBilled: 2, pagesCounted: null });
 });
 
 test('success: false is a refused submission, not a task', async () => {

@@ -26,7 +26,9 @@ test('sends filename, options and the Base64 file to the Base URL; outputs the a
 		options: { format: 'markdown', highFidelityTables: true, formulas: false },
 		imageBase64: PDF.toString('base64'),
 	});
-	expect(output).toEqual([{ json: queued, pairedItem: { item: 0 } }]);
+	expect(output).toEqual([
+		{ json: { ...queued, pagesCounted: null, pagesBilled: 4 }, pairedItem: { item: 0 } },
+	]);
 });
 
 test('"Service Default" and no options: no options object at all', async () => {
@@ -62,7 +64,14 @@ test('with Wait for Completion: the finished task keeps the submission figures',
 		`POST ${BASE_URL}/api/v2/ocr`,
 		`GET ${BASE_URL}/api/tasks/tsk_2`,
 	]);
-	expect(output?.[0].json).toEqual({ ...done, estimatedSeconds: 0, pages: 4, creditsUsed: 4 });
+	expect(output?.[0].json).toEqual({
+		...done,
+		estimatedSeconds: 0,
+		pages: 4,
+		creditsUsed: 4,
+		pagesCounted: null,
+		pagesBilled: 4,
+	});
 });
 
 test('Base64 input without a file name is refused before anything is sent', async () => {
