@@ -48,6 +48,7 @@ const OPERATIONS = [
 	['document', 'markdown', ['documentSource', 'binaryPropertyName', 'outputFile']],
 	['document', 'recognize', ['documentSource', 'binaryPropertyName']],
 	['document', 'extract', ['documentSource', 'binaryPropertyName', 'schema']],
+	['document', 'countPages', ['documentSource', 'binaryPropertyName']],
 	['job', 'create', ['documentSource', 'binaryPropertyName', 'jobFields', 'waitForCompletion']],
 	['job', 'get', ['jobId']],
 ];

@@ -3,7 +3,8 @@
  * Money-safe batches in real n8n 2.x (the packed package as a community package, `n8n execute`,
  * the emulator's page ledger): a bad item among 20 costs nothing, a 402 at item 5 stops the
  * spending and the node's error lists what was billed, the 10 MB limit is the request body's, and
- * with Skip Already Submitted Documents a re-run after a failure bills only what was not billed.
+ * with Skip Already Submitted Documents a re-run after a failure bills only what was not billed,
+ * and a Page Budget stops a batch before it passes the budget (Count Pages costing nothing).
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -94,6 +95,15 @@ beforeAll(async () => {
 		batchWorkflow('ocrE2eMarkdownRerun', 'md-rerun', {
 			resource: 'document',
 			operation: 'markdown',
+			options: {},
+		}),
+		batchWorkflow('ocrE2eBudget', 'budget', {
+			...submit,
+			options: { pageBudget: 10, concurrency: 16 },
+		}),
+		batchWorkflow('ocrE2eCount', 'budget', {
+			resource: 'document',
+			operation: 'countPages',
 			options: {},
 		}),
 	]);
@@ -259,4 +269,35 @@ test('3 documents through Convert to Markdown, the third refused (402): the erro
 			[0, 1, 2].map((i) => expect.stringContaining(`Batch document ${i}`)),
 		);
 	});
+});
+
+test('Page Budget 10, concurrency 16, eight PDFs of 3 pages: 9 pages billed, the run fails at item 3 naming the budget and the billed tasks; Count Pages on the same files costs nothing', async () => {
+	const folder = path.join(n8n.inbox, 'budget');
+	fs.mkdirSync(folder, { recursive: true });
+	for (let i = 0; i < 8; i++) {
+		const pages = [1, 2, 3].map((p) => `Budget document ${i}, page ${p}`);
+		fs.writeFileSync(path.join(folder, `doc-${i}.pdf`), documents.makePdf(pages));
+	}
+	const mark = n8n.emu.ledger('acme').length;
+	const requests = n8n.emu.stats().requests;
+	const counted = await n8n.execute('ocrE2eCount');
+	expect(counted.data.resultData.error).toBeUndefined();
+	expect(nodeOutput(counted, 'Document OCR').map((o) => [o.json.kind, o.json.pages])).toEqual(
+		Array.from({ length: 8 }, () => ['pdf', 3]),
+	);
+	expect(n8n.emu.stats().requests).toBe(requests);
+
+	const run = await n8n.executeExpectingFailure('ocrE2eBudget');
+	const error = run.data.resultData.error;
+	expect(error.message).toBe(
+		'Item 3 was not sent: its 3 pages would pass the Page Budget of 10 pages; 9 pages billed so far in this execution',
+	);
+	const charged = n8n.emu
+		.ledger('acme')
+		.slice(mark)
+		.filter((e) => e.delta < 0)
+		.map((e) => e.taskId);
+	expect(charged).toHaveLength(3);
+	for (const taskId of charged) expect(error.description).toContain(taskId);
+	expect(n8n.chargedSince(mark)).toBe(9);
 });
