@@ -34,12 +34,13 @@ const base = require('../scripts/n8n-engine');
 const { rng } = require('./invariants');
 const { startFileServer, hostileLink } = require('./support/file-server');
 
-const INVARIANTS = ['key', 'billing', 'deadline', 'errors', 'pairedItem', 'answer'];
+const INVARIANTS = ['key', 'billing', 'budget', 'deadline', 'errors', 'pairedItem', 'answer'];
 
 /** The test title of each invariant. */
 const TITLES = {
 	key: 'the key appears in no output, binary, error, log line or request to another server',
 	billing: 'nothing is billed twice, also across a re-run (Skip Submitted Documents)',
+	budget: 'no run bills past its Page Budget, and every refused item names the budget',
 	deadline: 'every run ends by its deadline',
 	errors: 'every error names what failed and what was charged',
 	pairedItem: 'pairedItem on every output item',
@@ -186,11 +187,12 @@ function leakIn(text, forms) {
 function makeDocument(random, text) {
 	const kind = ['pdf', 'pdf', 'pdfLarge', 'png'][Math.floor(random() * 4)];
 	if (kind === 'png')
-		return { bytes: h.documents.makePng(text), mimeType: 'image/png', extension: 'png' };
+		return { bytes: h.documents.makePng(text), mimeType: 'image/png', extension: 'png', pages: 1 };
 	const pages = [text];
 	if (kind === 'pdfLarge') pages.push(`filler ${'x'.repeat(300_000 + Math.floor(random() * 1e6))}`);
 	else if (random() < 0.5) pages.push('page 2');
-	return { bytes: h.documents.makePdf(pages), mimeType: 'application/pdf', extension: 'pdf' };
+	const bytes = h.documents.makePdf(pages);
+	return { bytes, mimeType: 'application/pdf', extension: 'pdf', pages: pages.length };
 }
 
 /**
@@ -207,7 +209,7 @@ function documentItems({ tag, random, source, files, waits, urlModes }) {
 		const text = `${tag} item ${i}${marker}`;
 		const doc = makeDocument(random, text);
 		const fileName = `${tag.replace(/\W+/g, '-')}-item-${i}.${doc.extension}`;
-		const plan = { text, fileName };
+		const plan = { text, fileName, pages: doc.pages };
 		if (source === 'binary') items.push(h.binaryItem(doc.bytes, fileName, doc.mimeType));
 		else if (source === 'base64') {
 			const b64 = doc.bytes.toString('base64');
@@ -611,6 +613,11 @@ async function opsRun(
 			waits,
 			urlModes,
 		});
+		// On half the runs a Page Budget of a third to four fifths of the items' pages.
+		const pagesInAll = plans.reduce((sum, plan) => sum + plan.pages, 0);
+		const pageBudget =
+			random() < 0.5 ? undefined : Math.max(1, Math.floor(pagesInAll * (0.33 + random() * 0.47)));
+		if (pageBudget !== undefined) options.pageBudget = pageBudget;
 		const budgetText = [
 			family.source === 'url' && `the ${fetchDeadlineMs / 1000} s URL fetch deadline`,
 			waits && `the ${WAIT_TIMEOUT_MINUTES * 60} s Wait Timeout`,
@@ -643,6 +650,20 @@ async function opsRun(
 			runs.push({ ms: result.ms, budgetMs });
 			const charges = chargesSince(emu, from);
 			const runLabel = rounds > 1 ? `${label}, ${round === 1 ? 'first run' : 're-run'}` : label;
+			// budget: the pages this run was charged (net of refunds), and every refusal's words.
+			if (pageBudget !== undefined) {
+				const spent = charges.reduce((sum, c) => sum - c.delta, 0);
+				if (spent > pageBudget)
+					v.budget.push(
+						`${runLabel}: charged ${spent} pages with a Page Budget of ${pageBudget}: ${charges.map((c) => `${c.taskId} (${-c.delta})`).join(', ')}`,
+					);
+				for (const error of errorsOf(result))
+					if (
+						/Page Budget/.test(error.message) &&
+						!error.message.includes(`Page Budget of ${pageBudget} page`)
+					)
+						v.budget.push(`${runLabel}: ${error.where} does not name the budget: ${error.message}`);
+			}
 			// Each item's own wait: no status read of its task past the Wait Timeout from the moment
 			// the service accepted it (less the time an answer takes). The emulator logs task reads.
 			if (waits) {
