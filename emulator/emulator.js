@@ -641,9 +641,9 @@ class Emulator extends EventEmitter {
 			listener,
 			lost: false,
 			surface: segs[0] === 'v1' ? 'v1' : 'api',
-			requestId: randomId('req_', 6),
 		};
-		res.setHeader('x-request-id', ctx.requestId);
+		// A request-id header is "not shown" by the interface: only the 'rich' fields variant sends one.
+		if (this.options.fields === 'rich') res.setHeader('x-request-id', randomId('req_', 6));
 		if (this.options.log) {
 			res.on('finish', () =>
 				console.error(

@@ -102,6 +102,8 @@ describe('the default profile: exactly what the spec shows (spec §2, §4.1)', (
 		const r = await submit(docs.makePdf(['one', 'two']), { filename: 'two.pdf' });
 		const id = r.json.taskId;
 		expect(r.json).toEqual({ success: true, taskId: id, provider: 'provider-async' });
+		// No request-id header: the interface does not show one (only the 'rich' variant sends it).
+		expect(r.headers['x-request-id']).toBeUndefined();
 		const task = { taskId: id, provider: 'provider-async', metadata: {} };
 		expect(await get(id)).toEqual({ ...task, status: 'queued' });
 		emu.resumeQueue();
