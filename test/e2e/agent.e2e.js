@@ -58,6 +58,7 @@ const GET_NODE = toolNodeName('task', 'get');
 const LIST_NODE = toolNodeName('task', 'getMany');
 const SUBMIT_NODE = toolNodeName('task', 'submit');
 const RECOGNIZE_NODE = toolNodeName('document', 'recognize');
+const COUNT_NODE = toolNodeName('document', 'countPages');
 const URL_TEXT = 'Boarding pass: gate B12, seat 14C, departs 09:45';
 const LIMIT_HELP = 'How many of the newest tasks to list, from 1 to 50';
 
@@ -260,6 +261,18 @@ const recognizeUrlTool = {
 		options: {},
 	},
 };
+/** Count Pages with Input Type URL, the URL filled in by the model. */
+const countPagesUrlTool = {
+	name: COUNT_NODE,
+	typeVersion: 2,
+	parameters: {
+		resource: 'document',
+		operation: 'countPages',
+		documentSource: 'url',
+		documentUrl: fromAi('Document_URL', fieldDescription('documentUrl')),
+		options: {},
+	},
+};
 /** Submit as the editor adds it: Input Type left at Binary File. */
 const submitBinaryTool = {
 	name: SUBMIT_NODE,
@@ -325,6 +338,9 @@ beforeAll(async () => {
 	n8n = await createInstance({ label: 'agent', runsOverRest: true });
 	// The scan the agent is given only as a link: served by a plain web server, not the service.
 	files = await startFileServer();
+	files.put('/shared/report.pdf', documents.makePdf(['Summary', 'Figures', 'Annex']), {
+		'content-type': 'application/pdf',
+	});
 	files.put('/shared/boarding-pass.pdf', documents.makePdf([URL_TEXT]), {
 		'content-type': 'application/pdf',
 	});
@@ -383,6 +399,12 @@ beforeAll(async () => {
 			'e2e: AI Agent reads a scan it was given as a URL',
 			`What does the scan at ${files.url('/shared/boarding-pass.pdf')} say?`,
 			[recognizeUrlTool],
+		),
+		agentWorkflow(
+			'ocrE2eAgentCnt01',
+			'e2e: AI Agent counts the pages of a report before reading it',
+			`How many pages does the report at ${files.url('/shared/report.pdf')} have?`,
+			[countPagesUrlTool],
 		),
 		agentWorkflow(
 			'ocrE2eAgentBin01',
@@ -588,7 +610,29 @@ test('Document → Recognize with a URL from the model: the scan is fetched, rec
 
 	// A lean result for the model: the text and the file name, no block list.
 	expect(JSON.parse(toolMessage.content)).toEqual([
-		{ text: URL_TEXT, fileName: 'boarding-pass.pdf' },
+		{ text: URL_TEXT, pagesCounted: 1, fileName: 'boarding-pass.pdf' },
 	]);
 	expect(answer).toBe(`The scan says: "${URL_TEXT}"`);
+});
+
+test('Document → Count Pages with a URL from the model: the pages, with nothing sent or charged', async () => {
+	const mark = n8n.emu.ledger('acme').length;
+	const { run, sent, toolMessage, answer } = await runAgent('ocrE2eAgentCnt01', {
+		tool: toolName(COUNT_NODE),
+		args: (tool, userText) => ({ Document_URL: /https?:\/\/\S+?(?=\s|\?$|$)/.exec(userText)[0] }),
+		answer: (content) => `It has ${JSON.parse(content)[0]?.pages} pages.`,
+	});
+	expect(run.data.resultData.error).toBeUndefined();
+	expect(JSON.parse(toolMessage.content)).toEqual([
+		{
+			fileName: 'report.pdf',
+			kind: 'pdf',
+			mimeType: 'application/pdf',
+			size: expect.any(Number),
+			pages: 3,
+		},
+	]);
+	expect(answer).toBe('It has 3 pages.');
+	expect(sent).toEqual([]);
+	expect(n8n.emu.ledger('acme').length).toBe(mark);
 });
