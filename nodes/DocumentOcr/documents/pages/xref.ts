@@ -17,7 +17,7 @@ export interface Xref {
 	hidden?: string;
 }
 
-export async function readXref(buf: Buffer, budget: Budget): Promise<Xref> {
+export function readXref(buf: Buffer, budget: Budget): Xref {
 	const tailStart = Math.max(0, buf.length - 2048);
 	const at = buf.lastIndexOf('startxref', buf.length, 'latin1');
 	if (at === -1 || at < tailStart) throw new BrokenXref('the file has no startxref at its end');
@@ -35,13 +35,13 @@ export async function readXref(buf: Buffer, budget: Budget): Promise<Xref> {
 		visited.add(offset);
 		if (visited.size > PAGE_LIMITS.maxXrefSections)
 			throw new Unknown(`more than ${PAGE_LIMITS.maxXrefSections} cross-reference sections`);
-		const trailer = await readSection(buf, offset, xref, budget, freed);
+		const trailer = readSection(buf, offset, xref, budget, freed);
 		// The newest section is read first: its /Root wins; older ones only fill gaps.
 		if (!xref.root && isRef(trailer.Root)) xref.root = trailer.Root;
 		// A hybrid file: its table marks free what only its cross-reference stream (/XRefStm) lists.
 		if (typeof trailer.XRefStm === 'number') {
 			try {
-				await readSection(buf, trailer.XRefStm, xref, budget, freed);
+				readSection(buf, trailer.XRefStm, xref, budget, freed);
 			} catch (error) {
 				xref.hidden ??= (error as Error).message;
 			}
@@ -53,13 +53,13 @@ export async function readXref(buf: Buffer, budget: Budget): Promise<Xref> {
 }
 
 /** One section (a table + trailer, or a cross-reference stream); keeps entries not yet known. */
-async function readSection(
+function readSection(
 	buf: Buffer,
 	offset: number,
 	xref: Xref,
 	budget: Budget,
 	freed: Set<number>,
-): Promise<Record<string, PdfValue>> {
+): Record<string, PdfValue> {
 	const parser = new Parser(buf, budget);
 	parser.pos = offset;
 	parser.skipSpace();
@@ -114,7 +114,7 @@ async function readSection(
 	if (!isDict(dict) || nameOf(dict.dict.Type) !== 'XRef')
 		throw new BrokenXref(`the cross-reference offset ${offset} points to no cross-reference`);
 	const raw = parser.streamData(dict.dict);
-	const data = await decodeStream(dict.dict, raw, 'cross-reference stream', budget, BrokenXref);
+	const data = decodeStream(dict.dict, raw, 'cross-reference stream', budget, BrokenXref);
 	const w = dict.dict.W;
 	if (
 		!Array.isArray(w) ||
