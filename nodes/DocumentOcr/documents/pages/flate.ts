@@ -8,132 +8,22 @@
 
 export class FlateError extends Error {}
 
-const LENGTH_BASE = Uint16Array.of(
-	3,
-	4,
-	5,
-	6,
-	7,
-	8,
-	9,
-	10,
-	11,
-	13,
-	15,
-	17,
-	19,
-	23,
-	27,
-	31,
-	35,
-	43,
-	51,
-	59,
-	67,
-	83,
-	99,
-	115,
-	131,
-	163,
-	195,
-	227,
-	258,
-);
-const LENGTH_EXTRA = Uint8Array.of(
-	0,
-	0,
-	0,
-	0,
-	0,
-	0,
-	0,
-	0,
-	1,
-	1,
-	1,
-	1,
-	2,
-	2,
-	2,
-	2,
-	3,
-	3,
-	3,
-	3,
-	4,
-	4,
-	4,
-	4,
-	5,
-	5,
-	5,
-	5,
-	0,
-);
-const DIST_BASE = Uint16Array.of(
-	1,
-	2,
-	3,
-	4,
-	5,
-	7,
-	9,
-	13,
-	17,
-	25,
-	33,
-	49,
-	65,
-	97,
-	129,
-	193,
-	257,
-	385,
-	513,
-	769,
-	1025,
-	1537,
-	2049,
-	3073,
-	4097,
-	6145,
-	8193,
-	12289,
-	16385,
-	24577,
-);
-const DIST_EXTRA = Uint8Array.of(
-	0,
-	0,
-	0,
-	0,
-	1,
-	1,
-	2,
-	2,
-	3,
-	3,
-	4,
-	4,
-	5,
-	5,
-	6,
-	6,
-	7,
-	7,
-	8,
-	8,
-	9,
-	9,
-	10,
-	10,
-	11,
-	11,
-	12,
-	12,
-	13,
-	13,
-);
+/** Base and extra bits of lengths 257-285 and distances 0-29 (RFC 1951, 3.2.5). */
+const LENGTH_BASE = new Uint16Array(29);
+const LENGTH_EXTRA = new Uint8Array(29);
+const DIST_BASE = new Uint16Array(30);
+const DIST_EXTRA = new Uint8Array(30);
+for (let i = 0, base = 3; i < 28; i++) {
+	LENGTH_EXTRA[i] = i < 8 ? 0 : (i >> 2) - 1;
+	LENGTH_BASE[i] = base;
+	base += 1 << LENGTH_EXTRA[i];
+}
+LENGTH_BASE[28] = 258;
+for (let i = 0, base = 1; i < 30; i++) {
+	DIST_EXTRA[i] = i < 4 ? 0 : (i >> 1) - 1;
+	DIST_BASE[i] = base;
+	base += 1 << DIST_EXTRA[i];
+}
 /** The order code length code lengths are sent in. */
 const ORDER = Uint8Array.of(16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15);
 
