@@ -37,7 +37,7 @@ for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CL
 export const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
 /** The dictionary keys the counter reads; other values are passed over unbuilt. */
-const READ_KEYS = new Set([
+const READ_KEYS = [
 	'Type',
 	'Pages',
 	'Kids',
@@ -57,7 +57,24 @@ const READ_KEYS = new Set([
 	'Columns',
 	'Colors',
 	'BitsPerComponent',
-]);
+];
+/** Names the counter compares against: read as one shared value each, no string made. */
+const KNOWN_NAMES = ['Page', 'Pages', 'Catalog', 'ObjStm', 'XRef', 'FlateDecode'];
+
+/** A name's bytes hashed as they are scanned (the key of the tables below). */
+const step = (hash: number, c: number) => (Math.imul(hash, 31) + c) | 0;
+const hashOf = (text: string) => {
+	let hash = 0;
+	for (let i = 0; i < text.length; i++) hash = step(hash, text.charCodeAt(i));
+	return hash;
+};
+const byHash = <T>(words: string[], make: (word: string) => T) => {
+	const table = new Map<number, { word: string; value: T }>();
+	for (const word of words) table.set(hashOf(word), { word, value: make(word) });
+	return table;
+};
+const KEYS = byHash(READ_KEYS, (key) => key);
+const NAMES = byHash(KNOWN_NAMES, (name) => Object.freeze({ name }));
 
 /** A bounded reader of PDF objects over the file's bytes (or a decoded object stream's). */
 export class Parser {
@@ -95,6 +112,20 @@ export class Parser {
 		return buf.toString('latin1', start, this.pos);
 	}
 
+	/** Passes over a name's bytes; the entry of `table` it spells, if any (no string made). */
+	private lookup<T>(table: Map<number, { word: string; value: T }>): T | undefined {
+		const { buf } = this;
+		const start = this.pos;
+		let hash = 0;
+		while (this.pos < buf.length && CLASS[buf[this.pos]] === 0) hash = step(hash, buf[this.pos++]);
+		this.spend(this.pos - start);
+		const entry = table.get(hash);
+		if (!entry || entry.word.length !== this.pos - start) return undefined;
+		for (let i = 0; i < entry.word.length; i++)
+			if (entry.word.charCodeAt(i) !== buf[start + i]) return undefined;
+		return entry.value;
+	}
+
 	/** The next object; `N G R` references are folded into one value. */
 	value(depth = 0): PdfValue {
 		if (depth > PAGE_LIMITS.maxNesting) throw new Unknown('an object is nested too deeply');
@@ -104,23 +135,25 @@ export class Parser {
 		const c = buf[this.pos];
 		if (c === 0x2f) {
 			this.pos++;
-			return { name: this.token() };
+			const start = this.pos;
+			const known = this.lookup(NAMES);
+			return known ?? { name: buf.toString('latin1', start, this.pos) };
 		}
 		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
 			this.pos += 2;
-			// No prototype: a key such as /__proto__ is just a key.
-			const dict = Object.create(null) as Record<string, PdfValue>;
+			// Only the keys read are set (none is a property of Object.prototype).
+			const dict: Record<string, PdfValue> = {};
 			for (;;) {
 				this.skipSpace();
 				if (buf[this.pos] === 0x3e && buf[this.pos + 1] === 0x3e) {
 					this.pos += 2;
 					return { dict };
 				}
-				// The key is read as a string, with no name object made for it.
+				// The key is matched by its bytes: no string or name object is made for it.
 				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
 				this.pos++;
-				const name = this.token();
-				if (READ_KEYS.has(name)) dict[name] = this.value(depth + 1);
+				const key = this.lookup(KEYS);
+				if (key !== undefined) dict[key] = this.value(depth + 1);
 				else this.skip(depth + 1);
 			}
 		}

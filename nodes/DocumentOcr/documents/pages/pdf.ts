@@ -16,7 +16,7 @@ import {
 	type Budget,
 	type PageCount,
 } from './limits';
-import { isDict, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
+import { isDict, isDigit, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
 import { readXref, scanObjects, type Xref } from './xref';
 
 const MAX_PAGES_PER_BYTE = 1 / 10;
@@ -166,11 +166,15 @@ class ObjectReader {
 		if (data !== raw) this.budget.bytes += data.length;
 		const header = new Parser(data, this.budget);
 		const offsets = new Map<number, number>();
+		// Pairs of unsigned integers (number, offset), read without building values.
 		for (let i = 0; i < n; i++) {
-			header.value(); // the object's number
-			const rel = header.value();
-			if (typeof rel !== 'number' || first + rel > data.length)
-				throw new Unknown(`object stream ${num} has a bad offset`);
+			header.skipSpace();
+			if (!isDigit(data[header.pos])) throw new Unknown(`object stream ${num} has a bad offset`);
+			header.unsigned(); // the object's number
+			header.skipSpace();
+			if (!isDigit(data[header.pos])) throw new Unknown(`object stream ${num} has a bad offset`);
+			const rel = header.unsigned();
+			if (first + rel > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
 			offsets.set(i, first + rel);
 		}
 		return { data, offsets };
