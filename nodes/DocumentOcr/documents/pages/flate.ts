@@ -29,6 +29,7 @@ const ORDER = Uint8Array.of(16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 
 
 /** Bits looked up at once; longer codes are decoded bit by bit. */
 const FAST = 9;
+const MASK = (1 << FAST) - 1;
 
 /** A canonical Huffman code: codes per length, symbols in code order, the first-bits table. */
 class Code {
@@ -74,9 +75,9 @@ class Code {
 
 /** Reads one zlib stream; the state of the bit reader and the output it grows. */
 class Inflater {
-	private pos = 0;
-	private bitbuf = 0;
-	private bitcnt = 0;
+	pos = 0;
+	bitbuf = 0;
+	bitcnt = 0;
 	out: Uint8Array;
 	n = 0;
 	constructor(
@@ -173,29 +174,95 @@ class Inflater {
 
 	/** One Huffman-coded block; false once the output would pass the cap. */
 	codes(lit: Code, dist: Code): boolean {
+		// The hot loop: the reader's state in locals, written back before any method is called.
+		const { input } = this;
+		const litFast = lit.fast;
+		const distFast = dist.fast;
+		let { pos, bitbuf, bitcnt, n, out } = this;
 		for (;;) {
-			let symbol = this.decode(lit);
+			while (bitcnt < 15 && pos < input.length) {
+				bitbuf |= input[pos++] << bitcnt;
+				bitcnt += 8;
+			}
+			let symbol: number;
+			let entry = litFast[bitbuf & MASK];
+			if (entry !== 0 && (entry & 15) <= bitcnt) {
+				bitbuf >>>= entry & 15;
+				bitcnt -= entry & 15;
+				symbol = entry >> 4;
+			} else {
+				this.keep(pos, bitbuf, bitcnt);
+				symbol = this.decode(lit);
+				({ pos, bitbuf, bitcnt } = this);
+			}
 			if (symbol < 256) {
 				if (symbol < 0) throw new FlateError('invalid literal/length code');
-				if (this.n >= this.out.length && !this.room(1)) return false;
-				this.out[this.n++] = symbol;
+				if (n >= out.length) {
+					this.n = n;
+					if (!this.room(1)) return false;
+					out = this.out;
+				}
+				out[n++] = symbol;
 				continue;
 			}
-			if (symbol === 256) return true;
+			if (symbol === 256) {
+				this.keep(pos, bitbuf, bitcnt);
+				this.n = n;
+				return true;
+			}
 			symbol -= 257;
 			if (symbol >= 29) throw new FlateError('invalid literal/length code');
-			const len = LENGTH_BASE[symbol] + this.bits(LENGTH_EXTRA[symbol]);
-			const d = this.decode(dist);
-			if (d < 0 || d >= 30) throw new FlateError('invalid distance code');
-			const distance = DIST_BASE[d] + this.bits(DIST_EXTRA[d]);
-			if (distance > this.n) throw new FlateError('invalid distance too far back');
-			if (!this.room(len)) return false;
-			const { out } = this;
-			let at = this.n;
-			if (distance >= len) out.copyWithin(at, at - distance, at - distance + len);
-			else for (let from = at - distance, end = at + len; at < end; ) out[at++] = out[from++];
-			this.n += len;
+			// Extra bits (at most 5), the distance code (at most 15), its extra bits (at most 13).
+			while (bitcnt < 15 && pos < input.length) {
+				bitbuf |= input[pos++] << bitcnt;
+				bitcnt += 8;
+			}
+			let extra = LENGTH_EXTRA[symbol];
+			if (extra > bitcnt) throw new FlateError('unexpected end of file');
+			const len = LENGTH_BASE[symbol] + (bitbuf & ((1 << extra) - 1));
+			bitbuf >>>= extra;
+			bitcnt -= extra;
+			while (bitcnt < 15 && pos < input.length) {
+				bitbuf |= input[pos++] << bitcnt;
+				bitcnt += 8;
+			}
+			entry = distFast[bitbuf & MASK];
+			if (entry !== 0 && (entry & 15) <= bitcnt) {
+				bitbuf >>>= entry & 15;
+				bitcnt -= entry & 15;
+				symbol = entry >> 4;
+			} else {
+				this.keep(pos, bitbuf, bitcnt);
+				symbol = this.decode(dist);
+				({ pos, bitbuf, bitcnt } = this);
+			}
+			if (symbol < 0 || symbol >= 30) throw new FlateError('invalid distance code');
+			while (bitcnt < 15 && pos < input.length) {
+				bitbuf |= input[pos++] << bitcnt;
+				bitcnt += 8;
+			}
+			extra = DIST_EXTRA[symbol];
+			if (extra > bitcnt) throw new FlateError('unexpected end of file');
+			const distance = DIST_BASE[symbol] + (bitbuf & ((1 << extra) - 1));
+			bitbuf >>>= extra;
+			bitcnt -= extra;
+			if (distance > n) throw new FlateError('invalid distance too far back');
+			if (n + len > out.length) {
+				this.n = n;
+				if (!this.room(len)) return false;
+				out = this.out;
+			}
+			if (distance >= len && len > 16) {
+				out.copyWithin(n, n - distance, n - distance + len);
+				n += len;
+			} else for (let from = n - distance, end = n + len; n < end; ) out[n++] = out[from++];
 		}
+	}
+
+	private keep(pos: number, bitbuf: number, bitcnt: number) {
+		this.pos = pos;
+		this.bitbuf = bitbuf;
+		this.bitcnt = bitcnt;
 	}
 
 	/** Reads a dynamic block's code lengths into `lit` and `dist`. */
@@ -240,6 +307,14 @@ class Inflater {
 	}
 }
 
+/** The tables of dynamic blocks, rebuilt for each block (the inflate is synchronous). */
+const scratch = {
+	lit: new Code(288),
+	dist: new Code(32),
+	lengths: new Uint8Array(320),
+	lengthCode: new Code(19),
+};
+
 let fixed: { lit: Code; dist: Code } | undefined;
 
 function fixedCodes() {
@@ -261,7 +336,17 @@ function adler32(data: Uint8Array, length: number): number {
 	let a = 1;
 	let b = 0;
 	for (let i = 0; i < length; ) {
-		const end = Math.min(length, i + 5552);
+		// Short runs keep both sums small integers (below 2^31) between the reductions; four bytes
+		// a step: b gains a four times and the bytes 4, 3, 2 and 1 times.
+		const end = Math.min(length, i + 2048);
+		for (; i + 4 <= end; i += 4) {
+			const x0 = data[i];
+			const x1 = data[i + 1];
+			const x2 = data[i + 2];
+			const x3 = data[i + 3];
+			b += 4 * a + 4 * x0 + 3 * x1 + 2 * x2 + x3;
+			a += x0 + x1 + x2 + x3;
+		}
 		for (; i < end; i++) {
 			a += data[i];
 			b += a;
@@ -284,10 +369,7 @@ export function inflateZlib(input: Uint8Array, cap: number): Uint8Array | null {
 		throw new FlateError('incorrect header check');
 	if (flg & 0x20) throw new FlateError('a preset dictionary is needed');
 	const state = new Inflater(input.subarray(2), cap);
-	const lit = new Code(288);
-	const dist = new Code(32);
-	const lengths = new Uint8Array(320);
-	const lengthCode = new Code(19);
+	const { lit, dist, lengths, lengthCode } = scratch;
 	for (;;) {
 		const last = state.bits(1);
 		const type = state.bits(2);
