@@ -84,6 +84,12 @@ export class Parser {
 	) {}
 	pos = 0;
 
+	/** Moves past `n` bytes the caller has read. */
+	advance(n: number) {
+		this.pos += n;
+		this.spend(n);
+	}
+
 	private spend(n: number) {
 		this.budget.bytes -= n;
 		if (this.budget.bytes < 0)
@@ -319,7 +325,12 @@ export class Parser {
 		if (!isDigit(this.buf[this.pos])) return undefined;
 		const gen = this.unsigned();
 		this.skipSpace();
-		if (this.token() !== 'obj') return undefined;
+		// `obj` and no more letters, compared byte by byte.
+		const { buf, pos } = this;
+		if (buf[pos] !== 0x6f || buf[pos + 1] !== 0x62 || buf[pos + 2] !== 0x6a) return undefined;
+		if (CLASS[buf[pos + 3] ?? 0x20] === 0) return undefined;
+		this.pos += 3;
+		this.spend(3);
 		return { num, gen };
 	}
 

@@ -61,9 +61,12 @@ function countThrough(reader: ObjectReader, root: Ref, size: number): number {
 function walkTree(reader: ObjectReader, rootRef: Ref): number {
 	const seen = new Set<number>();
 	let leaves = 0;
-	const stack: Array<{ ref: Ref; depth: number }> = [{ ref: rootRef, depth: 0 }];
+	// The nodes still to visit and their depths, side by side (no object made per kid).
+	const stack: Ref[] = [rootRef];
+	const depths: number[] = [0];
 	while (stack.length > 0) {
-		const { ref, depth } = stack.pop()!;
+		const ref = stack.pop()!;
+		const depth = depths.pop()!;
 		if (seen.has(ref.ref))
 			throw new Unknown(`the page tree lists object ${ref.ref} twice (a cycle or a shared page)`);
 		seen.add(ref.ref);
@@ -79,7 +82,8 @@ function walkTree(reader: ObjectReader, rootRef: Ref): number {
 				const kid = kids[i];
 				if (!isRef(kid))
 					throw new Unknown(`page tree node ${ref.ref} has a kid that is not a reference`);
-				stack.push({ ref: kid, depth: depth + 1 });
+				stack.push(kid);
+				depths.push(depth + 1);
 			}
 		} else if (type === 'Page' || type === undefined) leaves++;
 		else throw new Unknown(`page tree object ${ref.ref} is a /${type}, neither a page nor pages`);
@@ -88,7 +92,7 @@ function walkTree(reader: ObjectReader, rootRef: Ref): number {
 }
 
 interface ObjectStream {
-	data: Buffer;
+	parser: Parser;
 	offsets: Map<number, number>;
 }
 
@@ -96,11 +100,15 @@ interface ObjectStream {
 class ObjectReader {
 	private reads = 0;
 	private readonly streams = new Map<number, ObjectStream>();
+	/** One parser over the file, moved to each object read (reads do not overlap). */
+	private readonly parser: Parser;
 	constructor(
 		private readonly buf: Buffer,
 		private readonly xref: Xref,
 		private readonly budget: Budget,
-	) {}
+	) {
+		this.parser = new Parser(buf, budget);
+	}
 
 	resolve(value: PdfValue | undefined): PdfValue | undefined {
 		return isRef(value) ? this.get(value) : value;
@@ -117,7 +125,7 @@ class ObjectReader {
 				throw new Unknown(`object ${ref.ref} is free in the cross-reference${hidden}`);
 			if (where.offset >= this.buf.length)
 				throw new BrokenXref(`the cross-reference puts object ${ref.ref} outside the file`);
-			const parser = new Parser(this.buf, this.budget);
+			const { parser } = this;
 			parser.pos = where.offset;
 			const head = parser.objHeader();
 			if (!head || head.num !== ref.ref)
@@ -134,9 +142,8 @@ class ObjectReader {
 		const at = stream.offsets.get(where.index);
 		if (at === undefined)
 			throw new Unknown(`object ${ref.ref} is not in object stream ${where.stream}`);
-		const parser = new Parser(stream.data, this.budget);
-		parser.pos = at;
-		return parser.value();
+		stream.parser.pos = at;
+		return stream.parser.value();
 	}
 
 	private objectStream(num: number): ObjectStream {
@@ -177,6 +184,6 @@ class ObjectReader {
 			if (first + rel > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
 			offsets.set(i, first + rel);
 		}
-		return { data, offsets };
+		return { parser: header, offsets };
 	}
 }

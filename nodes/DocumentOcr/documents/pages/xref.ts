@@ -86,16 +86,25 @@ function readSection(
 			if (count * 20 > buf.length)
 				throw new Unknown('a cross-reference subsection is longer than the file');
 			for (let i = 0; i < count; i++) {
-				// `oooooooooo ggggg n`, read without making a string per entry.
+				// `oooooooooo ggggg n`, read without making a string per entry: the standard form
+				// byte by byte, any other spacing token by token.
 				parser.skipSpace();
-				const digits = isDigit(buf[parser.pos]);
-				const at = parser.unsigned();
-				parser.skipSpace();
-				const genDigits = isDigit(buf[parser.pos]);
-				parser.unsigned();
-				parser.skipSpace();
-				const kind = buf[parser.pos++];
-				if (!digits || !genDigits || (kind !== 0x6e && kind !== 0x66))
+				let at = standardEntry(buf, parser.pos);
+				let kind: number;
+				if (at >= 0) {
+					kind = buf[parser.pos + 17];
+					parser.advance(18);
+				} else {
+					const digits = isDigit(buf[parser.pos]);
+					at = parser.unsigned();
+					parser.skipSpace();
+					const genDigits = isDigit(buf[parser.pos]);
+					parser.unsigned();
+					parser.skipSpace();
+					kind = buf[parser.pos++];
+					if (!digits || !genDigits) kind = 0;
+				}
+				if (kind !== 0x6e && kind !== 0x66)
 					throw new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
 				const num = first + i;
 				if (!xref.objects.has(num) && kind === 0x6e) xref.objects.set(num, { offset: at });
@@ -151,6 +160,19 @@ function readSection(
 		}
 	}
 	return dict.dict;
+}
+
+/** A table entry's offset when it has the standard form (10 digits, space, 5 digits, space, n/f), else -1. */
+function standardEntry(buf: Buffer, at: number): number {
+	if (at + 18 > buf.length || buf[at + 10] !== 0x20 || buf[at + 16] !== 0x20) return -1;
+	let value = 0;
+	for (let k = 0; k < 16; k++) {
+		if (k === 10) continue;
+		const digit = buf[at + k] - 0x30;
+		if (digit < 0 || digit > 9) return -1;
+		if (k < 10) value = value * 10 + digit;
+	}
+	return value;
 }
 
 /**
