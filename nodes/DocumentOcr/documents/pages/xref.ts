@@ -4,14 +4,12 @@
  * a scan for `N G obj` headers that stands in only where it is certain.
  */
 import { decodeStream } from './inflate';
+import { Locations } from './locations';
 import { BrokenXref, PAGE_LIMITS, Unknown, type Budget } from './limits';
 import { CLASS, isDict, isDigit, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
 
-/** Where each object is: at an offset in the file, or the i-th object of an object stream. */
-export type Location = { offset: number } | { stream: number; index: number };
-
 export interface Xref {
-	objects: Map<number, Location>;
+	objects: Locations;
 	root?: Ref;
 	/** Why a hybrid file's cross-reference stream (/XRefStm) was not read, if it was not. */
 	hidden?: string;
@@ -24,7 +22,7 @@ export function readXref(buf: Buffer, budget: Budget): Xref {
 	const parser = new Parser(buf, budget);
 	parser.pos = at + 'startxref'.length;
 	let offset = parser.value();
-	const xref: Xref = { objects: new Map() };
+	const xref: Xref = { objects: new Locations() };
 	const visited = new Set<number>();
 	const freed = new Set<number>();
 	while (typeof offset === 'number') {
@@ -185,7 +183,7 @@ export function scanObjects(buf: Buffer, budget: Budget): Xref {
 		throw new Unknown(
 			'the file has object streams, so no scan can stand in for its cross-reference',
 		);
-	const objects = new Map<number, Location>();
+	const objects = new Locations();
 	const twice = new Set<number>();
 	// The last trailer names the root; without one, the last cross-reference stream's dictionary
 	// or else the one /Type /Catalog (both read from each object's first bytes, only then).
