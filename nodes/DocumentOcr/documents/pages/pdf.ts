@@ -93,7 +93,8 @@ function walkTree(reader: ObjectReader, rootRef: Ref): number {
 
 interface ObjectStream {
 	parser: Parser;
-	offsets: Map<number, number>;
+	/** Where each object of the stream begins in its decoded bytes, by index. */
+	offsets: Uint32Array;
 }
 
 /** Reads objects through the cross-reference; object streams are inflated once each. */
@@ -139,7 +140,7 @@ class ObjectReader {
 			stream = this.objectStream(where.stream);
 			this.streams.set(where.stream, stream);
 		}
-		const at = stream.offsets.get(where.index);
+		const at = where.index < stream.offsets.length ? stream.offsets[where.index] : undefined;
 		if (at === undefined)
 			throw new Unknown(`object ${ref.ref} is not in object stream ${where.stream}`);
 		stream.parser.pos = at;
@@ -172,7 +173,9 @@ class ObjectReader {
 		// The decoded bytes may be read once more by the parser than the file's size allows.
 		if (data !== raw) this.budget.bytes += data.length;
 		const header = new Parser(data, this.budget);
-		const offsets = new Map<number, number>();
+		// n pairs take 4n - 1 bytes at least: a larger /N is refused before anything is allocated.
+		if (4 * n - 1 > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
+		const offsets = new Uint32Array(Math.ceil(n));
 		// Pairs of unsigned integers (number, offset), read without building values.
 		for (let i = 0; i < n; i++) {
 			header.skipSpace();
@@ -182,7 +185,7 @@ class ObjectReader {
 			if (!isDigit(data[header.pos])) throw new Unknown(`object stream ${num} has a bad offset`);
 			const rel = header.unsigned();
 			if (first + rel > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
-			offsets.set(i, first + rel);
+			offsets[i] = first + rel;
 		}
 		return { parser: header, offsets };
 	}
