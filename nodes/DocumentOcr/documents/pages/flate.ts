@@ -84,7 +84,7 @@ class Inflater {
 		private readonly input: Uint8Array,
 		private readonly cap: number,
 	) {
-		this.out = new Uint8Array(Math.min(cap, Math.max(256, input.length * 4)));
+		this.out = Buffer.allocUnsafe(Math.min(cap, Math.max(256, input.length * 4)));
 	}
 
 	bits(need: number): number {
@@ -138,7 +138,7 @@ class Inflater {
 		const needed = this.n + more;
 		if (needed <= this.out.length) return true;
 		if (needed > this.cap) return false;
-		const grown = new Uint8Array(Math.min(this.cap, Math.max(needed, this.out.length * 2)));
+		const grown = Buffer.allocUnsafe(Math.min(this.cap, Math.max(needed, this.out.length * 2)));
 		grown.set(this.out.subarray(0, this.n));
 		this.out = grown;
 		return true;
