@@ -38,13 +38,15 @@ function inflate(raw: Buffer, what: string, budget: Budget, Fail: Failure): Buff
 	if (--budget.streams < 0)
 		throw new Unknown(`more than ${PAGE_LIMITS.maxInflatedStreams} compressed streams to inflate`);
 	const cap = Math.min(PAGE_LIMITS.maxInflatedStream, budget.inflated);
-	let data: Uint8Array | null;
+	let data: Uint8Array | null = null;
+	let failure: string | undefined;
 	try {
 		data = inflateZlib(raw, cap);
 	} catch (error) {
-		if (!(error instanceof FlateError)) throw error;
-		throw new Fail(`the ${what} is not valid FlateDecode data (${error.message})`);
+		failure = error instanceof FlateError ? error.message : String(error);
 	}
+	if (failure !== undefined)
+		throw new Fail(`the ${what} is not valid FlateDecode data (${failure})`);
 	if (data === null)
 		throw new Unknown(
 			cap === PAGE_LIMITS.maxInflatedStream

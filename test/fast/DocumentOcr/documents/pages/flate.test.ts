@@ -6,14 +6,15 @@
  */
 import { FlateError, inflateZlib } from '../../../../../nodes/DocumentOcr/documents/pages/flate';
 
+interface Helpers {
+	deflate(bytes: Buffer): Buffer;
+	bomb(megabytes: number): Buffer;
+	deflateVariants(bytes: Buffer): Array<{ name: string; data: Buffer }>;
+	zlibInflate(bytes: Buffer): { data: Buffer } | { error: string };
+}
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { deflate, bomb, deflateVariants, zlibInflate } =
-	require('../../../../fixtures/pages/deflate.js') as {
-		deflate(bytes: Buffer): Buffer;
-		bomb(megabytes: number): Buffer;
-		deflateVariants(bytes: Buffer): Array<{ name: string; data: Buffer }>;
-		zlibInflate(bytes: Buffer): { data: Buffer } | { error: string };
-	};
+const helpers = require('../../../../fixtures/pages/deflate.js') as Helpers;
+const { deflate, bomb, deflateVariants, zlibInflate } = helpers;
 
 let seed = 31;
 const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
