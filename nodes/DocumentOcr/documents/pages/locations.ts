@@ -3,7 +3,7 @@
  * a large file lists tens of thousands of objects, and a Map of small objects that lives through
  * the whole count is copied by every young-generation collection. Numbers far beyond those
  * already listed (a sparse or hostile cross-reference) go to a Map instead, so the arrays stay
- * proportional to the entries read.
+ * proportional to the entries read. NumberSet does the same for the page tree walk's visited set.
  */
 
 /** At an offset in the file (-1: free), or the i-th object of an object stream. */
@@ -70,5 +70,30 @@ export class Locations {
 		this.first = first;
 		this.second = second;
 		return true;
+	}
+}
+
+/** A set of object numbers: a byte per number near those added so far, a Set beyond. */
+export class NumberSet {
+	private dense = new Uint8Array(64);
+	private size = 0;
+	private readonly sparse = new Set<number>();
+
+	has(num: number): boolean {
+		return num < this.dense.length ? this.dense[num] === 1 : this.sparse.has(num);
+	}
+
+	add(num: number): void {
+		if (num >= this.dense.length) {
+			if (!Number.isInteger(num) || num < 0 || num > 4 * this.size + 4096) {
+				this.sparse.add(num);
+				return;
+			}
+			const grown = new Uint8Array(Math.max(num + 1, this.dense.length * 2));
+			grown.set(this.dense);
+			this.dense = grown;
+		}
+		this.dense[num] = 1;
+		this.size++;
 	}
 }

@@ -30,11 +30,15 @@ export const isDict = (v: PdfValue | undefined): v is PdfDict =>
 export const nameOf = (v: PdfValue | undefined): string | undefined =>
 	typeof v === 'object' && v !== null && 'name' in v ? v.name : undefined;
 
-/** Byte classes: 1 white space, 2 delimiter, 0 regular (a table: the parser's hot path). */
-export const CLASS = new Uint8Array(256);
-for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
-for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = 2;
-export const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+/**
+ * Byte classes: 1 white space, 2 delimiter, 0 regular (a table: the parser's hot path). Used here
+ * through module-local names, which compile to plain variables rather than `exports` lookups.
+ */
+const CLASS_OF = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS_OF[c] = 1;
+for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS_OF[c] = 2;
+const digit = (c: number) => c >= 0x30 && c <= 0x39;
+export { CLASS_OF as CLASS, digit as isDigit };
 
 /** The dictionary keys the counter reads; other values are passed over unbuilt. */
 const READ_KEYS = [
@@ -101,7 +105,7 @@ export class Parser {
 		const start = this.pos;
 		while (this.pos < buf.length) {
 			const c = buf[this.pos];
-			if (CLASS[c] === 1) this.pos++;
+			if (CLASS_OF[c] === 1) this.pos++;
 			else if (c === 0x25) {
 				while (this.pos < buf.length && buf[this.pos] !== 0x0a && buf[this.pos] !== 0x0d)
 					this.pos++;
@@ -113,7 +117,7 @@ export class Parser {
 	private token(): string {
 		const { buf } = this;
 		const start = this.pos;
-		while (this.pos < buf.length && CLASS[buf[this.pos]] === 0) this.pos++;
+		while (this.pos < buf.length && CLASS_OF[buf[this.pos]] === 0) this.pos++;
 		this.spend(this.pos - start);
 		return buf.toString('latin1', start, this.pos);
 	}
@@ -123,7 +127,8 @@ export class Parser {
 		const { buf } = this;
 		const start = this.pos;
 		let hash = 0;
-		while (this.pos < buf.length && CLASS[buf[this.pos]] === 0) hash = step(hash, buf[this.pos++]);
+		while (this.pos < buf.length && CLASS_OF[buf[this.pos]] === 0)
+			hash = step(hash, buf[this.pos++]);
 		this.spend(this.pos - start);
 		const entry = table.get(hash);
 		if (!entry || entry.word.length !== this.pos - start) return undefined;
@@ -188,17 +193,17 @@ export class Parser {
 			this.pos++;
 			throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${this.pos - 1}`);
 		}
-		if (isDigit(c)) {
+		if (digit(c)) {
 			const start = this.pos;
 			const number = this.unsigned();
-			if (buf[this.pos] === 0x2e || CLASS[buf[this.pos] ?? 0x20] === 0) return this.real(start);
+			if (buf[this.pos] === 0x2e || CLASS_OF[buf[this.pos] ?? 0x20] === 0) return this.real(start);
 			// `N G R`: looked ahead byte by byte, consumed only when it is a reference.
 			const save = this.pos;
 			this.skipSpace();
-			if (isDigit(buf[this.pos])) {
+			if (digit(buf[this.pos])) {
 				const gen = this.unsigned();
 				this.skipSpace();
-				if (buf[this.pos] === 0x52 && CLASS[buf[this.pos + 1] ?? 0x20] !== 0) {
+				if (buf[this.pos] === 0x52 && CLASS_OF[buf[this.pos + 1] ?? 0x20] !== 0) {
 					this.pos++;
 					return { ref: number, gen };
 				}
@@ -251,16 +256,16 @@ export class Parser {
 			this.skipRegular();
 			return;
 		}
-		if (CLASS[c] === 0) {
+		if (CLASS_OF[c] === 0) {
 			// A number (with `G R` after it, a reference), true, false, null.
 			this.skipRegular();
-			if (!isDigit(c)) return;
+			if (!digit(c)) return;
 			const save = this.pos;
 			this.skipSpace();
-			if (isDigit(buf[this.pos])) {
+			if (digit(buf[this.pos])) {
 				this.skipRegular();
 				this.skipSpace();
-				if (buf[this.pos] === 0x52 && CLASS[buf[this.pos + 1] ?? 0x20] !== 0) {
+				if (buf[this.pos] === 0x52 && CLASS_OF[buf[this.pos + 1] ?? 0x20] !== 0) {
 					this.pos++;
 					return;
 				}
@@ -274,7 +279,7 @@ export class Parser {
 	private skipRegular() {
 		const { buf } = this;
 		const start = this.pos;
-		while (this.pos < buf.length && CLASS[buf[this.pos]] === 0) this.pos++;
+		while (this.pos < buf.length && CLASS_OF[buf[this.pos]] === 0) this.pos++;
 		this.spend(this.pos - start);
 	}
 
@@ -283,7 +288,7 @@ export class Parser {
 		const { buf } = this;
 		const start = this.pos;
 		let value = 0;
-		while (this.pos < buf.length && isDigit(buf[this.pos])) {
+		while (this.pos < buf.length && digit(buf[this.pos])) {
 			value = value * 10 + buf[this.pos] - 0x30;
 			this.pos++;
 		}
@@ -319,16 +324,16 @@ export class Parser {
 	/** `N G obj` at the current position: the object's number, or undefined. */
 	objHeader(): { num: number; gen: number } | undefined {
 		this.skipSpace();
-		if (!isDigit(this.buf[this.pos])) return undefined;
+		if (!digit(this.buf[this.pos])) return undefined;
 		const num = this.unsigned();
 		this.skipSpace();
-		if (!isDigit(this.buf[this.pos])) return undefined;
+		if (!digit(this.buf[this.pos])) return undefined;
 		const gen = this.unsigned();
 		this.skipSpace();
 		// `obj` and no more letters, compared byte by byte.
 		const { buf, pos } = this;
 		if (buf[pos] !== 0x6f || buf[pos + 1] !== 0x62 || buf[pos + 2] !== 0x6a) return undefined;
-		if (CLASS[buf[pos + 3] ?? 0x20] === 0) return undefined;
+		if (CLASS_OF[buf[pos + 3] ?? 0x20] === 0) return undefined;
 		this.pos += 3;
 		this.spend(3);
 		return { num, gen };

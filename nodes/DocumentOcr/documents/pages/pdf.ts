@@ -6,6 +6,7 @@
  * is first read. The work is synchronous; countPages keeps its promise.
  */
 import { decodeStream } from './inflate';
+import { NumberSet } from './locations';
 import {
 	attempt,
 	budgetFor,
@@ -59,7 +60,7 @@ function countThrough(reader: ObjectReader, root: Ref, size: number): number {
 
 /** Counts the leaves of the page tree; refuses cycles, a page listed twice and deep trees. */
 function walkTree(reader: ObjectReader, rootRef: Ref): number {
-	const seen = new Set<number>();
+	const seen = new NumberSet();
 	let leaves = 0;
 	// The nodes still to visit and their depths, side by side (no object made per kid).
 	const stack: Ref[] = [rootRef];
