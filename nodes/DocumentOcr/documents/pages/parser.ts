@@ -226,31 +226,8 @@ export class Parser {
 		const { buf } = this;
 		if (this.pos >= buf.length) throw new Unknown('the file ends inside an object');
 		const c = buf[this.pos];
-		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
-			this.pos += 2;
-			for (;;) {
-				this.skipSpace();
-				if (buf[this.pos] === 0x3e && buf[this.pos + 1] === 0x3e) {
-					this.pos += 2;
-					return;
-				}
-				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
-				this.skip(depth + 1);
-				this.skip(depth + 1);
-			}
-		}
-		if (c === 0x5b) {
-			this.pos++;
-			for (;;) {
-				this.skipSpace();
-				if (buf[this.pos] === 0x5d) {
-					this.pos++;
-					return;
-				}
-				if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
-				this.skip(depth + 1);
-			}
-		}
+		if (c === 0x3c && buf[this.pos + 1] === 0x3c) return this.skipContainer(depth, 2);
+		if (c === 0x5b) return this.skipContainer(depth, 1);
 		if (c === 0x2f) {
 			this.pos++;
 			this.skipRegular();
@@ -274,6 +251,58 @@ export class Parser {
 			return;
 		}
 		this.value(depth); // strings and errors: value() reads them without building much
+	}
+
+	/**
+	 * Passes over a dictionary (`opener` 2, at `<<`) or an array (1, at `[`) by its bytes alone:
+	 * brackets matched, strings and comments passed whole, nothing built and no value checked
+	 * (nothing reads it). Mismatched or stray closing brackets and deep nesting are refused.
+	 */
+	private skipContainer(depth: number, opener: 1 | 2): void {
+		const { buf } = this;
+		const start = this.pos;
+		let pos = start + opener;
+		// The open brackets as digits of a base-3 number, the innermost last (1 array, 2 dict).
+		let open = opener;
+		let level = 1;
+		while (level > 0) {
+			if (pos >= buf.length) throw new Unknown('the file ends inside an object');
+			const c = buf[pos];
+			if (CLASS_OF[c] !== 2) pos++;
+			else if (c === 0x2f) pos++;
+			else if (c === 0x25) {
+				while (pos < buf.length && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
+			} else if (c === 0x28) {
+				let strings = 0;
+				for (;;) {
+					if (pos >= buf.length) throw new Unknown('a string is not closed');
+					const d = buf[pos++];
+					if (d === 0x5c) pos++;
+					else if (d === 0x28) strings++;
+					else if (d === 0x29 && --strings === 0) break;
+				}
+			} else if (c === 0x5b || (c === 0x3c && buf[pos + 1] === 0x3c)) {
+				if (depth + level >= PAGE_LIMITS.maxNesting)
+					throw new Unknown('an object is nested too deeply');
+				open = open * 3 + (c === 0x5b ? 1 : 2);
+				level++;
+				pos += c === 0x5b ? 1 : 2;
+			} else if (c === 0x3c) {
+				const end = buf.indexOf(0x3e, pos);
+				if (end === -1) throw new Unknown('a hex string is not closed');
+				pos = end + 1;
+			} else if (c === 0x5d && open % 3 === 1) {
+				open = (open - 1) / 3;
+				level--;
+				pos++;
+			} else if (c === 0x3e && buf[pos + 1] === 0x3e && open % 3 === 2) {
+				open = (open - 2) / 3;
+				level--;
+				pos += 2;
+			} else throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${pos}`);
+		}
+		this.pos = pos;
+		this.spend(pos - start);
 	}
 
 	private skipRegular() {

@@ -282,6 +282,28 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		expect(await count(Buffer.from(text, 'latin1'))).toEqual({ pages: 1 });
 	});
 
+	test('values nothing reads are passed over whole: brackets in strings, hex strings and comments', async () => {
+		const resources =
+			'/Resources << /X (a >> string \\) with ] and [ ( nested ) ) /Y [ (]) <3E3E> [ << >> ] ] ' +
+			'% a comment >> ] with brackets\n /Z << /Deep [ [ [ 1 2 R ] ] ] >> >>';
+		const page = `<< /Type /Page /Parent 2 0 R ${resources} /MediaBox [0 0 612 792] >>`;
+		const pages = '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>';
+		expect(await count(pdf([CATALOG, pages, page, page]))).toEqual({ pages: 2 });
+		expect(await count(compressed([CATALOG, pages, page, page]))).toEqual({ pages: 2 });
+	});
+
+	test('a stray or mismatched bracket in a value nothing reads: unknown, and where', async () => {
+		for (const value of ['[ 1 >> ]', '<< /A [ 1 >> ]', '[ ) ]', '<< /A { >>'])
+			await expectUnknown(
+				pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R] /Count 1 /X ${value} >>`, PAGE]),
+				/an unexpected "[>)}{]" at byte \d+/,
+			);
+		await expectUnknown(
+			pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 /X [ (never closed ] >>', PAGE]),
+			/string is not closed|ends inside/,
+		);
+	});
+
 	test('deeply nested arrays inside an object', async () => {
 		await expectUnknown(
 			pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R] /Count 1 /X ${'['.repeat(100_000)} >>`, PAGE]),
