@@ -72,13 +72,40 @@ const hashOf = (text: string) => {
 	for (let i = 0; i < text.length; i++) hash = step(hash, text.charCodeAt(i));
 	return hash;
 };
-const byHash = <T>(words: string[], make: (word: string) => T) => {
-	const table = new Map<number, { word: string; value: T }>();
-	for (const word of words) table.set(hashOf(word), { word, value: make(word) });
-	return table;
-};
-const KEYS = byHash(READ_KEYS, (key) => key);
-const NAMES = byHash(KNOWN_NAMES, (name) => Object.freeze({ name }));
+/** Words found by their bytes: open addressing on the bytes' hash, then the bytes compared. */
+class WordTable<T> {
+	private readonly hashes = new Int32Array(64);
+	private readonly slots = new Int8Array(64).fill(-1);
+	private readonly values: T[];
+	constructor(
+		private readonly words: string[],
+		make: (word: string) => T,
+	) {
+		this.values = words.map(make);
+		words.forEach((word, i) => {
+			const hash = hashOf(word);
+			let at = hash & 63;
+			while (this.slots[at] !== -1) at = (at + 1) & 63;
+			this.slots[at] = i;
+			this.hashes[at] = hash;
+		});
+	}
+
+	/** The value of the word `buf[start, end)` spells (its hash given), if it is one. */
+	find(buf: Buffer, start: number, end: number, hash: number): T | undefined {
+		for (let at = hash & 63; ; at = (at + 1) & 63) {
+			const i = this.slots[at];
+			if (i === -1) return undefined;
+			const word = this.words[i];
+			if (this.hashes[at] !== hash || word.length !== end - start) continue;
+			let k = 0;
+			while (k < word.length && word.charCodeAt(k) === buf[start + k]) k++;
+			if (k === word.length) return this.values[i];
+		}
+	}
+}
+const KEYS = new WordTable(READ_KEYS, (key) => key);
+const NAMES = new WordTable(KNOWN_NAMES, (name) => Object.freeze({ name }));
 
 /** A bounded reader of PDF objects over the file's bytes (or a decoded object stream's). */
 export class Parser {
@@ -103,15 +130,16 @@ export class Parser {
 	skipSpace() {
 		const { buf } = this;
 		const start = this.pos;
-		while (this.pos < buf.length) {
-			const c = buf[this.pos];
-			if (CLASS_OF[c] === 1) this.pos++;
+		let pos = start;
+		while (pos < buf.length) {
+			const c = buf[pos];
+			if (CLASS_OF[c] === 1) pos++;
 			else if (c === 0x25) {
-				while (this.pos < buf.length && buf[this.pos] !== 0x0a && buf[this.pos] !== 0x0d)
-					this.pos++;
+				while (pos < buf.length && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
 			} else break;
 		}
-		this.spend(this.pos - start);
+		this.pos = pos;
+		if (pos > start) this.spend(pos - start);
 	}
 
 	private token(): string {
@@ -123,18 +151,15 @@ export class Parser {
 	}
 
 	/** Passes over a name's bytes; the entry of `table` it spells, if any (no string made). */
-	private lookup<T>(table: Map<number, { word: string; value: T }>): T | undefined {
+	private lookup<T>(table: WordTable<T>): T | undefined {
 		const { buf } = this;
 		const start = this.pos;
+		let pos = start;
 		let hash = 0;
-		while (this.pos < buf.length && CLASS_OF[buf[this.pos]] === 0)
-			hash = step(hash, buf[this.pos++]);
-		this.spend(this.pos - start);
-		const entry = table.get(hash);
-		if (!entry || entry.word.length !== this.pos - start) return undefined;
-		for (let i = 0; i < entry.word.length; i++)
-			if (entry.word.charCodeAt(i) !== buf[start + i]) return undefined;
-		return entry.value;
+		while (pos < buf.length && CLASS_OF[buf[pos]] === 0) hash = step(hash, buf[pos++]);
+		this.pos = pos;
+		this.spend(pos - start);
+		return table.find(buf, start, pos, hash);
 	}
 
 	/** The next object; `N G R` references are folded into one value. */
@@ -308,20 +333,21 @@ export class Parser {
 	private skipRegular() {
 		const { buf } = this;
 		const start = this.pos;
-		while (this.pos < buf.length && CLASS_OF[buf[this.pos]] === 0) this.pos++;
-		this.spend(this.pos - start);
+		let pos = start;
+		while (pos < buf.length && CLASS_OF[buf[pos]] === 0) pos++;
+		this.pos = pos;
+		this.spend(pos - start);
 	}
 
 	/** Digits at the position, as a number (no string made: the hot path of xref tables). */
 	unsigned(): number {
 		const { buf } = this;
 		const start = this.pos;
+		let pos = start;
 		let value = 0;
-		while (this.pos < buf.length && digit(buf[this.pos])) {
-			value = value * 10 + buf[this.pos] - 0x30;
-			this.pos++;
-		}
-		this.spend(this.pos - start);
+		while (pos < buf.length && digit(buf[pos])) value = value * 10 + buf[pos++] - 0x30;
+		this.pos = pos;
+		this.spend(pos - start);
 		return value;
 	}
 
