@@ -173,6 +173,35 @@ function standardEntry(buf: Buffer, at: number): number {
 	return value;
 }
 
+/** The word `obj`, as bytes: a string needle would be converted on every search. */
+const OBJ = Buffer.from('obj', 'latin1');
+
+/** White space as the scan has always read it (a regular expression's \s over latin1). */
+const space = (c: number | undefined) =>
+	c === 0x20 || (c !== undefined && c >= 0x09 && c <= 0x0d) || c === 0xa0;
+
+/**
+ * Where `N G ` begins before `obj` at `at`, read backwards within the 24 bytes before it: 1-10
+ * digits (after white space or at the window's start), white space, 1-5 digits, white space;
+ * -1 if they are not there.
+ */
+function headerBefore(buf: Buffer, at: number): number {
+	const low = Math.max(0, at - 24);
+	let p = at - 1;
+	const run = (test: (c: number) => boolean) => {
+		const end = p;
+		while (p >= low && test(buf[p])) p--;
+		return end - p;
+	};
+	if (run(space) < 1) return -1;
+	const gen = run(isDigit);
+	if (gen < 1 || gen > 5) return -1;
+	if (run(space) < 1) return -1;
+	const num = run(isDigit);
+	if (num < 1 || num > 10) return -1;
+	return p < low || space(buf[p]) ? p + 1 : -1;
+}
+
 /**
  * Stand-in for an unreadable cross-reference: every `N G obj` header in the file. Only certain
  * when nothing is hidden in object streams and every object is defined once (a number defined
@@ -198,21 +227,15 @@ export function scanObjects(buf: Buffer, budget: Budget): Xref {
 	const fromTrailer = root !== undefined;
 	let catalogs = 0;
 	let catalog: number | undefined;
-	for (
-		let at = buf.indexOf('obj', 0, 'latin1');
-		at !== -1;
-		at = buf.indexOf('obj', at + 3, 'latin1')
-	) {
+	for (let at = buf.indexOf(OBJ, 0); at !== -1; at = buf.indexOf(OBJ, at + 3)) {
 		budget.bytes -= 16;
 		if (budget.bytes < 0) throw new Unknown('scanning for objects took too much work');
 		// `endobj` and words ending in "obj" are passed over before any string is made.
 		if (at === 0 || CLASS[buf[at - 1]] !== 1 || CLASS[buf[at + 3] ?? 0x20] === 0) continue;
-		const match = /(?:^|[\s])(\d{1,10})\s+(\d{1,5})\s+$/.exec(
-			buf.toString('latin1', Math.max(0, at - 24), at),
-		);
-		if (!match) continue;
-		const num = Number(match[1]);
-		const start = at - match[0].length + (match[0].length - match[0].trimStart().length);
+		const start = headerBefore(buf, at);
+		if (start < 0) continue;
+		let num = 0;
+		for (let k = start; isDigit(buf[k]); k++) num = num * 10 + buf[k] - 0x30;
 		if (objects.has(num)) twice.add(num);
 		objects.set(num, { offset: start });
 		if (fromTrailer) continue;

@@ -232,6 +232,27 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		await expectUnknown(whole.subarray(0, 60), /no startxref/);
 	});
 
+	test('the scan reads object headers with any white space, and only whole numbers before obj', async () => {
+		const objects = [CATALOG, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>', PAGE, PAGE];
+		const text = pdf(objects)
+			.toString('latin1')
+			.replace(/startxref\n\d+/, 'startxref\n1');
+		const spaced = (headers: string[]) =>
+			Buffer.from(
+				headers.reduce((t, header, i) => t.replace(`\n${i + 1} 0 obj\n`, header), text),
+				'latin1',
+			);
+		// Tabs, CR LF, form feeds, several spaces, a large generation; each header still found.
+		expect(
+			await count(
+				spaced(['\n1 0 obj\n', '\n2\t0\tobj ', '\r\n3 \r\n 00000\x0cobj\n', '\n4  99999  obj\n']),
+			),
+		).toEqual({ pages: 2 });
+		// A header not standing alone: glued to a word, a 6-digit generation, an 11-digit number.
+		for (const bad of ['\nx4 0 obj\n', '\n4 000000 obj\n', '\n00000000004 0 obj\n', '\n4 0obj\n'])
+			await expectUnknown(spaced(['\n1 0 obj\n', '\n2 0 obj\n', '\n3 0 obj\n', bad]), /object 4/);
+	});
+
 	test('an xref pointing nowhere: the scan, or unknown when an object is defined twice', async () => {
 		const good = pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', PAGE]);
 		const broken = Buffer.from(
