@@ -4,6 +4,7 @@
  * counter does not read are passed over. Every byte read is spent from the file's budget.
  */
 import { PAGE_LIMITS, Unknown } from './limits';
+import { KEYS, NAMES, type WordTable } from './words';
 
 export interface Ref {
 	ref: number;
@@ -39,73 +40,6 @@ for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS_OF[c] = 1;
 for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS_OF[c] = 2;
 const digit = (c: number) => c >= 0x30 && c <= 0x39;
 export { CLASS_OF as CLASS, digit as isDigit };
-
-/** The dictionary keys the counter reads; other values are passed over unbuilt. */
-const READ_KEYS = [
-	'Type',
-	'Pages',
-	'Kids',
-	'Count',
-	'Root',
-	'Prev',
-	'XRefStm',
-	'Length',
-	'Filter',
-	'W',
-	'Index',
-	'Size',
-	'N',
-	'First',
-	'DecodeParms',
-	'Predictor',
-	'Columns',
-	'Colors',
-	'BitsPerComponent',
-];
-/** Names the counter compares against: read as one shared value each, no string made. */
-const KNOWN_NAMES = ['Page', 'Pages', 'Catalog', 'ObjStm', 'XRef', 'FlateDecode'];
-
-/** A name's bytes hashed as they are scanned (the key of the tables below). */
-const step = (hash: number, c: number) => (Math.imul(hash, 31) + c) | 0;
-const hashOf = (text: string) => {
-	let hash = 0;
-	for (let i = 0; i < text.length; i++) hash = step(hash, text.charCodeAt(i));
-	return hash;
-};
-/** Words found by their bytes: open addressing on the bytes' hash, then the bytes compared. */
-class WordTable<T> {
-	private readonly hashes = new Int32Array(64);
-	private readonly slots = new Int8Array(64).fill(-1);
-	private readonly values: T[];
-	constructor(
-		private readonly words: string[],
-		make: (word: string) => T,
-	) {
-		this.values = words.map(make);
-		words.forEach((word, i) => {
-			const hash = hashOf(word);
-			let at = hash & 63;
-			while (this.slots[at] !== -1) at = (at + 1) & 63;
-			this.slots[at] = i;
-			this.hashes[at] = hash;
-		});
-	}
-
-	/** The value of the word `buf[start, end)` spells (its hash given), if it is one. */
-	find(buf: Buffer, start: number, end: number, hash: number): T | undefined {
-		for (let at = hash & 63; ; at = (at + 1) & 63) {
-			const i = this.slots[at];
-			if (i === -1) return undefined;
-			const word = this.words[i];
-			if (this.hashes[at] !== hash || word.length !== end - start) continue;
-			let k = 0;
-			while (k < word.length && word.charCodeAt(k) === buf[start + k]) k++;
-			if (k === word.length) return this.values[i];
-		}
-	}
-}
-const KEYS = new WordTable(READ_KEYS, (key) => key);
-const NAMES = new WordTable(KNOWN_NAMES, (name) => Object.freeze({ name }));
 
 /** A bounded reader of PDF objects over the file's bytes (or a decoded object stream's). */
 export class Parser {
@@ -156,7 +90,9 @@ export class Parser {
 		const start = this.pos;
 		let pos = start;
 		let hash = 0;
-		while (pos < buf.length && CLASS_OF[buf[pos]] === 0) hash = step(hash, buf[pos++]);
+		// The hash of words.ts, computed inline: this loop runs for every key of every object.
+		while (pos < buf.length && CLASS_OF[buf[pos]] === 0)
+			hash = (Math.imul(hash, 31) + buf[pos++]) | 0;
 		this.pos = pos;
 		this.spend(pos - start);
 		return table.find(buf, start, pos, hash);
