@@ -1,12 +1,13 @@
 /**
  * The page count of a document, read from its bytes before anything is sent (issue 31): the
  * service bills per page, so a workflow can see the cost before paying it. Pure, no dependencies
- * (the global `DecompressionStream` inflates compressed PDF streams).
+ * (compressed PDF streams are inflated by pages/flate.ts); synchronous inside, a promise outside.
  *
  * - PDF (pages/pdf.ts): the page tree's /Count under the catalog's /Pages, found through the
  *   cross-reference (pages/xref.ts: classic tables, cross-reference and object streams stored
- *   without a filter or FlateDecode-compressed with or without a PNG predictor, pages/inflate.ts;
- *   incremental updates and linearized files through the last startxref and /Prev), checked
+ *   without a filter or FlateDecode-compressed with or without a PNG predictor, pages/inflate.ts
+ *   and pages/flate.ts; incremental updates and linearized files through the last startxref and
+ *   /Prev), checked
  *   against a walk of the /Kids tree. Where the cross-reference cannot be read, a scan for
  *   `N G obj` headers stands in only when it is unambiguous (every object needed defined once,
  *   no object streams in the file).
@@ -27,8 +28,8 @@ export { PAGE_LIMITS, type PageCount } from './pages/limits';
 
 export async function countPages(bytes: Buffer, kind: DocumentKind): Promise<PageCount> {
 	try {
-		if (kind === 'pdf') return await countPdfPages(bytes);
-		if (kind === 'tiff') return strip(await attempt(() => countTiffPages(bytes)));
+		if (kind === 'pdf') return countPdfPages(bytes);
+		if (kind === 'tiff') return strip(attempt(() => countTiffPages(bytes)));
 		return { pages: 1 };
 	} catch (error) {
 		return {

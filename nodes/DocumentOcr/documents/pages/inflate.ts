@@ -1,10 +1,10 @@
 /**
  * The bytes of a cross-reference or object stream: stored without a filter, or FlateDecode
- * inflated through the WHATWG `DecompressionStream` (a global of Node 18+; n8n's community-node
- * rules allow no `zlib` import), then undone of its PNG predictor (/DecodeParms /Predictor
- * 10-15). The inflated bytes are counted as they arrive: a stream that inflates past its share
- * of the budget is cancelled and the count is unknown.
+ * inflated (flate.ts), then undone of its PNG predictor (/DecodeParms /Predictor 10-15). The
+ * inflated bytes are capped: a stream that would inflate past its share of the budget stops
+ * there and the count is unknown.
  */
+import { FlateError, inflateZlib } from './flate';
 import type { PdfValue } from './parser';
 import { isDict, isRef, nameOf } from './parser';
 import { PAGE_LIMITS, Unknown, type Budget } from './limits';
@@ -12,16 +12,14 @@ import { PAGE_LIMITS, Unknown, type Budget } from './limits';
 /** The error a stream's unreadable data raises: BrokenXref for a cross-reference stream. */
 type Failure = new (message: string) => Unknown;
 
-const ignore = () => undefined;
-
 /** A stream's decoded bytes; `Fail` says a filter or its data cannot be read. */
-export async function decodeStream(
+export function decodeStream(
 	dict: Record<string, PdfValue>,
 	raw: Buffer,
 	what: string,
 	budget: Budget,
 	Fail: Failure = Unknown,
-): Promise<Buffer> {
+): Buffer {
 	const filter = dict.Filter;
 	if (isRef(filter)) throw new Fail(`the ${what} names its filter indirectly`);
 	const filters = Array.isArray(filter) ? filter : filter == null ? [] : [filter];
@@ -32,48 +30,31 @@ export async function decodeStream(
 	let params = dict.DecodeParms;
 	if (Array.isArray(params)) params = params[0];
 	if (isRef(params)) throw new Fail(`the ${what} gives its /DecodeParms indirectly`);
-	const data = await inflate(raw, what, budget, Fail);
+	const data = inflate(raw, what, budget, Fail);
 	return isDict(params) ? unpredict(data, params.dict, what, Fail) : data;
 }
 
-async function inflate(raw: Buffer, what: string, budget: Budget, Fail: Failure): Promise<Buffer> {
+function inflate(raw: Buffer, what: string, budget: Budget, Fail: Failure): Buffer {
 	if (--budget.streams < 0)
 		throw new Unknown(`more than ${PAGE_LIMITS.maxInflatedStreams} compressed streams to inflate`);
-	const stream = new DecompressionStream('deflate');
-	const writer = stream.writable.getWriter();
-	// Not awaited: the output is read below, and a write waits for it (backpressure).
-	writer.write(raw).catch(ignore);
-	writer.close().catch(ignore);
-	const reader = stream.readable.getReader();
-	const chunks: Uint8Array[] = [];
-	let size = 0;
-	let over: string | undefined;
-	let failure: unknown;
+	const cap = Math.min(PAGE_LIMITS.maxInflatedStream, budget.inflated);
+	let data: Uint8Array | null = null;
+	let failure: string | undefined;
 	try {
-		for (;;) {
-			const { done, value } = await reader.read();
-			if (done) break;
-			size += value.length;
-			budget.inflated -= value.length;
-			if (size > PAGE_LIMITS.maxInflatedStream)
-				over = `the ${what} inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`;
-			else if (budget.inflated < 0)
-				over = 'the compressed streams inflate to more bytes than a file of this size allows';
-			if (over) break;
-			chunks.push(value);
-		}
+		data = inflateZlib(raw, cap);
 	} catch (error) {
-		failure = error ?? 'no reason given';
-	}
-	if (over) {
-		await reader.cancel().catch(ignore);
-		throw new Unknown(over);
+		failure = error instanceof FlateError ? error.message : String(error);
 	}
 	if (failure !== undefined)
-		throw new Fail(
-			`the ${what} is not valid FlateDecode data (${(failure as Error)?.message ?? String(failure)})`,
+		throw new Fail(`the ${what} is not valid FlateDecode data (${failure})`);
+	if (data === null)
+		throw new Unknown(
+			cap === PAGE_LIMITS.maxInflatedStream
+				? `the ${what} inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`
+				: 'the compressed streams inflate to more bytes than a file of this size allows',
 		);
-	return Buffer.concat(chunks, size);
+	budget.inflated -= data.length;
+	return Buffer.from(data.buffer, data.byteOffset, data.length);
 }
 
 const integer = (value: PdfValue | undefined, fallback: number, min: number, max: number) => {

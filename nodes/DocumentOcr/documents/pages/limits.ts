@@ -27,8 +27,6 @@ export const PAGE_LIMITS = {
 	inflateFactor: 16,
 	/** ...and never more than this. */
 	maxInflatedTotal: 64_000_000,
-	/** Object streams inflated at the same time (the kids of one page tree node). */
-	inflateConcurrency: 8,
 };
 
 /** What one file may still spend: parsed bytes, inflated bytes, inflated streams. */
@@ -54,10 +52,10 @@ export class BrokenXref extends Unknown {}
 /** A count, or why it is unknown (a read past the end included); `broken` for BrokenXref. */
 export type Attempt = { pages: number } | { pages: null; reason: string; broken: boolean };
 
-/** Runs a counter: its count, or why it is unknown; never rejects. */
-export async function attempt(count: () => number | Promise<number>): Promise<Attempt> {
+/** Runs a counter: its count, or why it is unknown; never throws. */
+export function attempt(count: () => number): Attempt {
 	try {
-		return { pages: await count() };
+		return { pages: count() };
 	} catch (error) {
 		if (error instanceof Unknown)
 			return { pages: null, reason: error.message, broken: error instanceof BrokenXref };

@@ -4,6 +4,7 @@
  * counter does not read are passed over. Every byte read is spent from the file's budget.
  */
 import { PAGE_LIMITS, Unknown } from './limits';
+import { KEYS, NAMES, type WordTable } from './words';
 
 export interface Ref {
 	ref: number;
@@ -30,34 +31,15 @@ export const isDict = (v: PdfValue | undefined): v is PdfDict =>
 export const nameOf = (v: PdfValue | undefined): string | undefined =>
 	typeof v === 'object' && v !== null && 'name' in v ? v.name : undefined;
 
-/** Byte classes: 1 white space, 2 delimiter, 0 regular (a table: the parser's hot path). */
-export const CLASS = new Uint8Array(256);
-for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
-for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = 2;
-export const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
-
-/** The dictionary keys the counter reads; other values are passed over unbuilt. */
-const READ_KEYS = new Set([
-	'Type',
-	'Pages',
-	'Kids',
-	'Count',
-	'Root',
-	'Prev',
-	'XRefStm',
-	'Length',
-	'Filter',
-	'W',
-	'Index',
-	'Size',
-	'N',
-	'First',
-	'DecodeParms',
-	'Predictor',
-	'Columns',
-	'Colors',
-	'BitsPerComponent',
-]);
+/**
+ * Byte classes: 1 white space, 2 delimiter, 0 regular (a table: the parser's hot path). Used here
+ * through module-local names, which compile to plain variables rather than `exports` lookups.
+ */
+const CLASS_OF = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS_OF[c] = 1;
+for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS_OF[c] = 2;
+const digit = (c: number) => c >= 0x30 && c <= 0x39;
+export { CLASS_OF as CLASS, digit as isDigit };
 
 /** A bounded reader of PDF objects over the file's bytes (or a decoded object stream's). */
 export class Parser {
@@ -66,6 +48,12 @@ export class Parser {
 		private readonly budget: { bytes: number },
 	) {}
 	pos = 0;
+
+	/** Moves past `n` bytes the caller has read. */
+	advance(n: number) {
+		this.pos += n;
+		this.spend(n);
+	}
 
 	private spend(n: number) {
 		this.budget.bytes -= n;
@@ -76,23 +64,38 @@ export class Parser {
 	skipSpace() {
 		const { buf } = this;
 		const start = this.pos;
-		while (this.pos < buf.length) {
-			const c = buf[this.pos];
-			if (CLASS[c] === 1) this.pos++;
+		let pos = start;
+		while (pos < buf.length) {
+			const c = buf[pos];
+			if (CLASS_OF[c] === 1) pos++;
 			else if (c === 0x25) {
-				while (this.pos < buf.length && buf[this.pos] !== 0x0a && buf[this.pos] !== 0x0d)
-					this.pos++;
+				while (pos < buf.length && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
 			} else break;
 		}
-		this.spend(this.pos - start);
+		this.pos = pos;
+		if (pos > start) this.spend(pos - start);
 	}
 
 	private token(): string {
 		const { buf } = this;
 		const start = this.pos;
-		while (this.pos < buf.length && CLASS[buf[this.pos]] === 0) this.pos++;
+		while (this.pos < buf.length && CLASS_OF[buf[this.pos]] === 0) this.pos++;
 		this.spend(this.pos - start);
 		return buf.toString('latin1', start, this.pos);
+	}
+
+	/** Passes over a name's bytes; the entry of `table` it spells, if any (no string made). */
+	private lookup<T>(table: WordTable<T>): T | undefined {
+		const { buf } = this;
+		const start = this.pos;
+		let pos = start;
+		let hash = 0;
+		// The hash of words.ts, computed inline: this loop runs for every key of every object.
+		while (pos < buf.length && CLASS_OF[buf[pos]] === 0)
+			hash = (Math.imul(hash, 31) + buf[pos++]) | 0;
+		this.pos = pos;
+		this.spend(pos - start);
+		return table.find(buf, start, pos, hash);
 	}
 
 	/** The next object; `N G R` references are folded into one value. */
@@ -104,23 +107,25 @@ export class Parser {
 		const c = buf[this.pos];
 		if (c === 0x2f) {
 			this.pos++;
-			return { name: this.token() };
+			const start = this.pos;
+			const known = this.lookup(NAMES);
+			return known ?? { name: buf.toString('latin1', start, this.pos) };
 		}
 		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
 			this.pos += 2;
-			// No prototype: a key such as /__proto__ is just a key.
-			const dict = Object.create(null) as Record<string, PdfValue>;
+			// Only the keys read are set (none is a property of Object.prototype).
+			const dict: Record<string, PdfValue> = {};
 			for (;;) {
 				this.skipSpace();
 				if (buf[this.pos] === 0x3e && buf[this.pos + 1] === 0x3e) {
 					this.pos += 2;
 					return { dict };
 				}
-				// The key is read as a string, with no name object made for it.
+				// The key is matched by its bytes: no string or name object is made for it.
 				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
 				this.pos++;
-				const name = this.token();
-				if (READ_KEYS.has(name)) dict[name] = this.value(depth + 1);
+				const key = this.lookup(KEYS);
+				if (key !== undefined) dict[key] = this.value(depth + 1);
 				else this.skip(depth + 1);
 			}
 		}
@@ -149,17 +154,17 @@ export class Parser {
 			this.pos++;
 			throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${this.pos - 1}`);
 		}
-		if (isDigit(c)) {
+		if (digit(c)) {
 			const start = this.pos;
 			const number = this.unsigned();
-			if (buf[this.pos] === 0x2e || CLASS[buf[this.pos] ?? 0x20] === 0) return this.real(start);
+			if (buf[this.pos] === 0x2e || CLASS_OF[buf[this.pos] ?? 0x20] === 0) return this.real(start);
 			// `N G R`: looked ahead byte by byte, consumed only when it is a reference.
 			const save = this.pos;
 			this.skipSpace();
-			if (isDigit(buf[this.pos])) {
+			if (digit(buf[this.pos])) {
 				const gen = this.unsigned();
 				this.skipSpace();
-				if (buf[this.pos] === 0x52 && CLASS[buf[this.pos + 1] ?? 0x20] !== 0) {
+				if (buf[this.pos] === 0x52 && CLASS_OF[buf[this.pos + 1] ?? 0x20] !== 0) {
 					this.pos++;
 					return { ref: number, gen };
 				}
@@ -182,46 +187,23 @@ export class Parser {
 		const { buf } = this;
 		if (this.pos >= buf.length) throw new Unknown('the file ends inside an object');
 		const c = buf[this.pos];
-		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
-			this.pos += 2;
-			for (;;) {
-				this.skipSpace();
-				if (buf[this.pos] === 0x3e && buf[this.pos + 1] === 0x3e) {
-					this.pos += 2;
-					return;
-				}
-				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
-				this.skip(depth + 1);
-				this.skip(depth + 1);
-			}
-		}
-		if (c === 0x5b) {
-			this.pos++;
-			for (;;) {
-				this.skipSpace();
-				if (buf[this.pos] === 0x5d) {
-					this.pos++;
-					return;
-				}
-				if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
-				this.skip(depth + 1);
-			}
-		}
+		if (c === 0x3c && buf[this.pos + 1] === 0x3c) return this.skipContainer(depth, 2);
+		if (c === 0x5b) return this.skipContainer(depth, 1);
 		if (c === 0x2f) {
 			this.pos++;
 			this.skipRegular();
 			return;
 		}
-		if (CLASS[c] === 0) {
+		if (CLASS_OF[c] === 0) {
 			// A number (with `G R` after it, a reference), true, false, null.
 			this.skipRegular();
-			if (!isDigit(c)) return;
+			if (!digit(c)) return;
 			const save = this.pos;
 			this.skipSpace();
-			if (isDigit(buf[this.pos])) {
+			if (digit(buf[this.pos])) {
 				this.skipRegular();
 				this.skipSpace();
-				if (buf[this.pos] === 0x52 && CLASS[buf[this.pos + 1] ?? 0x20] !== 0) {
+				if (buf[this.pos] === 0x52 && CLASS_OF[buf[this.pos + 1] ?? 0x20] !== 0) {
 					this.pos++;
 					return;
 				}
@@ -232,23 +214,76 @@ export class Parser {
 		this.value(depth); // strings and errors: value() reads them without building much
 	}
 
+	/**
+	 * Passes over a dictionary (`opener` 2, at `<<`) or an array (1, at `[`) by its bytes alone:
+	 * brackets matched, strings and comments passed whole, nothing built and no value checked
+	 * (nothing reads it). Mismatched or stray closing brackets and deep nesting are refused.
+	 */
+	private skipContainer(depth: number, opener: 1 | 2): void {
+		const { buf } = this;
+		const start = this.pos;
+		let pos = start + opener;
+		// The open brackets as digits of a base-3 number, the innermost last (1 array, 2 dict).
+		let open = opener;
+		let level = 1;
+		while (level > 0) {
+			if (pos >= buf.length) throw new Unknown('the file ends inside an object');
+			const c = buf[pos];
+			if (CLASS_OF[c] !== 2) pos++;
+			else if (c === 0x2f) pos++;
+			else if (c === 0x25) {
+				while (pos < buf.length && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
+			} else if (c === 0x28) {
+				let strings = 0;
+				for (;;) {
+					if (pos >= buf.length) throw new Unknown('a string is not closed');
+					const d = buf[pos++];
+					if (d === 0x5c) pos++;
+					else if (d === 0x28) strings++;
+					else if (d === 0x29 && --strings === 0) break;
+				}
+			} else if (c === 0x5b || (c === 0x3c && buf[pos + 1] === 0x3c)) {
+				if (depth + level >= PAGE_LIMITS.maxNesting)
+					throw new Unknown('an object is nested too deeply');
+				open = open * 3 + (c === 0x5b ? 1 : 2);
+				level++;
+				pos += c === 0x5b ? 1 : 2;
+			} else if (c === 0x3c) {
+				const end = buf.indexOf(0x3e, pos);
+				if (end === -1) throw new Unknown('a hex string is not closed');
+				pos = end + 1;
+			} else if (c === 0x5d && open % 3 === 1) {
+				open = (open - 1) / 3;
+				level--;
+				pos++;
+			} else if (c === 0x3e && buf[pos + 1] === 0x3e && open % 3 === 2) {
+				open = (open - 2) / 3;
+				level--;
+				pos += 2;
+			} else throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${pos}`);
+		}
+		this.pos = pos;
+		this.spend(pos - start);
+	}
+
 	private skipRegular() {
 		const { buf } = this;
 		const start = this.pos;
-		while (this.pos < buf.length && CLASS[buf[this.pos]] === 0) this.pos++;
-		this.spend(this.pos - start);
+		let pos = start;
+		while (pos < buf.length && CLASS_OF[buf[pos]] === 0) pos++;
+		this.pos = pos;
+		this.spend(pos - start);
 	}
 
 	/** Digits at the position, as a number (no string made: the hot path of xref tables). */
 	unsigned(): number {
 		const { buf } = this;
 		const start = this.pos;
+		let pos = start;
 		let value = 0;
-		while (this.pos < buf.length && isDigit(buf[this.pos])) {
-			value = value * 10 + buf[this.pos] - 0x30;
-			this.pos++;
-		}
-		this.spend(this.pos - start);
+		while (pos < buf.length && digit(buf[pos])) value = value * 10 + buf[pos++] - 0x30;
+		this.pos = pos;
+		this.spend(pos - start);
 		return value;
 	}
 
@@ -280,13 +315,18 @@ export class Parser {
 	/** `N G obj` at the current position: the object's number, or undefined. */
 	objHeader(): { num: number; gen: number } | undefined {
 		this.skipSpace();
-		if (!isDigit(this.buf[this.pos])) return undefined;
+		if (!digit(this.buf[this.pos])) return undefined;
 		const num = this.unsigned();
 		this.skipSpace();
-		if (!isDigit(this.buf[this.pos])) return undefined;
+		if (!digit(this.buf[this.pos])) return undefined;
 		const gen = this.unsigned();
 		this.skipSpace();
-		if (this.token() !== 'obj') return undefined;
+		// `obj` and no more letters, compared byte by byte.
+		const { buf, pos } = this;
+		if (buf[pos] !== 0x6f || buf[pos + 1] !== 0x62 || buf[pos + 2] !== 0x6a) return undefined;
+		if (CLASS_OF[buf[pos + 3] ?? 0x20] === 0) return undefined;
+		this.pos += 3;
+		this.spend(3);
 		return { num, gen };
 	}
 

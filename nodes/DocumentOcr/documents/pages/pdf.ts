@@ -2,10 +2,11 @@
  * The pages of a PDF: the page tree's /Count under the catalog's /Pages, found through the
  * cross-reference (xref.ts) and checked against a walk of the /Kids tree (cycles, depth, a page
  * listed twice, a count the kids contradict: unknown). Objects inside object streams are read
- * from the stream's decoded bytes (inflate.ts); the object streams a page tree node's kids live in
- * are inflated together, a few at a time.
+ * from the stream's decoded bytes (inflate.ts), each object stream inflated when an object in it
+ * is first read. The work is synchronous; countPages keeps its promise.
  */
 import { decodeStream } from './inflate';
+import { NumberSet } from './locations';
 import {
 	attempt,
 	budgetFor,
@@ -16,21 +17,21 @@ import {
 	type Budget,
 	type PageCount,
 } from './limits';
-import { isDict, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
+import { isDict, isDigit, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
 import { readXref, scanObjects, type Xref } from './xref';
 
 const MAX_PAGES_PER_BYTE = 1 / 10;
 
-export async function countPdfPages(buf: Buffer): Promise<PageCount> {
+export function countPdfPages(buf: Buffer): PageCount {
 	const budget = budgetFor(buf.length);
-	const direct = await attempt(async () => {
-		const xref = await readXref(buf, budget);
+	const direct = attempt(() => {
+		const xref = readXref(buf, budget);
 		if (!xref.root) throw new BrokenXref('the trailer names no document catalog (/Root)');
 		return countThrough(new ObjectReader(buf, xref, budget), xref.root, buf.length);
 	});
 	if (direct.pages !== null || !direct.broken) return strip(direct);
 	const broken = direct.reason;
-	const scanned = await attempt(() => {
+	const scanned = attempt(() => {
 		const xref = scanObjects(buf, budget);
 		return countThrough(new ObjectReader(buf, xref, budget), xref.root!, buf.length);
 	});
@@ -38,53 +39,53 @@ export async function countPdfPages(buf: Buffer): Promise<PageCount> {
 	return { pages: null, reason: `${broken}; in a scan of the objects instead: ${scanned.reason}` };
 }
 
-async function countThrough(reader: ObjectReader, root: Ref, size: number): Promise<number> {
-	const catalog = await reader.get(root);
+function countThrough(reader: ObjectReader, root: Ref, size: number): number {
+	const catalog = reader.get(root);
 	if (!isDict(catalog) || !isRef(catalog.dict.Pages))
 		throw new Unknown('the document catalog has no page tree (/Pages)');
-	const rootNode = await reader.get(catalog.dict.Pages);
+	const rootNode = reader.get(catalog.dict.Pages);
 	if (!isDict(rootNode)) throw new Unknown('the page tree root is not a dictionary');
-	const declared = await reader.resolve(rootNode.dict.Count);
+	const declared = reader.resolve(rootNode.dict.Count);
 	if (typeof declared !== 'number' || !Number.isInteger(declared) || declared < 0)
 		throw new Unknown('the page tree root has no valid /Count');
 	if (declared > size * MAX_PAGES_PER_BYTE || declared > PAGE_LIMITS.maxObjects)
 		throw new Unknown(
 			`the page tree claims ${declared} pages, more than a file of this size can hold`,
 		);
-	const walked = await walkTree(reader, catalog.dict.Pages);
+	const walked = walkTree(reader, catalog.dict.Pages);
 	if (walked !== declared)
 		throw new Unknown(`the page tree's /Count (${declared}) contradicts its pages (${walked})`);
 	return declared;
 }
 
 /** Counts the leaves of the page tree; refuses cycles, a page listed twice and deep trees. */
-async function walkTree(reader: ObjectReader, rootRef: Ref): Promise<number> {
-	const seen = new Set<number>();
+function walkTree(reader: ObjectReader, rootRef: Ref): number {
+	const seen = new NumberSet();
 	let leaves = 0;
-	const stack: Array<{ ref: Ref; depth: number }> = [{ ref: rootRef, depth: 0 }];
+	// The nodes still to visit and their depths, side by side (no object made per kid).
+	const stack: Ref[] = [rootRef];
+	const depths: number[] = [0];
 	while (stack.length > 0) {
-		const { ref, depth } = stack.pop()!;
+		const ref = stack.pop()!;
+		const depth = depths.pop()!;
 		if (seen.has(ref.ref))
 			throw new Unknown(`the page tree lists object ${ref.ref} twice (a cycle or a shared page)`);
 		seen.add(ref.ref);
 		if (depth > PAGE_LIMITS.maxTreeDepth)
 			throw new Unknown(`the page tree is deeper than ${PAGE_LIMITS.maxTreeDepth} levels`);
-		// Awaited only when an object stream must be inflated first: most reads are synchronous.
-		let node = reader.get(ref);
-		if (node instanceof Promise) node = await node;
+		const node = reader.get(ref);
 		if (!isDict(node)) throw new Unknown(`page tree object ${ref.ref} is not a dictionary`);
 		const type = nameOf(node.dict.Type);
-		let kids = reader.resolve(node.dict.Kids);
-		if (kids instanceof Promise) kids = await kids;
+		const kids = reader.resolve(node.dict.Kids);
 		if (type === 'Pages' || (type === undefined && Array.isArray(kids))) {
 			if (!Array.isArray(kids)) throw new Unknown(`page tree node ${ref.ref} has no /Kids`);
 			for (let i = kids.length - 1; i >= 0; i--) {
 				const kid = kids[i];
 				if (!isRef(kid))
 					throw new Unknown(`page tree node ${ref.ref} has a kid that is not a reference`);
-				stack.push({ ref: kid, depth: depth + 1 });
+				stack.push(kid);
+				depths.push(depth + 1);
 			}
-			await reader.prefetch(kids as Ref[]);
 		} else if (type === 'Page' || type === undefined) leaves++;
 		else throw new Unknown(`page tree object ${ref.ref} is a /${type}, neither a page nor pages`);
 	}
@@ -92,27 +93,30 @@ async function walkTree(reader: ObjectReader, rootRef: Ref): Promise<number> {
 }
 
 interface ObjectStream {
-	data: Buffer;
-	offsets: Map<number, number>;
+	parser: Parser;
+	/** Where each object of the stream begins in its decoded bytes, by index. */
+	offsets: Uint32Array;
 }
 
 /** Reads objects through the cross-reference; object streams are inflated once each. */
 class ObjectReader {
 	private reads = 0;
 	private readonly streams = new Map<number, ObjectStream>();
-	private readonly loading = new Map<number, Promise<ObjectStream>>();
+	/** One parser over the file, moved to each object read (reads do not overlap). */
+	private readonly parser: Parser;
 	constructor(
 		private readonly buf: Buffer,
 		private readonly xref: Xref,
 		private readonly budget: Budget,
-	) {}
+	) {
+		this.parser = new Parser(buf, budget);
+	}
 
-	resolve(value: PdfValue | undefined): PdfValue | undefined | Promise<PdfValue> {
+	resolve(value: PdfValue | undefined): PdfValue | undefined {
 		return isRef(value) ? this.get(value) : value;
 	}
 
-	/** The object; a promise only when its object stream is not inflated yet. */
-	get(ref: Ref): PdfValue | Promise<PdfValue> {
+	get(ref: Ref): PdfValue {
 		if (++this.reads > PAGE_LIMITS.maxObjects)
 			throw new Unknown(`reading the page tree needs more than ${PAGE_LIMITS.maxObjects} objects`);
 		const where = this.xref.objects.get(ref.ref);
@@ -123,7 +127,7 @@ class ObjectReader {
 				throw new Unknown(`object ${ref.ref} is free in the cross-reference${hidden}`);
 			if (where.offset >= this.buf.length)
 				throw new BrokenXref(`the cross-reference puts object ${ref.ref} outside the file`);
-			const parser = new Parser(this.buf, this.budget);
+			const { parser } = this;
 			parser.pos = where.offset;
 			const head = parser.objHeader();
 			if (!head || head.num !== ref.ref)
@@ -132,53 +136,19 @@ class ObjectReader {
 				);
 			return parser.value();
 		}
-		const inStream = (stream: ObjectStream) => {
-			const at = stream.offsets.get(where.index);
-			if (at === undefined)
-				throw new Unknown(`object ${ref.ref} is not in object stream ${where.stream}`);
-			const parser = new Parser(stream.data, this.budget);
-			parser.pos = at;
-			return parser.value();
-		};
-		const stream = this.streams.get(where.stream);
-		return stream ? inStream(stream) : this.load(where.stream).then(inStream);
-	}
-
-	/** Inflates the object streams these objects live in, a few at a time. */
-	async prefetch(refs: Ref[]): Promise<void> {
-		const wanted = new Set<number>();
-		for (const ref of refs) {
-			const where = this.xref.objects.get(ref.ref);
-			if (where && 'stream' in where && !this.streams.has(where.stream)) wanted.add(where.stream);
+		let stream = this.streams.get(where.stream);
+		if (!stream) {
+			stream = this.objectStream(where.stream);
+			this.streams.set(where.stream, stream);
 		}
-		if (wanted.size === 0) return;
-		const queue = [...wanted];
-		const worker = async () => {
-			for (let num = queue.pop(); num !== undefined; num = queue.pop()) {
-				const loading = this.load(num);
-				// A failure stops the workers taking more streams; Promise.all reports it.
-				loading.catch(() => {
-					queue.length = 0;
-				});
-				await loading;
-			}
-		};
-		const workers = Math.min(PAGE_LIMITS.inflateConcurrency, queue.length);
-		await Promise.all(Array.from({ length: workers }, worker));
+		const at = where.index < stream.offsets.length ? stream.offsets[where.index] : undefined;
+		if (at === undefined)
+			throw new Unknown(`object ${ref.ref} is not in object stream ${where.stream}`);
+		stream.parser.pos = at;
+		return stream.parser.value();
 	}
 
-	private load(num: number): Promise<ObjectStream> {
-		let loading = this.loading.get(num);
-		if (!loading) {
-			loading = this.objectStream(num);
-			// Awaited by whoever needs it; marked handled so a failure nobody awaits is no crash.
-			loading.catch(() => undefined);
-			this.loading.set(num, loading);
-		}
-		return loading;
-	}
-
-	private async objectStream(num: number): Promise<ObjectStream> {
+	private objectStream(num: number): ObjectStream {
 		const where = this.xref.objects.get(num);
 		if (!where || !('offset' in where) || where.offset < 0 || where.offset >= this.buf.length)
 			throw new Unknown(`object stream ${num} is not in the cross-reference`);
@@ -190,7 +160,7 @@ class ObjectReader {
 		if (!isDict(dict) || nameOf(dict.dict.Type) !== 'ObjStm')
 			throw new Unknown(`object ${num} is not an object stream`);
 		const raw = parser.streamData(dict.dict);
-		const data = await decodeStream(dict.dict, raw, `object stream ${num}`, this.budget);
+		const data = decodeStream(dict.dict, raw, `object stream ${num}`, this.budget);
 		const n = dict.dict.N;
 		const first = dict.dict.First;
 		if (
@@ -204,16 +174,20 @@ class ObjectReader {
 		// The decoded bytes may be read once more by the parser than the file's size allows.
 		if (data !== raw) this.budget.bytes += data.length;
 		const header = new Parser(data, this.budget);
-		const offsets = new Map<number, number>();
+		// n pairs take 4n - 1 bytes at least: a larger /N is refused before anything is allocated.
+		if (4 * n - 1 > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
+		const offsets = new Uint32Array(Math.ceil(n));
+		// Pairs of unsigned integers (number, offset), read without building values.
 		for (let i = 0; i < n; i++) {
-			header.value(); // the object's number
-			const rel = header.value();
-			if (typeof rel !== 'number' || first + rel > data.length)
-				throw new Unknown(`object stream ${num} has a bad offset`);
-			offsets.set(i, first + rel);
+			header.skipSpace();
+			if (!isDigit(data[header.pos])) throw new Unknown(`object stream ${num} has a bad offset`);
+			header.unsigned(); // the object's number
+			header.skipSpace();
+			if (!isDigit(data[header.pos])) throw new Unknown(`object stream ${num} has a bad offset`);
+			const rel = header.unsigned();
+			if (first + rel > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
+			offsets[i] = first + rel;
 		}
-		const stream = { data, offsets };
-		this.streams.set(num, stream);
-		return stream;
+		return { parser: header, offsets };
 	}
 }

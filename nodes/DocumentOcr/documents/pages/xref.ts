@@ -4,27 +4,25 @@
  * a scan for `N G obj` headers that stands in only where it is certain.
  */
 import { decodeStream } from './inflate';
+import { Locations } from './locations';
 import { BrokenXref, PAGE_LIMITS, Unknown, type Budget } from './limits';
 import { CLASS, isDict, isDigit, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
 
-/** Where each object is: at an offset in the file, or the i-th object of an object stream. */
-export type Location = { offset: number } | { stream: number; index: number };
-
 export interface Xref {
-	objects: Map<number, Location>;
+	objects: Locations;
 	root?: Ref;
 	/** Why a hybrid file's cross-reference stream (/XRefStm) was not read, if it was not. */
 	hidden?: string;
 }
 
-export async function readXref(buf: Buffer, budget: Budget): Promise<Xref> {
+export function readXref(buf: Buffer, budget: Budget): Xref {
 	const tailStart = Math.max(0, buf.length - 2048);
 	const at = buf.lastIndexOf('startxref', buf.length, 'latin1');
 	if (at === -1 || at < tailStart) throw new BrokenXref('the file has no startxref at its end');
 	const parser = new Parser(buf, budget);
 	parser.pos = at + 'startxref'.length;
 	let offset = parser.value();
-	const xref: Xref = { objects: new Map() };
+	const xref: Xref = { objects: new Locations() };
 	const visited = new Set<number>();
 	const freed = new Set<number>();
 	while (typeof offset === 'number') {
@@ -35,13 +33,13 @@ export async function readXref(buf: Buffer, budget: Budget): Promise<Xref> {
 		visited.add(offset);
 		if (visited.size > PAGE_LIMITS.maxXrefSections)
 			throw new Unknown(`more than ${PAGE_LIMITS.maxXrefSections} cross-reference sections`);
-		const trailer = await readSection(buf, offset, xref, budget, freed);
+		const trailer = readSection(buf, offset, xref, budget, freed);
 		// The newest section is read first: its /Root wins; older ones only fill gaps.
 		if (!xref.root && isRef(trailer.Root)) xref.root = trailer.Root;
 		// A hybrid file: its table marks free what only its cross-reference stream (/XRefStm) lists.
 		if (typeof trailer.XRefStm === 'number') {
 			try {
-				await readSection(buf, trailer.XRefStm, xref, budget, freed);
+				readSection(buf, trailer.XRefStm, xref, budget, freed);
 			} catch (error) {
 				xref.hidden ??= (error as Error).message;
 			}
@@ -53,13 +51,13 @@ export async function readXref(buf: Buffer, budget: Budget): Promise<Xref> {
 }
 
 /** One section (a table + trailer, or a cross-reference stream); keeps entries not yet known. */
-async function readSection(
+function readSection(
 	buf: Buffer,
 	offset: number,
 	xref: Xref,
 	budget: Budget,
 	freed: Set<number>,
-): Promise<Record<string, PdfValue>> {
+): Record<string, PdfValue> {
 	const parser = new Parser(buf, budget);
 	parser.pos = offset;
 	parser.skipSpace();
@@ -86,16 +84,25 @@ async function readSection(
 			if (count * 20 > buf.length)
 				throw new Unknown('a cross-reference subsection is longer than the file');
 			for (let i = 0; i < count; i++) {
-				// `oooooooooo ggggg n`, read without making a string per entry.
+				// `oooooooooo ggggg n`, read without making a string per entry: the standard form
+				// byte by byte, any other spacing token by token.
 				parser.skipSpace();
-				const digits = isDigit(buf[parser.pos]);
-				const at = parser.unsigned();
-				parser.skipSpace();
-				const genDigits = isDigit(buf[parser.pos]);
-				parser.unsigned();
-				parser.skipSpace();
-				const kind = buf[parser.pos++];
-				if (!digits || !genDigits || (kind !== 0x6e && kind !== 0x66))
+				let at = standardEntry(buf, parser.pos);
+				let kind: number;
+				if (at >= 0) {
+					kind = buf[parser.pos + 17];
+					parser.advance(18);
+				} else {
+					const digits = isDigit(buf[parser.pos]);
+					at = parser.unsigned();
+					parser.skipSpace();
+					const genDigits = isDigit(buf[parser.pos]);
+					parser.unsigned();
+					parser.skipSpace();
+					kind = buf[parser.pos++];
+					if (!digits || !genDigits) kind = 0;
+				}
+				if (kind !== 0x6e && kind !== 0x66)
 					throw new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
 				const num = first + i;
 				if (!xref.objects.has(num) && kind === 0x6e) xref.objects.set(num, { offset: at });
@@ -114,7 +121,7 @@ async function readSection(
 	if (!isDict(dict) || nameOf(dict.dict.Type) !== 'XRef')
 		throw new BrokenXref(`the cross-reference offset ${offset} points to no cross-reference`);
 	const raw = parser.streamData(dict.dict);
-	const data = await decodeStream(dict.dict, raw, 'cross-reference stream', budget, BrokenXref);
+	const data = decodeStream(dict.dict, raw, 'cross-reference stream', budget, BrokenXref);
 	const w = dict.dict.W;
 	if (
 		!Array.isArray(w) ||
@@ -153,6 +160,48 @@ async function readSection(
 	return dict.dict;
 }
 
+/** A table entry's offset when it has the standard form (10 digits, space, 5 digits, space, n/f), else -1. */
+function standardEntry(buf: Buffer, at: number): number {
+	if (at + 18 > buf.length || buf[at + 10] !== 0x20 || buf[at + 16] !== 0x20) return -1;
+	let value = 0;
+	for (let k = 0; k < 16; k++) {
+		if (k === 10) continue;
+		const digit = buf[at + k] - 0x30;
+		if (digit < 0 || digit > 9) return -1;
+		if (k < 10) value = value * 10 + digit;
+	}
+	return value;
+}
+
+/** The word `obj`, as bytes: a string needle would be converted on every search. */
+const OBJ = Buffer.from('obj', 'latin1');
+
+/** White space as the scan has always read it (a regular expression's \s over latin1). */
+const space = (c: number | undefined) =>
+	c === 0x20 || (c !== undefined && c >= 0x09 && c <= 0x0d) || c === 0xa0;
+
+/**
+ * Where `N G ` begins before `obj` at `at`, read backwards within the 24 bytes before it: 1-10
+ * digits (after white space or at the window's start), white space, 1-5 digits, white space;
+ * -1 if they are not there.
+ */
+function headerBefore(buf: Buffer, at: number): number {
+	const low = Math.max(0, at - 24);
+	let p = at - 1;
+	const run = (test: (c: number) => boolean) => {
+		const end = p;
+		while (p >= low && test(buf[p])) p--;
+		return end - p;
+	};
+	if (run(space) < 1) return -1;
+	const gen = run(isDigit);
+	if (gen < 1 || gen > 5) return -1;
+	if (run(space) < 1) return -1;
+	const num = run(isDigit);
+	if (num < 1 || num > 10) return -1;
+	return p < low || space(buf[p]) ? p + 1 : -1;
+}
+
 /**
  * Stand-in for an unreadable cross-reference: every `N G obj` header in the file. Only certain
  * when nothing is hidden in object streams and every object is defined once (a number defined
@@ -163,7 +212,7 @@ export function scanObjects(buf: Buffer, budget: Budget): Xref {
 		throw new Unknown(
 			'the file has object streams, so no scan can stand in for its cross-reference',
 		);
-	const objects = new Map<number, Location>();
+	const objects = new Locations();
 	const twice = new Set<number>();
 	// The last trailer names the root; without one, the last cross-reference stream's dictionary
 	// or else the one /Type /Catalog (both read from each object's first bytes, only then).
@@ -178,21 +227,15 @@ export function scanObjects(buf: Buffer, budget: Budget): Xref {
 	const fromTrailer = root !== undefined;
 	let catalogs = 0;
 	let catalog: number | undefined;
-	for (
-		let at = buf.indexOf('obj', 0, 'latin1');
-		at !== -1;
-		at = buf.indexOf('obj', at + 3, 'latin1')
-	) {
+	for (let at = buf.indexOf(OBJ, 0); at !== -1; at = buf.indexOf(OBJ, at + 3)) {
 		budget.bytes -= 16;
 		if (budget.bytes < 0) throw new Unknown('scanning for objects took too much work');
 		// `endobj` and words ending in "obj" are passed over before any string is made.
 		if (at === 0 || CLASS[buf[at - 1]] !== 1 || CLASS[buf[at + 3] ?? 0x20] === 0) continue;
-		const match = /(?:^|[\s])(\d{1,10})\s+(\d{1,5})\s+$/.exec(
-			buf.toString('latin1', Math.max(0, at - 24), at),
-		);
-		if (!match) continue;
-		const num = Number(match[1]);
-		const start = at - match[0].length + (match[0].length - match[0].trimStart().length);
+		const start = headerBefore(buf, at);
+		if (start < 0) continue;
+		let num = 0;
+		for (let k = start; isDigit(buf[k]); k++) num = num * 10 + buf[k] - 0x30;
 		if (objects.has(num)) twice.add(num);
 		objects.set(num, { offset: start });
 		if (fromTrailer) continue;

@@ -232,6 +232,27 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		await expectUnknown(whole.subarray(0, 60), /no startxref/);
 	});
 
+	test('the scan reads object headers with any white space, and only whole numbers before obj', async () => {
+		const objects = [CATALOG, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>', PAGE, PAGE];
+		const text = pdf(objects)
+			.toString('latin1')
+			.replace(/startxref\n\d+/, 'startxref\n1');
+		const spaced = (headers: string[]) =>
+			Buffer.from(
+				headers.reduce((t, header, i) => t.replace(`\n${i + 1} 0 obj\n`, header), text),
+				'latin1',
+			);
+		// Tabs, CR LF, form feeds, several spaces, a large generation; each header still found.
+		expect(
+			await count(
+				spaced(['\n1 0 obj\n', '\n2\t0\tobj ', '\r\n3 \r\n 00000\x0cobj\n', '\n4  99999  obj\n']),
+			),
+		).toEqual({ pages: 2 });
+		// A header not standing alone: glued to a word, a 6-digit generation, an 11-digit number.
+		for (const bad of ['\nx4 0 obj\n', '\n4 000000 obj\n', '\n00000000004 0 obj\n', '\n4 0obj\n'])
+			await expectUnknown(spaced(['\n1 0 obj\n', '\n2 0 obj\n', '\n3 0 obj\n', bad]), /object 4/);
+	});
+
 	test('an xref pointing nowhere: the scan, or unknown when an object is defined twice', async () => {
 		const good = pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', PAGE]);
 		const broken = Buffer.from(
@@ -280,6 +301,28 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		text = text.replace('/Root 1 0 R', `/Root 1 0 R /Prev ${xrefAt}`);
 		// A loop makes the table unreadable; the scan then finds the one certain answer.
 		expect(await count(Buffer.from(text, 'latin1'))).toEqual({ pages: 1 });
+	});
+
+	test('values nothing reads are passed over whole: brackets in strings, hex strings and comments', async () => {
+		const resources =
+			'/Resources << /X (a >> string \\) with ] and [ ( nested ) ) /Y [ (]) <3E3E> [ << >> ] ] ' +
+			'% a comment >> ] with brackets\n /Z << /Deep [ [ [ 1 2 R ] ] ] >> >>';
+		const page = `<< /Type /Page /Parent 2 0 R ${resources} /MediaBox [0 0 612 792] >>`;
+		const pages = '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>';
+		expect(await count(pdf([CATALOG, pages, page, page]))).toEqual({ pages: 2 });
+		expect(await count(compressed([CATALOG, pages, page, page]))).toEqual({ pages: 2 });
+	});
+
+	test('a stray or mismatched bracket in a value nothing reads: unknown, and where', async () => {
+		for (const value of ['[ 1 >> ]', '<< /A [ 1 >> ]', '[ ) ]', '<< /A { >>'])
+			await expectUnknown(
+				pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R] /Count 1 /X ${value} >>`, PAGE]),
+				/an unexpected "[>)}{]" at byte \d+/,
+			);
+		await expectUnknown(
+			pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 /X [ (never closed ] >>', PAGE]),
+			/string is not closed|ends inside/,
+		);
 	});
 
 	test('deeply nested arrays inside an object', async () => {
@@ -455,7 +498,7 @@ describe('compressed cross-reference and object streams (FlateDecode)', () => {
 		expect(await count(compressed(TWO_PAGES, options))).toEqual({ pages: 2 });
 	});
 
-	test('300 pages in 30 object streams, read a few at a time', async () => {
+	test('300 pages in 30 object streams, each inflated once', async () => {
 		const n = 300;
 		const kids = Array.from({ length: n }, (_, i) => `${i + 3} 0 R`).join(' ');
 		const objects = [
@@ -463,7 +506,14 @@ describe('compressed cross-reference and object streams (FlateDecode)', () => {
 			`<< /Type /Pages /Kids [${kids}] /Count ${n} >>`,
 			...Array.from({ length: n }, () => PAGE),
 		];
-		expect(await count(compressed(objects, { perStream: 10 }))).toEqual({ pages: n });
+		// As many inflations as streams: the cross-reference stream and one per object stream.
+		const saved = PAGE_LIMITS.maxInflatedStreams;
+		PAGE_LIMITS.maxInflatedStreams = 1 + Math.ceil((n + 2) / 10);
+		try {
+			expect(await count(compressed(objects, { perStream: 10 }))).toEqual({ pages: n });
+		} finally {
+			PAGE_LIMITS.maxInflatedStreams = saved;
+		}
 	});
 
 	test('one corrupt object stream among many: unknown, and no stray rejection', async () => {
