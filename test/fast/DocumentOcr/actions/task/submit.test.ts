@@ -43,7 +43,7 @@ test('sends the spec fields as JSON to the Base URL, never the API URL', async (
 		imageBase64: PDF.toString('base64'),
 	});
 	expect(output).toEqual([
-		{ json: { ...accepted.body, pagesCounted: null }, pairedItem: { item: 0 } },
+		{ json: { ...(accepted.body as object), pagesCounted: null }, pairedItem: { item: 0 } },
 	]);
 });
 
