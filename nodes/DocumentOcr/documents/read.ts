@@ -112,7 +112,8 @@ const NOT_READ: PageCount = { pages: null, reason: 'the file was not read whole'
  * Reads a stored binary once, from n8n's binary store, as a stream, learns it (./scan.ts) and
  * counts its pages; called in a whole-read turn (documents/budget.ts), which bounds how many such
  * files are held at once. The file is then kept for the send when the budget has room (whole when
- * small, as chunks when large), else let go: it is streamed from the store again when sent.
+ * small, as the chunks read when large), else let go: it is streamed from the store again when
+ * sent.
  */
 async function scanStored(
 	ctx: IExecuteFunctions,
@@ -130,14 +131,19 @@ async function scanStored(
 	const digest = scan.digest();
 	const chunks = scan.kept();
 	if (!chunks) return { size, head, tail, digest, pageCount: NOT_READ };
-	const whole = Buffer.concat(chunks, size);
-	chunks.length = 0;
-	const pageCount = await pagesOf(whole);
+	// The count reads a PDF or TIFF as one buffer: a copy, let go once counted. The chunks are what
+	// is kept for the send (each let go as soon as it is sent), within the budget.
+	const kind = detectKind(head);
+	const pageCount =
+		kind === 'pdf' || kind === 'tiff'
+			? await countPages(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), kind)
+			: await pagesOf(head);
 	if (!budget.fits(size)) return { size, head, tail, digest, pageCount };
 	budget.take(size);
-	if (size <= KEEP_BYTES) return { size, head, tail, digest, pageCount, bytes: whole };
+	if (size <= KEEP_BYTES)
+		return { size, head, tail, digest, pageCount, bytes: Buffer.concat(chunks, size) };
 	const release = budget.releaser(size);
-	return { size, head, tail, digest, pageCount, chunks: [whole], release };
+	return { size, head, tail, digest, pageCount, chunks, release };
 }
 
 /**
