@@ -5,6 +5,8 @@
  * dist/ was built from the sources as they are (CI builds once, then runs `npm test`).
  *
  *   node scripts/bootstrap.js            install if needed, build if dist/ is stale
+ *   node scripts/bootstrap.js --build    install if needed, build (what `npm start` does, in a
+ *                                        child process while it installs n8n)
  *   node scripts/bootstrap.js --stamp    record what dist/ was built from (end of `npm run build`)
  */
 const { spawnSync } = require('node:child_process');
@@ -89,6 +91,7 @@ if (require.main === module) {
 		fs.writeFileSync(STAMP, `${buildInputsHash()}\n`);
 	} else {
 		ensureInstalled();
-		buildIfStale();
+		if (process.argv.includes('--build')) build();
+		else buildIfStale();
 	}
 }

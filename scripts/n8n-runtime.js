@@ -783,3 +783,31 @@ module.exports = {
 	parseExecuteOutput,
 	log,
 };
+
+/**
+ * `node scripts/n8n-runtime.js --install <version>`: installs n8n `version` (and the Node it runs
+ * on) into the cache, or finds it there, and exits — nothing is started. `.ci/run` starts it in
+ * the background early, so the suite that needs that n8n (compat.e2e.js, n8n 1.123.0) finds it
+ * cached instead of installing it on the critical path. Exit 1 when the install failed (the suite
+ * then installs it itself, as without this).
+ */
+if (require.main === module) {
+	const at = process.argv.indexOf('--install');
+	const version = at >= 0 ? process.argv[at + 1] : undefined;
+	if (!version) {
+		process.stderr.write('usage: node scripts/n8n-runtime.js --install <n8n version>\n');
+		process.exit(2);
+	}
+	const started = Date.now();
+	const stop = () => stopAll().then(() => process.exit(1));
+	process.on('SIGTERM', stop);
+	process.on('SIGINT', stop);
+	(async () => {
+		const node = await nodeForN8n(version);
+		const runtime = await ensureN8n(node, version);
+		log(`n8n ${runtime.version} ready in ${CACHE} (${elapsed(started)})`);
+	})().catch((error) => {
+		log(`n8n ${version} not installed (${elapsed(started)}): ${error.message}`);
+		process.exit(1);
+	});
+}

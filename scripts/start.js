@@ -17,11 +17,12 @@
  * Only Node's own modules are loaded before the bootstrap (it installs the dev dependencies on a
  * fresh clone) — this file, bootstrap.js and n8n-runtime.js; everything else after it.
  */
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { ensureInstalled, build, ROOT } = require('./bootstrap');
+const { ROOT } = require('./bootstrap');
 // Node's own modules only, like the bootstrap: safe before the install.
 const rt = require('./n8n-runtime');
 
@@ -168,7 +169,13 @@ async function main() {
 
 	// Stop everything on a signal from any parent (a terminal's Ctrl-C, an IDE's stop button or a
 	// supervisor signalling npm's PID), and when the parent goes away.
+	let bootstrap; // the child process that installs the dev dependencies and builds, while it runs
 	let stop = async (code) => {
+		try {
+			if (bootstrap) process.kill(-bootstrap.pid, 'SIGTERM'); // its npm install too
+		} catch {
+			// already gone
+		}
 		await rt.stopAll(); // an install or n8n command under way
 		process.exit(code);
 	};
@@ -188,14 +195,31 @@ async function main() {
 		say(`» demo state reset (${state} deleted)`);
 	}
 
-	ensureInstalled();
-	build();
+	// Node 24 and n8n (a first start: ~5 minutes, mostly network and disk) install at the same time
+	// as the dev dependencies and the build (scripts/bootstrap.js --build, in a child process so that
+	// this one goes on with the runtime's install meanwhile): neither needs the other.
+	const runtimeReady = rt
+		.ensureNode24()
+		.then(async (node24) => ({ node24, runtime: await rt.ensureN8n(node24) }));
+	runtimeReady.catch(() => {}); // its error is reported where it is awaited, below
+	const bootstrapCode = await new Promise((resolve) => {
+		bootstrap = spawn(process.execPath, [path.join(__dirname, 'bootstrap.js'), '--build'], {
+			stdio: ['ignore', 'inherit', 'inherit'],
+			detached: true, // its own process group: stop() ends its npm install with it
+		});
+		bootstrap.on('error', () => resolve(1));
+		bootstrap.on('exit', (code) => resolve(code ?? 1));
+	});
+	bootstrap = undefined;
+	if (bootstrapCode !== 0) {
+		await rt.stopAll(); // the runtime's install, when it is still under way
+		process.exit(bootstrapCode);
+	}
 	const { syncWorkspace } = require('./demo-workspace');
 	const { startEmulator, KEYS } = require('../emulator');
 	const documents = require('../emulator/documents');
 
-	const node24 = await rt.ensureNode24();
-	const runtime = await rt.ensureN8n(node24);
+	const { node24, runtime } = await runtimeReady;
 	rt.log(`» n8n ${runtime.version} on Node 24 (${rt.CACHE})`);
 
 	const filesDir = path.join(state, 'files');
