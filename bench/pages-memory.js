@@ -1,0 +1,147 @@
+'use strict';
+/**
+ * The page counter's peak live memory (issue 31: "no more memory than the file"), beyond the
+ * input file itself, for every file of the corpus (test/fixtures/pages) and the large files of
+ * bench/pages.js (a 20,000-page PDF with a classic xref table, the same with startxref broken,
+ * the same rewritten by qpdf with Flate object streams, a 5,000-directory TIFF). Needs the build
+ * (`npm run build`); `BENCH_DIST=<dir>` measures another build's dist/.
+ *
+ * How: each file is counted in a fresh process run with `--gc-global` (every collection is a
+ * full one, so what survives it is exactly what is live), a 1 MB young generation (a collection
+ * at least every MB the count allocates on the JS heap) and `--single-threaded-gc`. After a
+ * warm-up count and two forced collections, the baseline is the heap in use plus the external
+ * memory (ArrayBuffers: the file, typed arrays, inflated streams). v8.GCProfiler records both,
+ * before and after every collection during one count, taken by V8 inside the collection itself
+ * (the count is synchronous: no sampler could run beside it); a forced collection ends it. The
+ * baseline is the lower of the state before the count and the state after that last collection
+ * (V8 may free remains of the warm-up only then).
+ * - `peak ≥`: the most live memory any collection during the count found, minus the baseline: a
+ *   lower bound on the peak (the peak may fall between two collections).
+ * - `peak ≤`: the most memory in use just before any collection, the final one included, minus
+ *   the baseline: an upper bound (it counts the garbage made since the collection before).
+ * The truth is between the two; they are close when the count allocates many MB (collections
+ * are frequent) and far apart for a tiny file (one collection, at the end).
+ */
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const v8 = require('node:v8');
+
+const DIST = path.resolve(process.env.BENCH_DIST ?? path.join(__dirname, '../dist'));
+const FLAGS = [
+	'--expose-gc',
+	'--gc-global',
+	'--single-threaded-gc',
+	'--min-semi-space-size=1',
+	'--max-semi-space-size=1',
+];
+
+/** In the child: one measured count of `file`, printed as JSON. */
+async function child(file, kind) {
+	const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/documents/pages.js'));
+	const bytes = fs.readFileSync(file);
+	const inUse = (s) => s.usedHeapSize + s.externalMemory;
+	const now = () => {
+		const s = v8.getHeapStatistics();
+		return inUse({ usedHeapSize: s.used_heap_size, externalMemory: s.external_memory });
+	};
+	await countPages(bytes, kind);
+	await countPages(bytes, kind);
+	global.gc();
+	global.gc();
+	const before0 = now();
+	const profiler = new v8.GCProfiler();
+	profiler.start();
+	const result = countPages(bytes, kind); // synchronous inside: done when this returns
+	global.gc();
+	const { statistics } = profiler.stop();
+	const during = statistics.slice(0, -1); // the last is the forced collection after the count
+	// What V8 still had to free of the warm-up is not the count's: the lower of the two states.
+	const base = Math.min(before0, inUse(statistics.at(-1).afterGC.heapStatistics));
+	const after = (s) => inUse(s.afterGC.heapStatistics) - base;
+	const before = (s) => inUse(s.beforeGC.heapStatistics) - base;
+	console.log(
+		JSON.stringify({
+			pages: (await result).pages,
+			collections: during.length,
+			low: Math.max(0, ...during.map(after)),
+			high: Math.max(0, ...statistics.map(before)),
+		}),
+	);
+}
+
+function bigTiff(pages) {
+	const buf = Buffer.alloc(8 + pages * 18);
+	buf.write('II', 0, 'latin1');
+	buf.writeUInt16LE(42, 2);
+	buf.writeUInt32LE(8, 4);
+	for (let i = 0; i < pages; i++) {
+		const at = 8 + i * 18;
+		buf.writeUInt16LE(1, at);
+		buf.writeUInt16LE(256, at + 2);
+		buf.writeUInt16LE(3, at + 4);
+		buf.writeUInt32LE(1, at + 6);
+		buf.writeUInt32LE(i === pages - 1 ? 0 : at + 18, at + 14);
+	}
+	return buf;
+}
+
+function main() {
+	const corpus = path.join(__dirname, '../test/fixtures/pages');
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-memory-'));
+	try {
+		const files = fs
+			.readdirSync(corpus)
+			.filter((f) => /\.(pdf|tif)$/.test(f))
+			.map((f) => ({ name: f, file: path.join(corpus, f) }));
+		const put = (name, bytes) => {
+			const file = path.join(dir, name.replace(/\W+/g, '-') + (name.includes('TIFF') ? '.tif' : '.pdf'));
+			fs.writeFileSync(file, bytes);
+			files.push({ name, file });
+			return file;
+		};
+		const emulator = require('../emulator/documents.js');
+		const large = emulator.makePdf(Array.from({ length: 20_000 }, (_, i) => `page ${i + 1}`));
+		const classic = put('makePdf 20,000 pages', large);
+		put(
+			'the same, startxref broken (scan)',
+			Buffer.from(large.toString('latin1').replace(/startxref\n\d+/, 'startxref\n1'), 'latin1'),
+		);
+		try {
+			const out = path.join(dir, 'objstm.pdf');
+			execFileSync('qpdf', ['--object-streams=generate', classic, out]);
+			files.push({ name: 'the same, qpdf object streams (Flate)', file: out });
+		} catch (error) {
+			console.log(`qpdf could not make the object-stream PDF, skipped: ${error.message}`);
+		}
+		put('TIFF, 5,000 directories', bigTiff(5000));
+		const rows = files.map(({ name, file }) => {
+			const bytes = fs.statSync(file).size;
+			const kind = /\.tif$/.test(file) ? 'tiff' : 'pdf';
+			const out = execFileSync(process.execPath, [...FLAGS, __filename, '--child', file, kind], {
+				encoding: 'utf8',
+			});
+			const m = JSON.parse(out.trim().split('\n').at(-1));
+			const kB = (n) => Math.round(n / 1024);
+			return {
+				file: name,
+				kB: kB(bytes),
+				pages: m.pages,
+				'peak ≥ kB': kB(m.low),
+				'peak ≤ kB': kB(m.high),
+				'≤ / file': +(m.high / bytes).toFixed(2),
+				collections: m.collections,
+			};
+		});
+		return { rows };
+	} finally {
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+module.exports = { main };
+if (require.main === module) {
+	if (process.argv[2] === '--child') child(process.argv[3], process.argv[4]);
+	else console.table(main().rows);
+}
