@@ -8,19 +8,20 @@
  *
  * How: each file is counted in a fresh process run with `--gc-global` (every collection is a
  * full one, so what survives it is exactly what is live), a 1 MB young generation (a collection
- * at least every MB the count allocates on the JS heap) and `--single-threaded-gc`. After a
- * warm-up count and two forced collections, the baseline is the heap in use plus the external
- * memory (ArrayBuffers: the file, typed arrays, inflated streams). v8.GCProfiler records both,
- * before and after every collection during one count, taken by V8 inside the collection itself
- * (the count is synchronous: no sampler could run beside it); a forced collection ends it. The
- * baseline is the lower of the state before the count and the state after that last collection
- * (V8 may free remains of the warm-up only then).
- * - `peak ≥`: the most live memory any collection during the count found, minus the baseline: a
- *   lower bound on the peak (the peak may fall between two collections).
- * - `peak ≤`: the most memory in use just before any collection, the final one included, minus
- *   the baseline: an upper bound (it counts the garbage made since the collection before).
- * The truth is between the two; they are close when the count allocates many MB (collections
- * are frequent) and far apart for a tiny file (one collection, at the end).
+ * every MB the count allocates on the JS heap) and `--single-threaded-gc`. v8.GCProfiler records
+ * the heap in use plus the external memory (ArrayBuffers: the file, typed arrays, inflated
+ * streams) before and after every collection, taken by V8 inside the collection itself (the
+ * count is synchronous: no sampler could run beside it). After a warm-up, the count runs 32 times,
+ * each after two forced collections and 0, 1/32, 2/32 ... 31/32 of the young generation filled
+ * with garbage, so that its collections fall at other points of its work each time; a forced
+ * collection ends each run.
+ * The baseline is the lower of the state before the run and the state after that collection.
+ * - `peak ≥`: the most live memory any collection during a run found, minus the baseline: the
+ *   peak, to within what the count holds for less than 1/32 MB of its allocation (a lower bound).
+ * - `peak ≤`: the run without garbage: the most memory in use just before any of its
+ *   collections, the final one included, minus the baseline (an upper bound: it counts the
+ *   garbage made since the collection before, and V8's own allocations on the way).
+ * `collections`: during the 32 runs.
  */
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -29,6 +30,8 @@ const path = require('node:path');
 const v8 = require('node:v8');
 
 const DIST = path.resolve(process.env.BENCH_DIST ?? path.join(__dirname, '../dist'));
+/** Runs per file, each started at another point of the young generation's MB. */
+const PHASES = 32;
 const FLAGS = [
 	'--expose-gc',
 	'--gc-global',
@@ -37,7 +40,26 @@ const FLAGS = [
 	'--max-semi-space-size=1',
 ];
 
-/** In the child: one measured count of `file`, printed as JSON. */
+/** Garbage on the young generation: `n` small arrays, none kept. */
+function litter(n) {
+	let last = [];
+	for (let i = 0; i < n; i++) last = new Array(120).fill(i);
+	return last.length;
+}
+
+/** How many of litter's arrays fill the young generation: litter until a collection comes. */
+function period() {
+	global.gc();
+	let used = v8.getHeapStatistics().used_heap_size;
+	for (let n = 1; ; n++) {
+		litter(1);
+		const now = v8.getHeapStatistics().used_heap_size;
+		if (now < used) return n;
+		used = now;
+	}
+}
+
+/** In the child: the count of `file` measured at each phase of the young generation, as JSON. */
 async function child(file, kind) {
 	const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/documents/pages.js'));
 	const bytes = fs.readFileSync(file);
@@ -48,27 +70,32 @@ async function child(file, kind) {
 	};
 	await countPages(bytes, kind);
 	await countPages(bytes, kind);
-	global.gc();
-	global.gc();
-	const before0 = now();
-	const profiler = new v8.GCProfiler();
-	profiler.start();
-	const result = countPages(bytes, kind); // synchronous inside: done when this returns
-	global.gc();
-	const { statistics } = profiler.stop();
-	const during = statistics.slice(0, -1); // the last is the forced collection after the count
-	// What V8 still had to free of the warm-up is not the count's: the lower of the two states.
-	const base = Math.min(before0, inUse(statistics.at(-1).afterGC.heapStatistics));
-	const after = (s) => inUse(s.afterGC.heapStatistics) - base;
-	const before = (s) => inUse(s.beforeGC.heapStatistics) - base;
-	console.log(
-		JSON.stringify({
-			pages: (await result).pages,
-			collections: during.length,
-			low: Math.max(0, ...during.map(after)),
-			high: Math.max(0, ...statistics.map(before)),
-		}),
-	);
+	const full = period();
+	let pages;
+	let low = 0;
+	let high = Infinity;
+	let collections = 0;
+	for (let shift = 0; shift < PHASES; shift++) {
+		global.gc();
+		global.gc();
+		const before = now();
+		litter(Math.round((shift * full) / PHASES));
+		const profiler = new v8.GCProfiler();
+		profiler.start();
+		const result = countPages(bytes, kind); // synchronous inside: done when this returns
+		global.gc();
+		const { statistics } = profiler.stop();
+		pages = (await result).pages;
+		// What V8 still had to free of earlier runs is not the count's: the lower of the two.
+		const base = Math.min(before, inUse(statistics.at(-1).afterGC.heapStatistics));
+		const during = statistics.slice(0, -1); // the last is the forced collection after it
+		collections += during.length;
+		for (const s of during) low = Math.max(low, inUse(s.afterGC.heapStatistics) - base);
+		// Only the run without litter gives an upper bound: the others' include the litter.
+		if (shift === 0)
+			high = Math.max(0, ...statistics.map((s) => inUse(s.beforeGC.heapStatistics) - base));
+	}
+	console.log(JSON.stringify({ pages, low, high, collections }));
 }
 
 function bigTiff(pages) {

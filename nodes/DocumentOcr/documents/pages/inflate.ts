@@ -54,6 +54,13 @@ function inflate(raw: Buffer, what: string, budget: Budget, Fail: Failure): Buff
 				: 'the compressed streams inflate to more bytes than a file of this size allows',
 		);
 	budget.inflated -= data.length;
+	// The output grows by doubling: a buffer much larger than its bytes is copied to their size,
+	// so an object stream kept for later reads holds no more than it uses.
+	if (data.buffer.byteLength - data.length > (data.length >> 3) + 4096) {
+		const exact = Buffer.allocUnsafe(data.length);
+		exact.set(data);
+		return exact;
+	}
 	return Buffer.from(data.buffer, data.byteOffset, data.length);
 }
 

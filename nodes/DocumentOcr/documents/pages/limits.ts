@@ -19,7 +19,12 @@ export const PAGE_LIMITS = {
 	maxXrefSections: 256,
 	/** Image directories of a TIFF. */
 	maxTiffDirectories: 100_000,
-	/** Compressed streams (cross-reference and object streams) inflated for one file. */
+	/**
+	 * Inflated object streams kept for later reads, as a multiple of the file's size (the stream
+	 * being read is always kept; one let go is inflated again when needed, from the budget below).
+	 */
+	streamCacheFactor: 0.25,
+	/** Compressed streams (cross-reference and object streams) inflated for one file, again included. */
 	maxInflatedStreams: 4096,
 	/** Bytes one stream may inflate to. */
 	maxInflatedStream: 8_000_000,
