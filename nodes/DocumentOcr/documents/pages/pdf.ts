@@ -78,14 +78,16 @@ function walkTree(reader: ObjectReader, rootRef: Ref): number {
 		if (!isDict(node)) throw new Unknown(`page tree object ${num} is not a dictionary`);
 		const type = nameOf(node.dict.Type);
 		const value = reader.resolve(node.dict.Kids);
+		// A direct /Kids of references comes as their numbers (RefList), an indirect one as values.
 		const kids = isRefList(value) ? value.refs : Array.isArray(value) ? value : undefined;
 		if (type === 'Pages' || (type === undefined && kids)) {
 			if (!kids) throw new Unknown(`page tree node ${num} has no /Kids`);
 			for (let i = kids.length - 1; i >= 0; i--) {
 				const kid = kids[i];
-				if (typeof kid !== 'number' && !isRef(kid))
+				const ref = isRefList(value) ? (kid as number) : isRef(kid) ? kid.ref : undefined;
+				if (ref === undefined)
 					throw new Unknown(`page tree node ${num} has a kid that is not a reference`);
-				stack.push(typeof kid === 'number' ? kid : kid.ref);
+				stack.push(ref);
 				depths.push(depth + 1);
 			}
 		} else if (type === 'Page' || type === undefined) leaves++;
