@@ -4,7 +4,9 @@
  * input file itself, for every file of the corpus (test/fixtures/pages) and the large files of
  * bench/pages.js (a 20,000-page PDF with a classic xref table, the same with startxref broken,
  * the same rewritten by qpdf with Flate object streams, a 5,000-directory TIFF). Needs the build
- * (`npm run build`); `BENCH_DIST=<dir>` measures another build's dist/.
+ * (`npm run build`); `BENCH_DIST=<dir>` measures another build's dist/. Two hostile files of the
+ * fast tier's kind too: a Flate bomb as an object stream, and a page tree whose kids alternate
+ * between two padded object streams.
  *
  * How: each file is counted in a fresh process run with `--gc-global` (every collection is a
  * full one, so what survives it is exactly what is live), a 1 MB young generation (a collection
@@ -47,16 +49,25 @@ function litter(n) {
 	return last.length;
 }
 
-/** How many of litter's arrays fill the young generation: litter until a collection comes. */
+/** How many of litter's arrays fill the young generation after two forced collections. */
 function period() {
-	global.gc();
-	let used = v8.getHeapStatistics().used_heap_size;
-	for (let n = 1; ; n++) {
-		litter(1);
-		const now = v8.getHeapStatistics().used_heap_size;
-		if (now < used) return n;
-		used = now;
+	const collects = (n) => {
+		global.gc();
+		global.gc();
+		const profiler = new v8.GCProfiler();
+		profiler.start();
+		litter(n);
+		return profiler.stop().statistics.length > 0;
+	};
+	let high = 64;
+	while (!collects(high)) high *= 2;
+	let low = 0;
+	while (high - low > 1) {
+		const mid = (low + high) >> 1;
+		if (collects(mid)) high = mid;
+		else low = mid;
 	}
+	return high;
 }
 
 /** In the child: the count of `file` measured at each phase of the young generation, as JSON. */
@@ -114,6 +125,87 @@ function bigTiff(pages) {
 	return buf;
 }
 
+/**
+ * A PDF 1.5 of object streams (`streams`: each a list of objects, stored as `encode` makes it)
+ * and a plain cross-reference stream; objects are numbered in order, the streams after them.
+ */
+function objectStreams(streams, encode) {
+	const n = streams.flat().length;
+	const parts = [Buffer.from('%PDF-1.5\n', 'latin1')];
+	let length = parts[0].length;
+	const put = (b) => {
+		const buf = typeof b === 'string' ? Buffer.from(b, 'latin1') : b;
+		parts.push(buf);
+		length += buf.length;
+	};
+	const rows = [];
+	const at = [];
+	let num = 1;
+	streams.forEach((objects, s) => {
+		let header = '';
+		let body = '';
+		objects.forEach((o, i) => {
+			rows[num++] = [2, n + 1 + s, i];
+			header += `${num - 1} ${body.length} `;
+			body += `${o}\n`;
+		});
+		const { data, dict } = encode(Buffer.from(header + body, 'latin1'), s);
+		at.push(length);
+		put(
+			`${n + 1 + s} 0 obj\n<< /Type /ObjStm /N ${objects.length} /First ${header.length} ${dict} /Length ${data.length} >>\nstream\n`,
+		);
+		put(data);
+		put('\nendstream\nendobj\n');
+	});
+	at.forEach((o, s) => (rows[n + 1 + s] = [1, o, 0]));
+	const xrefNum = n + streams.length + 1;
+	const xrefAt = length;
+	rows[xrefNum] = [1, xrefAt, 0];
+	rows[0] = [0, 0, 65535];
+	const table = Buffer.alloc(rows.length * 7);
+	rows.forEach(([t, a, b], i) => {
+		table[i * 7] = t;
+		table.writeUInt32BE(a, i * 7 + 1);
+		table.writeUInt16BE(b, i * 7 + 5);
+	});
+	put(
+		`${xrefNum} 0 obj\n<< /Type /XRef /W [1 4 2] /Size ${rows.length} /Root 1 0 R /Length ${table.length} >>\nstream\n`,
+	);
+	put(table);
+	put(`\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`);
+	return Buffer.concat(parts);
+}
+
+/** Hostile files of the fast tier's kind: a Flate bomb, and reads bouncing between two streams. */
+function hostile() {
+	const { deflate, bomb } = require('../test/fixtures/pages/deflate.js');
+	const CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
+	const PAGE = '<< /Type /Page /Parent 2 0 R >>';
+	const bombed = objectStreams([[CATALOG, '<< /Type /Pages /Kids [] /Count 0 >>']], () => ({
+		data: bomb(64),
+		dict: '/Filter /FlateDecode',
+	}));
+	const k = 200;
+	const a = Array.from({ length: k }, (_, i) => 4 + i);
+	const b = Array.from({ length: k }, (_, i) => 5 + k + i);
+	let seed = 11;
+	const letter = () =>
+		String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 26));
+	const pad = `(${'x'.repeat(100_000)}${Array.from({ length: 8000 }, letter).join('')})`;
+	const kids = a.flatMap((x, i) => [`${x} 0 R`, `${b[i]} 0 R`]).join(' ');
+	const bouncing = objectStreams(
+		[
+			[CATALOG, `<< /Type /Pages /Kids [${kids}] /Count ${2 * k} >>`, pad, ...a.map(() => PAGE)],
+			[pad, ...b.map(() => PAGE)],
+		],
+		(data) => ({ data: deflate(data), dict: '/Filter /FlateDecode' }),
+	);
+	return [
+		['hostile: a Flate bomb object stream (64 MB of zeros)', bombed],
+		['hostile: reads bouncing between two padded streams', bouncing],
+	];
+}
+
 function main() {
 	const corpus = path.join(__dirname, '../test/fixtures/pages');
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-memory-'));
@@ -123,7 +215,10 @@ function main() {
 			.filter((f) => /\.(pdf|tif)$/.test(f))
 			.map((f) => ({ name: f, file: path.join(corpus, f) }));
 		const put = (name, bytes) => {
-			const file = path.join(dir, name.replace(/\W+/g, '-') + (name.includes('TIFF') ? '.tif' : '.pdf'));
+			const file = path.join(
+				dir,
+				name.replace(/\W+/g, '-') + (name.includes('TIFF') ? '.tif' : '.pdf'),
+			);
 			fs.writeFileSync(file, bytes);
 			files.push({ name, file });
 			return file;
@@ -143,6 +238,7 @@ function main() {
 			console.log(`qpdf could not make the object-stream PDF, skipped: ${error.message}`);
 		}
 		put('TIFF, 5,000 directories', bigTiff(5000));
+		for (const [name, bytes] of hostile()) put(name, bytes);
 		const rows = files.map(({ name, file }) => {
 			const bytes = fs.statSync(file).size;
 			const kind = /\.tif$/.test(file) ? 'tiff' : 'pdf';
