@@ -17,7 +17,16 @@ import {
 	type Budget,
 	type PageCount,
 } from './limits';
-import { isDict, isDigit, isRef, isRefList, nameOf, Parser, type PdfValue, type Ref } from './parser';
+import {
+	isDict,
+	isDigit,
+	isRef,
+	isRefList,
+	nameOf,
+	Parser,
+	type PdfValue,
+	type Ref,
+} from './parser';
 import { readXref, scanObjects, type Xref } from './xref';
 
 const MAX_PAGES_PER_BYTE = 1 / 10;

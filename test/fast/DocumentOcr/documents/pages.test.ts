@@ -697,7 +697,8 @@ function bouncing(k: number, pad: number): Buffer {
 	const kids = a.flatMap((num, i) => [`${num} 0 R`, `${b[i]} 0 R`]).join(' ');
 	// Letters at random (a few kB however it is deflated) after `pad` bytes that deflate to little.
 	let seed = 11;
-	const letter = () => String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 26));
+	const letter = () =>
+		String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 26));
 	const padding = `(${'x'.repeat(pad)}${Array.from({ length: 8000 }, letter).join('')})`;
 	const objects = [
 		CATALOG,
