@@ -71,8 +71,7 @@ function countThrough(reader: ObjectReader, root: Ref, size: number): number {
 function walkTree(reader: ObjectReader, rootRef: Ref): number {
 	const seen = new NumberSet();
 	let leaves = 0;
-	// The numbers of the nodes still to visit and their depths, side by side: the kids' Ref
-	// objects are let go once their parent's /Kids has been pushed.
+	// The numbers of the nodes still to visit and their depths, side by side (no object per kid).
 	const stack: number[] = [rootRef.ref];
 	const depths: number[] = [0];
 	while (stack.length > 0) {
