@@ -8,6 +8,8 @@
  * entries read and to the file. NumberSet does the same for the page tree walk's visited set.
  */
 
+import { Unknown } from './limits';
+
 /** At an offset in the file (-1: free), or the i-th object of an object stream. */
 export type Location = { offset: number } | { stream: number; index: number };
 
@@ -48,7 +50,7 @@ export class Locations {
 
 	set(num: number, where: Location): void {
 		if (num >= this.kind.length && !this.grow(num, 0)) {
-			this.sparse.set(num, where);
+			this.keepApart(num, where);
 			return;
 		}
 		if (this.kind[num] === UNKNOWN) this.entries++;
@@ -56,7 +58,7 @@ export class Locations {
 		if ('offset' in where) {
 			if (where.offset > U32) {
 				this.kind[num] = ELSEWHERE;
-				this.sparse.set(num, where);
+				this.keepApart(num, where);
 			} else if (where.offset < 0) this.kind[num] = FREE;
 			else {
 				this.kind[num] = AT_OFFSET;
@@ -64,12 +66,23 @@ export class Locations {
 			}
 		} else if (where.stream > U32 || where.index > U32) {
 			this.kind[num] = ELSEWHERE;
-			this.sparse.set(num, where);
+			this.keepApart(num, where);
 		} else {
 			this.kind[num] = IN_STREAM;
 			this.first[num] = where.stream;
 			this.second[num] = where.index;
 		}
+	}
+
+	/**
+	 * An entry in the Map, which costs many times an entry of the arrays: past an eighth of the
+	 * numbers the file can hold (and a thousand), the count is unknown rather than the memory
+	 * held growing with what a cross-reference claims.
+	 */
+	private keepApart(num: number, where: Location): void {
+		if (!this.sparse.has(num) && this.sparse.size >= (this.limit >> 3) + 1024)
+			throw new Unknown('the file lists more objects than a file of its size can hold');
+		this.sparse.set(num, where);
 	}
 
 	delete(num: number): void {

@@ -65,3 +65,16 @@ describe('NumberSet', () => {
 		expect(seen.has(60_000)).toBe(false);
 	});
 });
+
+describe('Locations past what the file can hold', () => {
+	test('numbers beyond the arrays are kept up to a bound, then the count is unknown', () => {
+		const objects = new Locations(maxObjectsIn(1000)); // 164 numbers in the arrays
+		const bound = (maxObjectsIn(1000) >> 3) + 1024;
+		for (let i = 0; i < bound; i++) objects.set(10_000 + 7 * i, { offset: 1 });
+		expect(() => objects.set(1_000_000, { offset: 1 })).toThrow(
+			/more objects than a file of its size can hold/,
+		);
+		objects.set(10_000, { offset: 2 }); // one already kept is replaced
+		expect(objects.get(10_000)).toEqual({ offset: 2 });
+	});
+});
