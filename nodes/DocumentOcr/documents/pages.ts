@@ -17,7 +17,9 @@
  *
  * Where the count is not certain it is null with a reason, never a guess. The work is bounded
  * (objects read, bytes parsed and inflated, streams inflated, tree depth: PAGE_LIMITS), so a
- * hostile file answers null quickly; the promise never rejects.
+ * hostile file answers null quickly, and so is the memory held (inflated object streams kept
+ * within a share of the file's size, one stream's inflated size, object locations no more than
+ * the file can hold); the promise never rejects.
  */
 import type { DocumentKind } from './check';
 import { attempt, strip, type PageCount } from './pages/limits';

@@ -2,7 +2,8 @@
  * The bytes of a cross-reference or object stream: stored without a filter, or FlateDecode
  * inflated (flate.ts), then undone of its PNG predictor (/DecodeParms /Predictor 10-15). The
  * inflated bytes are capped: a stream that would inflate past its share of the budget stops
- * there and the count is unknown.
+ * there and the count is unknown; the cap of one stream is a share of the file's size, since it
+ * is held in memory whole.
  */
 import { FlateError, inflateZlib } from './flate';
 import type { PdfValue } from './parser';
@@ -37,7 +38,7 @@ export function decodeStream(
 function inflate(raw: Buffer, what: string, budget: Budget, Fail: Failure): Buffer {
 	if (--budget.streams < 0)
 		throw new Unknown(`more than ${PAGE_LIMITS.maxInflatedStreams} compressed streams to inflate`);
-	const cap = Math.min(PAGE_LIMITS.maxInflatedStream, budget.inflated);
+	const cap = Math.min(budget.stream, budget.inflated);
 	let data: Uint8Array | null = null;
 	let failure: string | undefined;
 	try {
@@ -51,9 +52,18 @@ function inflate(raw: Buffer, what: string, budget: Budget, Fail: Failure): Buff
 		throw new Unknown(
 			cap === PAGE_LIMITS.maxInflatedStream
 				? `the ${what} inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`
-				: 'the compressed streams inflate to more bytes than a file of this size allows',
+				: cap === budget.stream
+					? `the ${what} inflates to more than ${cap} bytes, more than a file of this size may hold in memory`
+					: 'the compressed streams inflate to more bytes than a file of this size allows',
 		);
 	budget.inflated -= data.length;
+	// The output grows by doubling: a buffer much larger than its bytes is copied to their size,
+	// so an object stream kept for later reads holds no more than it uses.
+	if (data.buffer.byteLength - data.length > (data.length >> 3) + 4096) {
+		const exact = Buffer.allocUnsafe(data.length);
+		exact.set(data);
+		return exact;
+	}
 	return Buffer.from(data.buffer, data.byteOffset, data.length);
 }
 

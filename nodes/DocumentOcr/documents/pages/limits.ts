@@ -19,10 +19,20 @@ export const PAGE_LIMITS = {
 	maxXrefSections: 256,
 	/** Image directories of a TIFF. */
 	maxTiffDirectories: 100_000,
-	/** Compressed streams (cross-reference and object streams) inflated for one file. */
+	/**
+	 * Inflated object streams kept for later reads, as a multiple of the file's size (the stream
+	 * being read is always kept; one let go is inflated again when needed, from the budget below).
+	 */
+	streamCacheFactor: 0.25,
+	/** Compressed streams (cross-reference and object streams) inflated for one file, again included. */
 	maxInflatedStreams: 4096,
 	/** Bytes one stream may inflate to. */
 	maxInflatedStream: 8_000_000,
+	/**
+	 * ...and no more than this multiple of the file's size, plus 128 kB: the stream is held in
+	 * memory whole, and while its output grows the old and the new buffer are held together.
+	 */
+	inflatedStreamFactor: 0.5,
 	/** Bytes all streams of a file may inflate to: this multiple of the file's size, plus 1 MB... */
 	inflateFactor: 16,
 	/** ...and never more than this. */
@@ -34,10 +44,16 @@ export interface Budget {
 	bytes: number;
 	inflated: number;
 	streams: number;
+	/** The bytes one stream may inflate to (its share of memory). */
+	stream: number;
 }
 
 export function budgetFor(size: number): Budget {
 	return {
+		stream: Math.min(
+			PAGE_LIMITS.maxInflatedStream,
+			Math.floor(size * PAGE_LIMITS.inflatedStreamFactor) + 131_072,
+		),
 		bytes: size * PAGE_LIMITS.parseFactor + 65_536,
 		inflated: Math.min(size * PAGE_LIMITS.inflateFactor + 1_000_000, PAGE_LIMITS.maxInflatedTotal),
 		streams: PAGE_LIMITS.maxInflatedStreams,

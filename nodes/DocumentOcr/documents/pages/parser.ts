@@ -19,15 +19,25 @@ export type PdfValue =
 	| { name: string }
 	| PdfValue[]
 	| PdfDict
+	| RefList
 	| { keyword: string };
 export interface PdfDict {
 	dict: Record<string, PdfValue>;
+}
+/**
+ * A direct /Kids array of references, as the numbers of the objects they name: a page tree's
+ * node can list thousands of kids, and an object per reference would hold many times the bytes.
+ */
+export interface RefList {
+	refs: number[];
 }
 
 export const isRef = (v: PdfValue | undefined): v is Ref =>
 	typeof v === 'object' && v !== null && 'ref' in v;
 export const isDict = (v: PdfValue | undefined): v is PdfDict =>
 	typeof v === 'object' && v !== null && 'dict' in v;
+export const isRefList = (v: PdfValue | undefined): v is RefList =>
+	typeof v === 'object' && v !== null && 'refs' in v;
 export const nameOf = (v: PdfValue | undefined): string | undefined =>
 	typeof v === 'object' && v !== null && 'name' in v ? v.name : undefined;
 
@@ -125,7 +135,8 @@ export class Parser {
 				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
 				this.pos++;
 				const key = this.lookup(KEYS);
-				if (key !== undefined) dict[key] = this.value(depth + 1);
+				if (key === 'Kids') dict[key] = this.kids(depth + 1);
+				else if (key !== undefined) dict[key] = this.value(depth + 1);
 				else this.skip(depth + 1);
 			}
 		}
@@ -178,6 +189,30 @@ export class Parser {
 		if (word === 'null') return null;
 		if (word === '') throw new Unknown(`an unreadable byte at ${this.pos}`);
 		return { keyword: word };
+	}
+
+	/** A /Kids value: a RefList when it is an array of references, else the value as read. */
+	private kids(depth: number): PdfValue {
+		this.skipSpace();
+		const { buf } = this;
+		if (buf[this.pos] !== 0x5b) return this.value(depth);
+		const start = this.pos;
+		this.pos++;
+		const refs: number[] = [];
+		for (;;) {
+			this.skipSpace();
+			if (buf[this.pos] === 0x5d) {
+				this.pos++;
+				return { refs };
+			}
+			if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
+			const item = this.value(depth + 1);
+			if (!isRef(item)) break;
+			refs.push(item.ref);
+		}
+		// Not references alone: read again as an array (the bytes are spent twice, once at most).
+		this.pos = start;
+		return this.value(depth);
 	}
 
 	/** Passes over the next object without building it (values of keys nothing reads). */

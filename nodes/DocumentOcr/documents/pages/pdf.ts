@@ -17,7 +17,16 @@ import {
 	type Budget,
 	type PageCount,
 } from './limits';
-import { isDict, isDigit, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
+import {
+	isDict,
+	isDigit,
+	isRef,
+	isRefList,
+	nameOf,
+	Parser,
+	type PdfValue,
+	type Ref,
+} from './parser';
 import { readXref, scanObjects, type Xref } from './xref';
 
 const MAX_PAGES_PER_BYTE = 1 / 10;
@@ -62,32 +71,35 @@ function countThrough(reader: ObjectReader, root: Ref, size: number): number {
 function walkTree(reader: ObjectReader, rootRef: Ref): number {
 	const seen = new NumberSet();
 	let leaves = 0;
-	// The nodes still to visit and their depths, side by side (no object made per kid).
-	const stack: Ref[] = [rootRef];
+	// The numbers of the nodes still to visit and their depths, side by side (no object per kid).
+	const stack: number[] = [rootRef.ref];
 	const depths: number[] = [0];
 	while (stack.length > 0) {
-		const ref = stack.pop()!;
+		const num = stack.pop()!;
 		const depth = depths.pop()!;
-		if (seen.has(ref.ref))
-			throw new Unknown(`the page tree lists object ${ref.ref} twice (a cycle or a shared page)`);
-		seen.add(ref.ref);
+		if (seen.has(num))
+			throw new Unknown(`the page tree lists object ${num} twice (a cycle or a shared page)`);
+		seen.add(num);
 		if (depth > PAGE_LIMITS.maxTreeDepth)
 			throw new Unknown(`the page tree is deeper than ${PAGE_LIMITS.maxTreeDepth} levels`);
-		const node = reader.get(ref);
-		if (!isDict(node)) throw new Unknown(`page tree object ${ref.ref} is not a dictionary`);
+		const node = reader.read(num);
+		if (!isDict(node)) throw new Unknown(`page tree object ${num} is not a dictionary`);
 		const type = nameOf(node.dict.Type);
-		const kids = reader.resolve(node.dict.Kids);
-		if (type === 'Pages' || (type === undefined && Array.isArray(kids))) {
-			if (!Array.isArray(kids)) throw new Unknown(`page tree node ${ref.ref} has no /Kids`);
+		const value = reader.resolve(node.dict.Kids);
+		// A direct /Kids of references comes as their numbers (RefList), an indirect one as values.
+		const kids = isRefList(value) ? value.refs : Array.isArray(value) ? value : undefined;
+		if (type === 'Pages' || (type === undefined && kids)) {
+			if (!kids) throw new Unknown(`page tree node ${num} has no /Kids`);
 			for (let i = kids.length - 1; i >= 0; i--) {
 				const kid = kids[i];
-				if (!isRef(kid))
-					throw new Unknown(`page tree node ${ref.ref} has a kid that is not a reference`);
-				stack.push(kid);
+				const ref = isRefList(value) ? (kid as number) : isRef(kid) ? kid.ref : undefined;
+				if (ref === undefined)
+					throw new Unknown(`page tree node ${num} has a kid that is not a reference`);
+				stack.push(ref);
 				depths.push(depth + 1);
 			}
 		} else if (type === 'Page' || type === undefined) leaves++;
-		else throw new Unknown(`page tree object ${ref.ref} is a /${type}, neither a page nor pages`);
+		else throw new Unknown(`page tree object ${num} is a /${type}, neither a page nor pages`);
 	}
 	return leaves;
 }
@@ -96,12 +108,25 @@ interface ObjectStream {
 	parser: Parser;
 	/** Where each object of the stream begins in its decoded bytes, by index. */
 	offsets: Uint32Array;
+	/** The memory it holds: its decoded bytes and offsets. */
+	bytes: number;
 }
 
-/** Reads objects through the cross-reference; object streams are inflated once each. */
+/**
+ * Reads objects through the cross-reference. Inflated object streams are kept for later reads,
+ * the least recently read let go once those kept pass their share of the file's size (the one
+ * being read is always kept); one let go is inflated again when read again, from the same
+ * budget of inflated streams and bytes, so a file whose reads bounce between streams ends within
+ * that work.
+ */
 class ObjectReader {
 	private reads = 0;
+	/** The inflated object streams kept, the least recently read first. */
 	private readonly streams = new Map<number, ObjectStream>();
+	private kept = 0;
+	private readonly keep: number;
+	/** The stream read last (it is already the most recent: no reordering). */
+	private last = -1;
 	/** One parser over the file, moved to each object read (reads do not overlap). */
 	private readonly parser: Parser;
 	constructor(
@@ -110,6 +135,7 @@ class ObjectReader {
 		private readonly budget: Budget,
 	) {
 		this.parser = new Parser(buf, budget);
+		this.keep = buf.length * PAGE_LIMITS.streamCacheFactor;
 	}
 
 	resolve(value: PdfValue | undefined): PdfValue | undefined {
@@ -117,35 +143,58 @@ class ObjectReader {
 	}
 
 	get(ref: Ref): PdfValue {
+		return this.read(ref.ref);
+	}
+
+	/** Object `num` (its generation is not checked). */
+	read(num: number): PdfValue {
 		if (++this.reads > PAGE_LIMITS.maxObjects)
 			throw new Unknown(`reading the page tree needs more than ${PAGE_LIMITS.maxObjects} objects`);
-		const where = this.xref.objects.get(ref.ref);
+		const where = this.xref.objects.get(num);
 		const hidden = this.xref.hidden ? ` (the /XRefStm was not read: ${this.xref.hidden})` : '';
-		if (!where) throw new Unknown(`object ${ref.ref} is not in the cross-reference${hidden}`);
+		if (!where) throw new Unknown(`object ${num} is not in the cross-reference${hidden}`);
 		if ('offset' in where) {
 			if (where.offset < 0)
-				throw new Unknown(`object ${ref.ref} is free in the cross-reference${hidden}`);
+				throw new Unknown(`object ${num} is free in the cross-reference${hidden}`);
 			if (where.offset >= this.buf.length)
-				throw new BrokenXref(`the cross-reference puts object ${ref.ref} outside the file`);
+				throw new BrokenXref(`the cross-reference puts object ${num} outside the file`);
 			const { parser } = this;
 			parser.pos = where.offset;
 			const head = parser.objHeader();
-			if (!head || head.num !== ref.ref)
+			if (!head || head.num !== num)
 				throw new BrokenXref(
-					`the cross-reference points object ${ref.ref} to byte ${where.offset}, where it is not`,
+					`the cross-reference points object ${num} to byte ${where.offset}, where it is not`,
 				);
 			return parser.value();
 		}
-		let stream = this.streams.get(where.stream);
-		if (!stream) {
-			stream = this.objectStream(where.stream);
-			this.streams.set(where.stream, stream);
-		}
+		const stream = this.stream(where.stream);
 		const at = where.index < stream.offsets.length ? stream.offsets[where.index] : undefined;
 		if (at === undefined)
-			throw new Unknown(`object ${ref.ref} is not in object stream ${where.stream}`);
+			throw new Unknown(`object ${num} is not in object stream ${where.stream}`);
 		stream.parser.pos = at;
 		return stream.parser.value();
+	}
+
+	/** Object stream `num`, inflated or kept; made the most recently read. */
+	private stream(num: number): ObjectStream {
+		let stream = this.streams.get(num);
+		if (stream) {
+			if (num !== this.last) {
+				this.streams.delete(num);
+				this.streams.set(num, stream);
+			}
+		} else {
+			stream = this.objectStream(num);
+			this.streams.set(num, stream);
+			this.kept += stream.bytes;
+			for (const [old, kept] of this.streams) {
+				if (this.kept <= this.keep || old === num) break;
+				this.streams.delete(old);
+				this.kept -= kept.bytes;
+			}
+		}
+		this.last = num;
+		return stream;
 	}
 
 	private objectStream(num: number): ObjectStream {
@@ -188,6 +237,6 @@ class ObjectReader {
 			if (first + rel > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
 			offsets[i] = first + rel;
 		}
-		return { parser: header, offsets };
+		return { parser: header, offsets, bytes: data.length + offsets.byteLength };
 	}
 }

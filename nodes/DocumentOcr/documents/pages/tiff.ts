@@ -15,18 +15,21 @@ export function countTiffPages(buf: Buffer): number {
 	if (!big && version !== 42) throw new Unknown(`not a TIFF (version ${version})`);
 	if (big && (buf.length < 16 || u16(4) !== 8))
 		throw new Unknown('the BigTIFF header is not the one of its specification');
-	const seen = new Set<number>();
+	// The directories' offsets seen, a bit per byte of the file: an eighth of its size at most.
+	const seen = new Uint8Array(Math.floor(buf.length / 8) + 1);
 	let offset = big ? u64(8) : u32(4);
 	let pages = 0;
 	while (offset !== 0) {
-		if (seen.has(offset)) throw new Unknown('the TIFF image directories form a loop');
-		seen.add(offset);
-		if (pages >= PAGE_LIMITS.maxTiffDirectories)
-			throw new Unknown(`more than ${PAGE_LIMITS.maxTiffDirectories} TIFF image directories`);
 		const head = big ? 8 : 2;
 		const entry = big ? 20 : 12;
 		if (offset + head > buf.length)
 			throw new Unknown(`a TIFF image directory at byte ${offset} is past the end of the file`);
+		const byte = Math.floor(offset / 8);
+		const bit = 1 << offset % 8;
+		if (seen[byte] & bit) throw new Unknown('the TIFF image directories form a loop');
+		seen[byte] |= bit;
+		if (pages >= PAGE_LIMITS.maxTiffDirectories)
+			throw new Unknown(`more than ${PAGE_LIMITS.maxTiffDirectories} TIFF image directories`);
 		const entries = big ? u64(offset) : u16(offset);
 		const next = offset + head + entries * entry;
 		if (next + (big ? 8 : 4) > buf.length)

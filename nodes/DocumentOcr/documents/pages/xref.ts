@@ -4,7 +4,7 @@
  * a scan for `N G obj` headers that stands in only where it is certain.
  */
 import { decodeStream } from './inflate';
-import { Locations } from './locations';
+import { Locations, maxObjectsIn } from './locations';
 import { BrokenXref, PAGE_LIMITS, Unknown, type Budget } from './limits';
 import { CLASS, isDict, isDigit, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
 
@@ -22,7 +22,7 @@ export function readXref(buf: Buffer, budget: Budget): Xref {
 	const parser = new Parser(buf, budget);
 	parser.pos = at + 'startxref'.length;
 	let offset = parser.value();
-	const xref: Xref = { objects: new Locations() };
+	const xref: Xref = { objects: new Locations(maxObjectsIn(buf.length)) };
 	const visited = new Set<number>();
 	const freed = new Set<number>();
 	while (typeof offset === 'number') {
@@ -83,6 +83,7 @@ function readSection(
 				throw new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
 			if (count * 20 > buf.length)
 				throw new Unknown('a cross-reference subsection is longer than the file');
+			xref.objects.reserve(first, count);
 			for (let i = 0; i < count; i++) {
 				// `oooooooooo ggggg n`, read without making a string per entry: the standard form
 				// byte by byte, any other spacing token by token.
@@ -145,6 +146,7 @@ function readSection(
 		const count = index[s + 1];
 		if (typeof first !== 'number' || typeof count !== 'number' || count < 0)
 			throw new Unknown('the cross-reference stream has no valid /Index');
+		if (count * row <= data.length - at) xref.objects.reserve(first, count);
 		for (let i = 0; i < count; i++, at += row) {
 			if (at + row > data.length) throw new Unknown('the cross-reference stream is cut off');
 			const type = w0 === 0 ? 1 : field(at, w0);
@@ -212,7 +214,7 @@ export function scanObjects(buf: Buffer, budget: Budget): Xref {
 		throw new Unknown(
 			'the file has object streams, so no scan can stand in for its cross-reference',
 		);
-	const objects = new Locations();
+	const objects = new Locations(maxObjectsIn(buf.length));
 	const twice = new Set<number>();
 	// The last trailer names the root; without one, the last cross-reference stream's dictionary
 	// or else the one /Type /Catalog (both read from each object's first bytes, only then).

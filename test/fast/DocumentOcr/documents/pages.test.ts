@@ -607,19 +607,28 @@ describe('compressed cross-reference and object streams (FlateDecode)', () => {
 		});
 		expect(file.length).toBeLessThan(1_200_000);
 		const started = Date.now();
+		// Cancelled at the stream's share of memory: half the file's size and 128 kB.
+		const share = Math.floor(file.length / 2) + 131_072;
 		await expectUnknown(
 			file,
-			new RegExp(`inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`),
+			new RegExp(
+				`object stream 5 inflates to more than ${share} bytes, more than a file of this size may hold in memory`,
+			),
 		);
 		expect(Date.now() - started).toBeLessThan(2_000);
+		// With no share of memory below it, at the absolute cap of one stream.
+		await withLimits({ inflatedStreamFactor: 1000 }, () =>
+			expectUnknown(
+				file,
+				new RegExp(`inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`),
+			),
+		);
 	});
 
 	test('a Flate bomb as the cross-reference stream: unknown, no scan', async () => {
 		await expectUnknown(
 			compressed(TWO_PAGES, { xref: () => ({ data: bomb(1024), dict: '/Filter /FlateDecode' }) }),
-			new RegExp(
-				`cross-reference stream inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`,
-			),
+			/cross-reference stream inflates to more than \d+ bytes, more than a file of this size may hold in memory/,
 		);
 	});
 
@@ -641,7 +650,11 @@ describe('compressed cross-reference and object streams (FlateDecode)', () => {
 		const file = compressed(TWO_PAGES, {
 			objStm: () => ({ data: bomb(4), dict: '/Filter /FlateDecode' }),
 		});
-		await expectUnknown(file, /inflate to more bytes than a file of this size allows/);
+		await expectUnknown(file, /object stream 5 inflates to more than \d+ bytes, more than a file/);
+		// Streams within their share of memory still meet the total of the file.
+		await withLimits({ inflatedStreamFactor: 1000 }, () =>
+			expectUnknown(file, /inflate to more bytes than a file of this size allows/),
+		);
 	});
 
 	test('the number of streams inflated is bounded', async () => {
@@ -659,6 +672,103 @@ describe('compressed cross-reference and object streams (FlateDecode)', () => {
 		} finally {
 			PAGE_LIMITS.maxInflatedStreams = saved;
 		}
+	});
+});
+
+/** PAGE_LIMITS changed for one test, put back after it. */
+async function withLimits(limits: Partial<typeof PAGE_LIMITS>, run: () => Promise<void>) {
+	const saved = { ...PAGE_LIMITS };
+	Object.assign(PAGE_LIMITS, limits);
+	try {
+		await run();
+	} finally {
+		Object.assign(PAGE_LIMITS, saved);
+	}
+}
+
+/**
+ * Two object streams of `k` pages each, the first also holding the catalog and the page tree
+ * root, each padded with a string of `pad` bytes; /Kids takes a page of each stream in turn, so
+ * the walk reads the streams alternately.
+ */
+function bouncing(k: number, pad: number): Buffer {
+	const a = Array.from({ length: k }, (_, i) => 4 + i); // objects 4 .. 3 + k
+	const b = Array.from({ length: k }, (_, i) => 5 + k + i); // after the second pad, 4 + k
+	const kids = a.flatMap((num, i) => [`${num} 0 R`, `${b[i]} 0 R`]).join(' ');
+	// Letters at random (a few kB however it is deflated) after `pad` bytes that deflate to little.
+	let seed = 11;
+	const letter = () =>
+		String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 26));
+	const padding = `(${'x'.repeat(pad)}${Array.from({ length: 8000 }, letter).join('')})`;
+	const objects = [
+		CATALOG,
+		`<< /Type /Pages /Kids [${kids}] /Count ${2 * k} >>`,
+		padding,
+		...a.map(() => PAGE),
+		padding,
+		...b.map(() => PAGE),
+	];
+	return compressed(objects, { perStream: k + 3 });
+}
+
+describe('inflated object streams kept within a share of the file (memory)', () => {
+	const n = 300;
+	const inOrder = () =>
+		compressed(
+			[
+				CATALOG,
+				`<< /Type /Pages /Kids [${Array.from({ length: n }, (_, i) => `${i + 3} 0 R`).join(' ')}] /Count ${n} >>`,
+				...Array.from({ length: n }, () => PAGE),
+			],
+			{ perStream: 10 },
+		);
+
+	test('none kept but the one being read: read in order, each stream is still inflated once', async () => {
+		await withLimits(
+			{ streamCacheFactor: 0, maxInflatedStreams: 1 + Math.ceil((n + 2) / 10) },
+			async () => expect(await count(inOrder())).toEqual({ pages: n }),
+		);
+	});
+
+	test('a walk that bounces between two streams inflates them again, each read counted in the stream budget', async () => {
+		const file = bouncing(20, 0);
+		// Kept: each stream inflated once (the cross-reference stream, then the two).
+		await withLimits({ streamCacheFactor: 1000, maxInflatedStreams: 3 }, async () =>
+			expect(await count(file)).toEqual({ pages: 40 }),
+		);
+		// Let go: the first stream for the catalog, the root and the first kid, then one per kid
+		// after it (39), and the cross-reference stream.
+		await withLimits({ streamCacheFactor: 0, maxInflatedStreams: 1 + 1 + 39 }, async () =>
+			expect(await count(file)).toEqual({ pages: 40 }),
+		);
+		await withLimits({ streamCacheFactor: 0, maxInflatedStreams: 40 }, () =>
+			expectUnknown(file, /more than 40 compressed streams to inflate/),
+		);
+	});
+
+	test('a hostile file whose streams are larger than its share and read alternately: a reason, within the inflate budget', async () => {
+		// 100 kB of padding per stream deflates to a few hundred bytes: each inflation costs far
+		// more than the file, so the file's inflate budget ends the walk after a few of them.
+		const file = bouncing(200, 100_000);
+		expect(file.length).toBeLessThan(40_000);
+		const started = Date.now();
+		await expectUnknown(file, /inflate to more bytes than a file of this size allows/);
+		expect(Date.now() - started).toBeLessThan(2_000);
+		// With every stream kept it counts: the reads bounced, nothing else was wrong.
+		await withLimits({ streamCacheFactor: 1000 }, async () =>
+			expect(await count(file)).toEqual({ pages: 400 }),
+		);
+	});
+
+	test('/Kids with a kid that is not a reference after references: refused as before', async () => {
+		await expectUnknown(
+			compressed([CATALOG, '<< /Type /Pages /Kids [3 0 R 4 0 R 7] /Count 3 >>', PAGE, PAGE]),
+			/page tree node 2 has a kid that is not a reference/,
+		);
+		await expectUnknown(
+			pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R /Foo] /Count 1 >>', PAGE]),
+			/page tree node 2 has a kid that is not a reference/,
+		);
 	});
 });
 
