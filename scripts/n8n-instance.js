@@ -280,20 +280,26 @@ async function createInstance({
 		},
 
 		/**
+		 * runManually(), a failed run thrown: execute() over REST for one run, whatever
+		 * `runsOverRest` says (an instance shared by suites that run both ways).
+		 */
+		async executeOverRest(id) {
+			const execution = await instance.runManually(id);
+			if (execution.status !== 'success') {
+				const error = execution.data?.resultData?.error;
+				throw new Error(
+					`${id} ended ${execution.status}: ${error?.message ?? ''} ${error?.description ?? ''}`,
+				);
+			}
+			return execution;
+		},
+
+		/**
 		 * `n8n execute --id=… --rawOutput`: the run's data as n8n reports it. With `runsOverRest`
 		 * and the server up, runManually() instead; a failed run throws in both.
 		 */
 		async execute(id) {
-			if (runsOverRest && server && instance.cookie) {
-				const execution = await instance.runManually(id);
-				if (execution.status !== 'success') {
-					const error = execution.data?.resultData?.error;
-					throw new Error(
-						`${id} ended ${execution.status}: ${error?.message ?? ''} ${error?.description ?? ''}`,
-					);
-				}
-				return execution;
-			}
+			if (runsOverRest && server && instance.cookie) return await instance.executeOverRest(id);
 			const output = await cli('execute', `--id=${id}`, '--rawOutput');
 			const run = rt.parseExecuteOutput(output);
 			if (!run)

@@ -11,27 +11,24 @@
  * (which carries the tool result) with a final answer quoting that result. It records what n8n
  * sent, so the test checks what a real model would have seen; the tool definitions are written
  * into docs/agent-tool.md.
+ *
+ * A suite of the shared n8n (test/e2e/shared.e2e.js): its runs go over n8n's REST API from the
+ * Manual Trigger (executeOverRest) while the other suites keep `n8n execute`.
  */
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { request } = require('undici');
-const {
-	createInstance,
-	startNode,
-	nodeOutput,
-	KEYS,
-	CREDENTIAL_ID,
-} = require('../../scripts/n8n-instance');
-const documents = require('../../emulator/documents');
-const { startFileServer } = require('../support/file-server');
-const { DocumentOcr } = require('../../dist/nodes/DocumentOcr/DocumentOcr.node.js');
+const { startNode, nodeOutput, KEYS, CREDENTIAL_ID } = require('../../../scripts/n8n-instance');
+const documents = require('../../../emulator/documents');
+const { startFileServer } = require('../../support/file-server');
+const { DocumentOcr } = require('../../../dist/nodes/DocumentOcr/DocumentOcr.node.js');
 const {
 	taskIdField,
 	documentFields,
-} = require('../../dist/nodes/DocumentOcr/actions/shared.description.js');
+} = require('../../../dist/nodes/DocumentOcr/actions/shared.description.js');
 
-const DOC = path.resolve(__dirname, '../../docs/agent-tool.md');
+const DOC = path.resolve(__dirname, '../../../docs/agent-tool.md');
 
 const OPENAI_CREDENTIAL = { id: 'fakeOpenAiLoop01', name: 'OpenAI (fake, loopback)' };
 const OCR_CREDENTIAL = {
@@ -313,7 +310,7 @@ async function runAgent(workflowId, behaviour) {
 	fake.behaviour = behaviour;
 	const chatMark = fake.requests.length;
 	const emuMark = emulatorRequests.length;
-	const run = await n8n.execute(workflowId);
+	const run = await n8n.executeOverRest(workflowId);
 	// What n8n sent to the model, kept with the instance's logs (KEEP_E2E_FOLDERS=1 keeps them).
 	fs.writeFileSync(
 		path.join(n8n.userFolder, `fake-openai-${workflowId}.json`),
@@ -332,10 +329,16 @@ async function runAgent(workflowId, behaviour) {
 	};
 }
 
-beforeAll(async () => {
+/** Records each request the emulator receives (removed at the suite's end). */
+const countRequest = (req) => emulatorRequests.push(`${req.method} ${req.url}`);
+
+/**
+ * Before the shared instance's one import: the fake model and the file server, the task the agent
+ * will read (in the emulator), the OpenAI credential queued, its workflows.
+ */
+async function prepare(instance) {
+	n8n = instance;
 	fake = await startFakeOpenAi();
-	// Runs over n8n's REST API from the Manual Trigger (no cold `n8n execute` per run).
-	n8n = await createInstance({ label: 'agent', runsOverRest: true });
 	// The scan the agent is given only as a link: served by a plain web server, not the service.
 	files = await startFileServer();
 	files.put('/shared/report.pdf', documents.makePdf(['Summary', 'Figures', 'Annex']), {
@@ -344,8 +347,7 @@ beforeAll(async () => {
 	files.put('/shared/boarding-pass.pdf', documents.makePdf([URL_TEXT]), {
 		'content-type': 'application/pdf',
 	});
-	for (const server of n8n.emu.servers)
-		server.on('request', (req) => emulatorRequests.push(`${req.method} ${req.url}`));
+	for (const server of n8n.emu.servers) server.on('request', countRequest);
 
 	// The task the agent will read: submitted straight to the emulator, finished before the run.
 	const submitted = await request(`${n8n.emu.url}/api/ocr`, {
@@ -361,21 +363,14 @@ beforeAll(async () => {
 	await n8n.emu.waitForTask(taskId, { timeoutMs: 30_000 });
 	expect(n8n.emu.taskView(taskId)).toMatchObject({ status: 'done', resultText: DOCUMENT_TEXT });
 
-	await n8n.importCredential();
-	const file = path.join(n8n.userFolder, `credential-${OPENAI_CREDENTIAL.id}.json`);
-	fs.writeFileSync(
-		file,
-		JSON.stringify([
-			{
-				...OPENAI_CREDENTIAL,
-				type: 'openAiApi',
-				data: { apiKey: 'sk-fake-e2e', url: `${fake.url}/v1`, header: false },
-			},
-		]),
-	);
-	await n8n.cli('import:credentials', `--input=${file}`);
+	// In the shared instance's one import:credentials (its key is a fake, not scanned for, as before).
+	await n8n.importOtherCredential({
+		...OPENAI_CREDENTIAL,
+		type: 'openAiApi',
+		data: { apiKey: 'sk-fake-e2e', url: `${fake.url}/v1`, header: false },
+	});
 	const scan = `data:application/pdf;base64,${documents.makePdf([SCAN_TEXT]).toString('base64')}`;
-	await n8n.importWorkflows([
+	const workflows = [
 		agentWorkflow(
 			'ocrE2eAgentGet01',
 			'e2e: AI Agent reads an OCR task',
@@ -412,227 +407,234 @@ beforeAll(async () => {
 			'Read the scan I attached.',
 			[submitBinaryTool],
 		),
-	]);
-	await n8n.startServer();
-	await n8n.setupOwner();
-});
+	];
+	return { workflows };
+}
 
-afterAll(async () => {
-	await n8n?.close();
-	await fake?.close();
-	await files?.close();
-});
-
-/** Like a model: the task ID from the user's message. */
-const taskIdArgs = (tool, userText) => {
-	const id = /\btask ([A-Za-z0-9_-]+)/.exec(userText)?.[1];
-	const args = {};
-	for (const [key, schema] of Object.entries(tool.parameters.properties ?? {}))
-		args[key] = schema.type === 'number' ? 5 : id;
-	return args;
-};
-/** Like a model: quotes the recognised text of the tool result, or reports what went wrong. */
-const quoteResult = (content) => {
-	const result = JSON.parse(content);
-	const record = [].concat(result).find((r) => r && typeof r.resultText === 'string');
-	return record
-		? `The scanned document says: "${record.resultText}"`
-		: `The tool could not read it: ${content}`;
-};
-
-test('an AI Agent calls Task → Get through the Document OCR tool and answers with the text', async () => {
-	const { run, chats, sent, offered, toolMessage, call, answer } = await runAgent(
-		'ocrE2eAgentGet01',
-		{ tool: toolName(GET_NODE), args: taskIdArgs, answer: quoteResult },
-	);
-
-	expect(run.data.resultData.error).toBeUndefined();
-	expect(chats).toHaveLength(2);
-
-	// 1. What the model was offered: both tools, named and described by the node's own texts.
-	const byName = Object.fromEntries(offered.map((t) => [t.function.name, t.function]));
-	expect(Object.keys(byName).sort()).toEqual([toolName(GET_NODE), toolName(LIST_NODE)].sort());
-	const get = byName[toolName(GET_NODE)];
-	expect(get.description).toBe(`${action('task', 'get')} in Document OCR`);
-	expect(get.description).toBe('Get task in Document OCR');
-	expect(get.parameters).toMatchObject({
-		type: 'object',
-		properties: { Task_ID: { type: 'string', description: taskIdField.description } },
-		required: ['Task_ID'],
-	});
-	expect(get.parameters.properties.Task_ID.description).toMatch(/'taskId' field in the output of/);
-	const list = byName[toolName(LIST_NODE)];
-	expect(list.description).toBe('Get many tasks in Document OCR');
-	expect(list.parameters.properties.Limit).toEqual({ type: 'number', description: LIMIT_HELP });
-	recordToolDefinitions('get-tools', offered);
-
-	// 2. The tool ran against the service: GET /api/tasks/<id>, and only that.
-	expect(sent).toEqual([`GET /api/tasks/${taskId}`]);
-
-	// 3. The tool result went back to the model, carrying the recognised text.
-	expect(call.function.name).toBe(toolName(GET_NODE));
-	// n8n replays the call with its ID added to the arguments.
-	expect(JSON.parse(call.function.arguments)).toMatchObject({ Task_ID: taskId });
-	expect(toolMessage.tool_call_id).toBe(call.id);
-	expect(JSON.parse(toolMessage.content)).toEqual([
-		expect.objectContaining({ taskId, status: 'done', resultText: DOCUMENT_TEXT }),
-	]);
-
-	// 4. The agent's answer quotes it.
-	expect(answer).toBe(`The scanned document says: "${DOCUMENT_TEXT}"`);
-
-	// 5. n8n's own record of the tool run.
-	const toolRuns = run.data.resultData.runData[GET_NODE];
-	expect(toolRuns).toHaveLength(1);
-	expect(JSON.stringify(toolRuns[0].data)).toContain(DOCUMENT_TEXT);
-	expect(run.data.resultData.runData[LIST_NODE]).toBeUndefined();
-});
-
-test('a task ID that does not exist: the model gets the error message and the run goes on', async () => {
-	const { run, sent, toolMessage, answer } = await runAgent('ocrE2eAgentMiss1', {
-		tool: toolName(GET_NODE),
-		args: taskIdArgs,
-		answer: quoteResult,
+function describeTests() {
+	afterAll(async () => {
+		for (const server of n8n?.emu.servers ?? []) server.off('request', countRequest);
+		await fake?.close();
+		await files?.close();
 	});
 
-	expect(run.data.resultData.error).toBeUndefined();
-	expect(sent).toEqual([`GET /api/tasks/${MISSING_TASK}`]);
-	expect(JSON.parse(toolMessage.content)).toEqual([
-		{ error: `Task "${MISSING_TASK}" was not found` },
-	]);
-	expect(answer).toContain('was not found');
-	// The tool node's run carries the whole error; n8n 2.41 passes only its message to the model,
-	// not its description (the hint on what to do), so messages must stand on their own.
-	const [toolRun] = run.data.resultData.runData[GET_NODE];
-	expect(toolRun.error.description).toMatch(/^Check the ID/);
-	expect(toolMessage.content).not.toContain('Check the ID');
-});
+	/** Like a model: the task ID from the user's message. */
+	const taskIdArgs = (tool, userText) => {
+		const id = /\btask ([A-Za-z0-9_-]+)/.exec(userText)?.[1];
+		const args = {};
+		for (const [key, schema] of Object.entries(tool.parameters.properties ?? {}))
+			args[key] = schema.type === 'number' ? 5 : id;
+		return args;
+	};
+	/** Like a model: quotes the recognised text of the tool result, or reports what went wrong. */
+	const quoteResult = (content) => {
+		const result = JSON.parse(content);
+		const record = [].concat(result).find((r) => r && typeof r.resultText === 'string');
+		return record
+			? `The scanned document says: "${record.resultText}"`
+			: `The tool could not read it: ${content}`;
+	};
 
-test('Task → Submit with Base64 from the model: the document is recognised, billed, and its text returned', async () => {
-	const mark = n8n.emu.ledger('acme').length;
-	const { run, sent, offered, toolMessage, answer } = await runAgent('ocrE2eAgentSub01', {
-		tool: toolName(SUBMIT_NODE),
-		args: (tool, userText) => ({
-			Document: /data:\S+/.exec(userText)[0],
-			File_Name: /\(file ([^)]+)\)/.exec(userText)[1],
-		}),
-		answer: quoteResult,
+	test('an AI Agent calls Task → Get through the Document OCR tool and answers with the text', async () => {
+		const { run, chats, sent, offered, toolMessage, call, answer } = await runAgent(
+			'ocrE2eAgentGet01',
+			{ tool: toolName(GET_NODE), args: taskIdArgs, answer: quoteResult },
+		);
+
+		expect(run.data.resultData.error).toBeUndefined();
+		expect(chats).toHaveLength(2);
+
+		// 1. What the model was offered: both tools, named and described by the node's own texts.
+		const byName = Object.fromEntries(offered.map((t) => [t.function.name, t.function]));
+		expect(Object.keys(byName).sort()).toEqual([toolName(GET_NODE), toolName(LIST_NODE)].sort());
+		const get = byName[toolName(GET_NODE)];
+		expect(get.description).toBe(`${action('task', 'get')} in Document OCR`);
+		expect(get.description).toBe('Get task in Document OCR');
+		expect(get.parameters).toMatchObject({
+			type: 'object',
+			properties: { Task_ID: { type: 'string', description: taskIdField.description } },
+			required: ['Task_ID'],
+		});
+		expect(get.parameters.properties.Task_ID.description).toMatch(
+			/'taskId' field in the output of/,
+		);
+		const list = byName[toolName(LIST_NODE)];
+		expect(list.description).toBe('Get many tasks in Document OCR');
+		expect(list.parameters.properties.Limit).toEqual({ type: 'number', description: LIMIT_HELP });
+		recordToolDefinitions('get-tools', offered);
+
+		// 2. The tool ran against the service: GET /api/tasks/<id>, and only that.
+		expect(sent).toEqual([`GET /api/tasks/${taskId}`]);
+
+		// 3. The tool result went back to the model, carrying the recognised text.
+		expect(call.function.name).toBe(toolName(GET_NODE));
+		// n8n replays the call with its ID added to the arguments.
+		expect(JSON.parse(call.function.arguments)).toMatchObject({ Task_ID: taskId });
+		expect(toolMessage.tool_call_id).toBe(call.id);
+		expect(JSON.parse(toolMessage.content)).toEqual([
+			expect.objectContaining({ taskId, status: 'done', resultText: DOCUMENT_TEXT }),
+		]);
+
+		// 4. The agent's answer quotes it.
+		expect(answer).toBe(`The scanned document says: "${DOCUMENT_TEXT}"`);
+
+		// 5. n8n's own record of the tool run.
+		const toolRuns = run.data.resultData.runData[GET_NODE];
+		expect(toolRuns).toHaveLength(1);
+		expect(JSON.stringify(toolRuns[0].data)).toContain(DOCUMENT_TEXT);
+		expect(run.data.resultData.runData[LIST_NODE]).toBeUndefined();
 	});
 
-	expect(run.data.resultData.error).toBeUndefined();
-	const [submit] = offered;
-	expect(submit.function).toMatchObject({
-		name: toolName(SUBMIT_NODE),
-		description: 'Submit document in Document OCR',
-		parameters: {
-			properties: {
-				Document: { type: 'string', description: fieldDescription('base64Data') },
-				File_Name: { type: 'string', description: fieldDescription('fileName') },
+	test('a task ID that does not exist: the model gets the error message and the run goes on', async () => {
+		const { run, sent, toolMessage, answer } = await runAgent('ocrE2eAgentMiss1', {
+			tool: toolName(GET_NODE),
+			args: taskIdArgs,
+			answer: quoteResult,
+		});
+
+		expect(run.data.resultData.error).toBeUndefined();
+		expect(sent).toEqual([`GET /api/tasks/${MISSING_TASK}`]);
+		expect(JSON.parse(toolMessage.content)).toEqual([
+			{ error: `Task "${MISSING_TASK}" was not found` },
+		]);
+		expect(answer).toContain('was not found');
+		// The tool node's run carries the whole error; n8n 2.41 passes only its message to the model,
+		// not its description (the hint on what to do), so messages must stand on their own.
+		const [toolRun] = run.data.resultData.runData[GET_NODE];
+		expect(toolRun.error.description).toMatch(/^Check the ID/);
+		expect(toolMessage.content).not.toContain('Check the ID');
+	});
+
+	test('Task → Submit with Base64 from the model: the document is recognised, billed, and its text returned', async () => {
+		const mark = n8n.emu.ledger('acme').length;
+		const { run, sent, offered, toolMessage, answer } = await runAgent('ocrE2eAgentSub01', {
+			tool: toolName(SUBMIT_NODE),
+			args: (tool, userText) => ({
+				Document: /data:\S+/.exec(userText)[0],
+				File_Name: /\(file ([^)]+)\)/.exec(userText)[1],
+			}),
+			answer: quoteResult,
+		});
+
+		expect(run.data.resultData.error).toBeUndefined();
+		const [submit] = offered;
+		expect(submit.function).toMatchObject({
+			name: toolName(SUBMIT_NODE),
+			description: 'Submit document in Document OCR',
+			parameters: {
+				properties: {
+					Document: { type: 'string', description: fieldDescription('base64Data') },
+					File_Name: { type: 'string', description: fieldDescription('fileName') },
+				},
+				required: ['Document', 'File_Name'],
 			},
-			required: ['Document', 'File_Name'],
-		},
-	});
-	recordToolDefinitions('submit-tool', offered);
+		});
+		recordToolDefinitions('submit-tool', offered);
 
-	const [record] = JSON.parse(toolMessage.content);
-	expect(record).toMatchObject({ status: 'done', resultText: SCAN_TEXT });
-	// With Wait for Completion, first the free check that the key can read tasks, then the
-	// submission, then status reads of that task only.
-	expect(sent.slice(0, 2)).toEqual(['GET /api/tasks?page=1&pageSize=1', 'POST /api/ocr']);
-	expect(new Set(sent.slice(2))).toEqual(new Set([`GET /api/tasks/${record.taskId}`]));
-	const charged = n8n.emu
-		.ledger('acme')
-		.slice(mark)
-		.reduce((sum, e) => sum - e.delta, 0);
-	expect(charged).toBe(1);
-	expect(answer).toBe(`The scanned document says: "${SCAN_TEXT}"`);
-});
-
-test('Task → Submit left at Binary File: the model gets the error, nothing is sent or charged', async () => {
-	const mark = n8n.emu.ledger('acme').length;
-	const { run, sent, offered, toolMessage } = await runAgent('ocrE2eAgentBin01', {
-		tool: toolName(SUBMIT_NODE),
-		args: () => ({}),
-		answer: (content) => `The tool could not read it: ${content}`,
+		const [record] = JSON.parse(toolMessage.content);
+		expect(record).toMatchObject({ status: 'done', resultText: SCAN_TEXT });
+		// With Wait for Completion, first the free check that the key can read tasks, then the
+		// submission, then status reads of that task only.
+		expect(sent.slice(0, 2)).toEqual(['GET /api/tasks?page=1&pageSize=1', 'POST /api/ocr']);
+		expect(new Set(sent.slice(2))).toEqual(new Set([`GET /api/tasks/${record.taskId}`]));
+		const charged = n8n.emu
+			.ledger('acme')
+			.slice(mark)
+			.reduce((sum, e) => sum - e.delta, 0);
+		expect(charged).toBe(1);
+		expect(answer).toBe(`The scanned document says: "${SCAN_TEXT}"`);
 	});
 
-	expect(run.data.resultData.error).toBeUndefined();
-	// No $fromAI() in the node: the model has nothing to fill in.
-	expect(offered[0].function.parameters.properties).toEqual({});
-	// A tool gets only the model's arguments as its input item: no binary data.
-	expect(JSON.parse(toolMessage.content)).toEqual([{ error: 'Item 0 has no binary field "data"' }]);
-	const [toolRun] = run.data.resultData.runData[SUBMIT_NODE];
-	expect(toolRun.error.description).toMatch(/choose "URL" or "Base64 or Data URI"/);
-	expect(sent).toEqual([]);
-	expect(n8n.emu.ledger('acme').length).toBe(mark);
-});
+	test('Task → Submit left at Binary File: the model gets the error, nothing is sent or charged', async () => {
+		const mark = n8n.emu.ledger('acme').length;
+		const { run, sent, offered, toolMessage } = await runAgent('ocrE2eAgentBin01', {
+			tool: toolName(SUBMIT_NODE),
+			args: () => ({}),
+			answer: (content) => `The tool could not read it: ${content}`,
+		});
 
-test('Document → Recognize with a URL from the model: the scan is fetched, recognized, and the text alone returned', async () => {
-	const mark = n8n.emu.ledger('acme').length;
-	const fetched = files.stats.requests;
-	const { run, sent, offered, toolMessage, call, answer } = await runAgent('ocrE2eAgentUrl01', {
-		tool: toolName(RECOGNIZE_NODE),
-		args: (tool, userText) => ({ Document_URL: /https?:\/\/\S+?(?=\s|\?$|$)/.exec(userText)[0] }),
-		answer: (content) => {
-			const [result] = JSON.parse(content);
-			return typeof result?.text === 'string'
-				? `The scan says: "${result.text}"`
-				: `The tool could not read it: ${content}`;
-		},
+		expect(run.data.resultData.error).toBeUndefined();
+		// No $fromAI() in the node: the model has nothing to fill in.
+		expect(offered[0].function.parameters.properties).toEqual({});
+		// A tool gets only the model's arguments as its input item: no binary data.
+		expect(JSON.parse(toolMessage.content)).toEqual([
+			{ error: 'Item 0 has no binary field "data"' },
+		]);
+		const [toolRun] = run.data.resultData.runData[SUBMIT_NODE];
+		expect(toolRun.error.description).toMatch(/choose "URL" or "Base64 or Data URI"/);
+		expect(sent).toEqual([]);
+		expect(n8n.emu.ledger('acme').length).toBe(mark);
 	});
 
-	expect(run.data.resultData.error).toBeUndefined();
-	// What the model was offered: one URL to fill in, described by the node's own text.
-	const [recognize] = offered;
-	expect(recognize.function).toMatchObject({
-		name: toolName(RECOGNIZE_NODE),
-		description: 'Recognize document text in Document OCR',
-		parameters: {
-			properties: {
-				Document_URL: { type: 'string', description: fieldDescription('documentUrl') },
+	test('Document → Recognize with a URL from the model: the scan is fetched, recognized, and the text alone returned', async () => {
+		const mark = n8n.emu.ledger('acme').length;
+		const fetched = files.stats.requests;
+		const { run, sent, offered, toolMessage, call, answer } = await runAgent('ocrE2eAgentUrl01', {
+			tool: toolName(RECOGNIZE_NODE),
+			args: (tool, userText) => ({ Document_URL: /https?:\/\/\S+?(?=\s|\?$|$)/.exec(userText)[0] }),
+			answer: (content) => {
+				const [result] = JSON.parse(content);
+				return typeof result?.text === 'string'
+					? `The scan says: "${result.text}"`
+					: `The tool could not read it: ${content}`;
 			},
-			required: ['Document_URL'],
-		},
-	});
-	recordToolDefinitions('url-tool', offered);
-	expect(JSON.parse(call.function.arguments)).toMatchObject({
-		Document_URL: files.url('/shared/boarding-pass.pdf'),
+		});
+
+		expect(run.data.resultData.error).toBeUndefined();
+		// What the model was offered: one URL to fill in, described by the node's own text.
+		const [recognize] = offered;
+		expect(recognize.function).toMatchObject({
+			name: toolName(RECOGNIZE_NODE),
+			description: 'Recognize document text in Document OCR',
+			parameters: {
+				properties: {
+					Document_URL: { type: 'string', description: fieldDescription('documentUrl') },
+				},
+				required: ['Document_URL'],
+			},
+		});
+		recordToolDefinitions('url-tool', offered);
+		expect(JSON.parse(call.function.arguments)).toMatchObject({
+			Document_URL: files.url('/shared/boarding-pass.pdf'),
+		});
+
+		// n8n fetched the file once; the service got one upload; one page was billed.
+		expect(files.stats.requests - fetched).toBe(1);
+		expect(sent).toEqual(['POST /v1/ocr']);
+		const charged = n8n.emu
+			.ledger('acme')
+			.slice(mark)
+			.reduce((sum, e) => sum - e.delta, 0);
+		expect(charged).toBe(1);
+
+		// A lean result for the model: the text and the file name, no block list.
+		expect(JSON.parse(toolMessage.content)).toEqual([
+			{ text: URL_TEXT, pagesCounted: 1, fileName: 'boarding-pass.pdf' },
+		]);
+		expect(answer).toBe(`The scan says: "${URL_TEXT}"`);
 	});
 
-	// n8n fetched the file once; the service got one upload; one page was billed.
-	expect(files.stats.requests - fetched).toBe(1);
-	expect(sent).toEqual(['POST /v1/ocr']);
-	const charged = n8n.emu
-		.ledger('acme')
-		.slice(mark)
-		.reduce((sum, e) => sum - e.delta, 0);
-	expect(charged).toBe(1);
-
-	// A lean result for the model: the text and the file name, no block list.
-	expect(JSON.parse(toolMessage.content)).toEqual([
-		{ text: URL_TEXT, pagesCounted: 1, fileName: 'boarding-pass.pdf' },
-	]);
-	expect(answer).toBe(`The scan says: "${URL_TEXT}"`);
-});
-
-test('Document → Count Pages with a URL from the model: the pages, with nothing sent or charged', async () => {
-	const mark = n8n.emu.ledger('acme').length;
-	const { run, sent, toolMessage, answer } = await runAgent('ocrE2eAgentCnt01', {
-		tool: toolName(COUNT_NODE),
-		args: (tool, userText) => ({ Document_URL: /https?:\/\/\S+?(?=\s|\?$|$)/.exec(userText)[0] }),
-		answer: (content) => `It has ${JSON.parse(content)[0]?.pages} pages.`,
+	test('Document → Count Pages with a URL from the model: the pages, with nothing sent or charged', async () => {
+		const mark = n8n.emu.ledger('acme').length;
+		const { run, sent, toolMessage, answer } = await runAgent('ocrE2eAgentCnt01', {
+			tool: toolName(COUNT_NODE),
+			args: (tool, userText) => ({ Document_URL: /https?:\/\/\S+?(?=\s|\?$|$)/.exec(userText)[0] }),
+			answer: (content) => `It has ${JSON.parse(content)[0]?.pages} pages.`,
+		});
+		expect(run.data.resultData.error).toBeUndefined();
+		expect(JSON.parse(toolMessage.content)).toEqual([
+			{
+				fileName: 'report.pdf',
+				kind: 'pdf',
+				mimeType: 'application/pdf',
+				size: expect.any(Number),
+				pages: 3,
+			},
+		]);
+		expect(answer).toBe('It has 3 pages.');
+		expect(sent).toEqual([]);
+		expect(n8n.emu.ledger('acme').length).toBe(mark);
 	});
-	expect(run.data.resultData.error).toBeUndefined();
-	expect(JSON.parse(toolMessage.content)).toEqual([
-		{
-			fileName: 'report.pdf',
-			kind: 'pdf',
-			mimeType: 'application/pdf',
-			size: expect.any(Number),
-			pages: 3,
-		},
-	]);
-	expect(answer).toBe('It has 3 pages.');
-	expect(sent).toEqual([]);
-	expect(n8n.emu.ledger('acme').length).toBe(mark);
-});
+}
+
+module.exports = { name: 'agent', prepare, describeTests };
