@@ -85,6 +85,12 @@ const DOCUMENT_OPERATIONS = {
 		label: 'Document → Extract',
 		params: (source, _random, o) => h.doc('extract', { ...source, schema: SCHEMA, options: o }),
 	},
+	countPages: {
+		label: 'Document → Count Pages',
+		params: (source, _random, o) => h.doc('countPages', { ...source, options: o }),
+		// Sends nothing to the service: any request to it, or any charge, is a violation.
+		free: true,
+	},
 	jobCreate: {
 		label: 'Job → Create',
 		params: (source, random, o) =>
@@ -141,12 +147,18 @@ const READ_OPERATIONS = {
 
 const SOURCES = ['binary', 'base64', 'url'];
 
-/** Every family: an operation with a document source, or a read. */
+/**
+ * Every family: an operation with a document source, or a read; the operations that send nothing
+ * (Count Pages) last, so that adding one leaves the seeds of the others as they were.
+ */
+const documentFamilies = (free) =>
+	Object.keys(DOCUMENT_OPERATIONS)
+		.filter((operation) => !DOCUMENT_OPERATIONS[operation].free === !free)
+		.flatMap((operation) => SOURCES.map((source) => ({ operation, source })));
 const FAMILIES = [
-	...Object.keys(DOCUMENT_OPERATIONS).flatMap((operation) =>
-		SOURCES.map((source) => ({ operation, source })),
-	),
+	...documentFamilies(false),
 	...Object.keys(READ_OPERATIONS).map((operation) => ({ operation, source: 'id' })),
+	...documentFamilies(true),
 ].map((f, index) => ({
 	...f,
 	index,
@@ -613,10 +625,13 @@ async function opsRun(
 			waits,
 			urlModes,
 		});
-		// On half the runs a Page Budget of a third to four fifths of the items' pages.
+		// On half the runs of an operation that bills, a Page Budget of a third to four fifths of the
+		// items' pages.
 		const pagesInAll = plans.reduce((sum, plan) => sum + plan.pages, 0);
 		const pageBudget =
-			random() < 0.5 ? undefined : Math.max(1, Math.floor(pagesInAll * (0.33 + random() * 0.47)));
+			random() < 0.5 || operation.free
+				? undefined
+				: Math.max(1, Math.floor(pagesInAll * (0.33 + random() * 0.47)));
 		if (pageBudget !== undefined) options.pageBudget = pageBudget;
 		const budgetText = [
 			family.source === 'url' && `the ${fetchDeadlineMs / 1000} s URL fetch deadline`,
@@ -637,6 +652,7 @@ async function opsRun(
 		const outcomes = new Map();
 		for (let round = 1; round <= rounds; round++) {
 			const from = ledgerMark(emu);
+			const requestsBefore = emu.stats().requests;
 			const result = await guardedRun({
 				emu,
 				files,
@@ -650,6 +666,10 @@ async function opsRun(
 			runs.push({ ms: result.ms, budgetMs });
 			const charges = chargesSince(emu, from);
 			const runLabel = rounds > 1 ? `${label}, ${round === 1 ? 'first run' : 're-run'}` : label;
+			if (operation.free && (charges.length > 0 || emu.stats().requests > requestsBefore))
+				v.billing.push(
+					`${runLabel}: an operation that sends nothing made ${emu.stats().requests - requestsBefore} request(s) to the service and ${charges.length} charge(s)`,
+				);
 			// budget: the pages this run was charged (net of refunds), and every refusal's words.
 			if (pageBudget !== undefined) {
 				const spent = charges.reduce((sum, c) => sum - c.delta, 0);
