@@ -3,7 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { PageCount } from '../documents/pages';
 import { mayHaveCreated } from '../transport/errors';
-import type { BillingLedger, Created } from './ledger';
+import type { BillingLedger } from './ledger';
+import { billedLine } from './ledger';
 
 /**
  * The Page Budget of one execution: the most pages the node may bill in it. Every document's
@@ -45,16 +46,6 @@ export function pageBudgetOf(ctx: IExecuteFunctions): number | undefined {
 
 function plural(pages: number): string {
 	return `${pages} page${pages === 1 ? '' : 's'}`;
-}
-
-/** One billed record as the budget's message names it. */
-function billedName(c: Created): string {
-	const what =
-		c.kind === 'document'
-			? ['document', c.fileName, c.id].filter((v) => v !== undefined).join(' ')
-			: `${c.kind} ${c.id}`;
-	const pages = c.pagesBilled === undefined ? '' : ` (${plural(c.pagesBilled)})`;
-	return `item ${c.itemIndex}: ${what}${pages}`;
 }
 
 export class PageBudget {
@@ -118,7 +109,7 @@ export class PageBudget {
 	nameBilled() {
 		const billed = [...this.ledger.created].sort((a, b) => a.itemIndex - b.itemIndex);
 		const named = billed.length
-			? `Billed in this execution: ${billed.map(billedName).join('; ')}.`
+			? `Billed in this execution: ${billed.map(billedLine).join('; ')}.`
 			: 'Nothing was billed in this execution.';
 		for (const error of this.refusals) error.description = `${named} ${REFUSED_ADVICE}`;
 	}

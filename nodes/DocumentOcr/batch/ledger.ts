@@ -12,6 +12,14 @@ export interface Created {
 	fileName?: string;
 }
 
+/** One billed record as the node's messages name it: its item, what it is, its ID and pages. */
+export function billedLine(c: Created): string {
+	const pages = c.pagesBilled === undefined ? '' : ` (${c.pagesBilled} page(s))`;
+	if (c.kind !== 'document') return `item ${c.itemIndex}: ${c.kind} ${c.id}${pages}`;
+	const what = [c.fileName, c.id].filter((v) => v !== undefined).join(', ');
+	return `item ${c.itemIndex}: document${what ? ` ${what}` : ''}${pages}`;
+}
+
 /** A `/v1` document result the service billed, and how to find the document's memory key. */
 export interface BilledResult {
 	result: IDataObject;

@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { mayHaveCreated } from '../transport/errors';
 import { holdResults } from './held';
 import type { BillingLedger, Created } from './ledger';
+import { billedLine } from './ledger';
 
 /**
  * What a run's items come to when they fail: the Continue-on-Fail item of a failed item, and the
@@ -38,13 +39,6 @@ export function withItemIndex(ctx: IExecuteFunctions, error: Error, itemIndex: n
 		return error;
 	}
 	return new NodeOperationError(ctx.getNode(), error, { itemIndex });
-}
-
-function billedLine(c: Created): string {
-	const pages = c.pagesBilled === undefined ? '' : ` (${c.pagesBilled} page(s))`;
-	if (c.kind !== 'document') return `item ${c.itemIndex}: ${c.kind} ${c.id}${pages}`;
-	const what = [c.fileName, c.id].filter((v) => v !== undefined).join(', ');
-	return `item ${c.itemIndex}: document${what ? ` ${what}` : ''}${pages}`;
 }
 
 /**
