@@ -98,11 +98,17 @@ interface Scanned {
 	release?: () => void;
 }
 
-/** Pages of a whole file in memory, by the type its first bytes show. */
-async function pagesOf(bytes: Buffer): Promise<PageCount> {
-	const kind = detectKind(bytes.subarray(0, HEAD_BYTES));
+/**
+ * Pages of a file, by the type its first bytes show: an image is one page, a PDF or TIFF is read
+ * as one buffer (`whole`: the file itself, or a function that makes a copy of its chunks, let go
+ * once counted). The file is passed as a value where the caller's scope outlives the count: a
+ * closure over it there would keep it alive as long as any closure of that scope.
+ */
+async function pagesOf(head: Buffer, whole: Buffer | (() => Buffer)): Promise<PageCount> {
+	const kind = detectKind(head.subarray(0, HEAD_BYTES));
 	if (!kind) return { pages: null, reason: 'the file is not a type whose pages can be counted' };
-	return await countPages(bytes, kind);
+	if (kind !== 'pdf' && kind !== 'tiff') return { pages: 1 };
+	return await countPages(Buffer.isBuffer(whole) ? whole : whole(), kind);
 }
 
 /** The count of a file that was not read whole (it is past the body limit: refused anyway). */
@@ -131,13 +137,11 @@ async function scanStored(
 	const digest = scan.digest();
 	const chunks = scan.kept();
 	if (!chunks) return { size, head, tail, digest, pageCount: NOT_READ };
-	// The count reads a PDF or TIFF as one buffer: a copy, let go once counted. The chunks are what
-	// is kept for the send (each let go as soon as it is sent), within the budget.
-	const kind = detectKind(head);
-	const pageCount =
-		kind === 'pdf' || kind === 'tiff'
-			? await countPages(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), kind)
-			: await pagesOf(head);
+	// The chunks, not the copy the count reads, are what is kept for the send (each let go as soon
+	// as it is sent), within the budget.
+	const pageCount = await pagesOf(head, () =>
+		chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size),
+	);
 	if (!budget.fits(size)) return { size, head, tail, digest, pageCount };
 	budget.take(size);
 	if (size <= KEEP_BYTES)
@@ -242,7 +246,7 @@ async function inMemory(
 		digest: digestOf(bytes),
 		head: bytes.subarray(0, HEAD_BYTES),
 		tail: bytes.subarray(-TAIL_BYTES),
-		pageCount: await pagesOf(bytes),
+		pageCount: await pagesOf(bytes, bytes),
 		bytes,
 	};
 }
@@ -320,11 +324,11 @@ async function readUrl(
 	const raw = ctx.getNodeParameter('documentUrl', itemIndex, '');
 	return await reads.whole.run(async () => {
 		const fetched = await fetchDocument(ctx, itemIndex, raw, () => true);
-		const { size, head, tail, digest, fileName } = fetched;
-		const pageCount = fetched.bytes ? await pagesOf(fetched.bytes) : NOT_READ;
-		if (fetched.bytes && size <= KEEP_BYTES && reads.kept.fits(size)) {
+		const { size, head, tail, digest, fileName, bytes } = fetched;
+		const pageCount = bytes ? await pagesOf(head, bytes) : NOT_READ;
+		if (bytes && size <= KEEP_BYTES && reads.kept.fits(size)) {
 			reads.kept.take(size);
-			return { size, head, tail, digest, pageCount, bytes: fetched.bytes, fileName };
+			return { size, head, tail, digest, pageCount, bytes, fileName };
 		}
 		const learnt = { ...fetched, bytes: undefined };
 		const reopen = () => refetchDocument(ctx, itemIndex, learnt);
