@@ -30,6 +30,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const v8 = require('node:v8');
+const { pageFiles } = require('./page-files');
 
 const DIST = path.resolve(process.env.BENCH_DIST ?? path.join(__dirname, '../dist'));
 /** Runs per file, each started at another point of the young generation's MB. */
@@ -107,22 +108,6 @@ async function child(file, kind) {
 			high = Math.max(0, ...statistics.map((s) => inUse(s.beforeGC.heapStatistics) - base));
 	}
 	console.log(JSON.stringify({ pages, low, high, collections }));
-}
-
-function bigTiff(pages) {
-	const buf = Buffer.alloc(8 + pages * 18);
-	buf.write('II', 0, 'latin1');
-	buf.writeUInt16LE(42, 2);
-	buf.writeUInt32LE(8, 4);
-	for (let i = 0; i < pages; i++) {
-		const at = 8 + i * 18;
-		buf.writeUInt16LE(1, at);
-		buf.writeUInt16LE(256, at + 2);
-		buf.writeUInt16LE(3, at + 4);
-		buf.writeUInt32LE(1, at + 6);
-		buf.writeUInt32LE(i === pages - 1 ? 0 : at + 18, at + 14);
-	}
-	return buf;
 }
 
 /**
@@ -207,37 +192,15 @@ function hostile() {
 }
 
 function main() {
-	const corpus = path.join(__dirname, '../test/fixtures/pages');
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-memory-'));
 	try {
-		const files = fs
-			.readdirSync(corpus)
-			.filter((f) => /\.(pdf|tif)$/.test(f))
-			.map((f) => ({ name: f, file: path.join(corpus, f) }));
-		const put = (name, bytes) => {
-			const file = path.join(
-				dir,
-				name.replace(/\W+/g, '-') + (name.includes('TIFF') ? '.tif' : '.pdf'),
-			);
+		const files = [];
+		const put = (name, bytes, kind = 'pdf') => {
+			const file = path.join(dir, name.replace(/\W+/g, '-') + (kind === 'tiff' ? '.tif' : '.pdf'));
 			fs.writeFileSync(file, bytes);
 			files.push({ name, file });
-			return file;
 		};
-		const emulator = require('../emulator/documents.js');
-		const large = emulator.makePdf(Array.from({ length: 20_000 }, (_, i) => `page ${i + 1}`));
-		const classic = put('makePdf 20,000 pages', large);
-		put(
-			'the same, startxref broken (scan)',
-			Buffer.from(large.toString('latin1').replace(/startxref\n\d+/, 'startxref\n1'), 'latin1'),
-		);
-		try {
-			const out = path.join(dir, 'objstm.pdf');
-			execFileSync('qpdf', ['--object-streams=generate', classic, out]);
-			files.push({ name: 'the same, qpdf object streams (Flate)', file: out });
-		} catch (error) {
-			console.log(`qpdf could not make the object-stream PDF, skipped: ${error.message}`);
-		}
-		put('TIFF, 5,000 directories', bigTiff(5000));
+		for (const { name, kind, bytes } of pageFiles()) put(name, bytes, kind);
 		for (const [name, bytes] of hostile()) put(name, bytes);
 		const rows = files.map(({ name, file }) => {
 			const bytes = fs.statSync(file).size;
