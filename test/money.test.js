@@ -59,6 +59,21 @@ describe('a failing item stops the spending (Continue on Fail off)', () => {
 		},
 	);
 
+	test('an answer that refuses a submission (success: false) stops the next one from taking its freed request slot (Concurrency 2)', async () => {
+		// Item 0 is refused at once; item 1 is slow, so item 2 waits for the slot item 0 frees. A
+		// one-at-a-time loop would stop at item 0: item 2 must not be sent.
+		const refusal = { success: false, message: 'unreadable document' };
+		emu.faults.add({ kind: 'body', method: 'POST', path: '/api/ocr', times: 1, body: refusal });
+		emu.faults.add({ kind: 'latency', method: 'POST', path: '/api/ocr', ms: 1500, every: 2 });
+		const params = h.submit({ waitForCompletion: false, options: { concurrency: 2 } });
+		const { error } = await h.run(emu, params, docs(3));
+		expect(error.context.itemIndex).toBe(0);
+		expect(error.message).toMatch(/success: false/);
+		expect(submissions()).toBe(2);
+		expect(error.context.created.map((c) => c.itemIndex)).toEqual([1]);
+		expect(h.netCharged(emu)).toBe(1);
+	});
+
 	test('which items are billed when the balance runs out is item order, not timing (Concurrency 1)', async () => {
 		emu.setBalance('acme', 3);
 		const items = [

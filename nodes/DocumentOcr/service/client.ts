@@ -14,6 +14,9 @@ import type { RetrySettings } from '../transport/retry';
 import { DEFAULT_RETRY } from '../transport/retry';
 import { RequestSlots } from '../transport/slots';
 
+/** An ID as an answer may carry it: a string or a number. */
+const hasId = (id: unknown): id is string | number => typeof id === 'string' || typeof id === 'number';
+
 /** The two kinds of long-running record the service has, and where each is read. */
 const RECORDS = {
 	task: {
@@ -53,7 +56,8 @@ export interface Accepted {
  * rate-limit gate, and the typed reads and writes of tasks, jobs, documents and the task list.
  * The action node's execution owns one; each trigger makes its own, with no batch. Submissions
  * take `billable` hooks (transport/request.ts), which the action node's batch answers with its
- * submission order and halt; an answer that fails a submission here is reported to them too.
+ * submission order and halt; each gives the transport its answer check (`accept`), so the
+ * transport alone calls the hooks.
  */
 export class ServiceClient {
 	readonly slots: RequestSlots;
@@ -181,7 +185,8 @@ export class ServiceClient {
 
 	/**
 	 * POST a document as JSON (`imageBase64` streamed) to a task endpoint of the Base URL. A 2xx
-	 * without an ID still may have created a task; `success: false` says it did not.
+	 * without an ID still may have created a task; `success: false` says it did not. Both fail the
+	 * request in the transport, judged with its slot in hand (transport/request.ts).
 	 */
 	async submitTask(
 		itemIndex: number,
@@ -189,20 +194,17 @@ export class ServiceClient {
 		body: StreamedBlob,
 		billable: BillableHooks,
 	): Promise<Accepted> {
-		const request = { method: 'POST' as const, path, kind: 'submit' as const, scope: 'submit' };
-		const response = await this.request(itemIndex, { ...request, body, billable });
-		const accepted = unwrapRecord(response.body);
-		const taskId = accepted?.taskId;
-		if (accepted?.success === false) {
-			billable.onBillableFailure();
-			throw this.refused(itemIndex, accepted);
-		}
-		if (!accepted || (typeof taskId !== 'string' && typeof taskId !== 'number')) {
-			billable.onBillableFailure();
+		const accept = (answer: unknown) => {
+			const accepted = unwrapRecord(answer);
+			if (accepted?.success === false) return this.refused(itemIndex, accepted);
+			if (accepted && hasId(accepted.taskId)) return undefined;
 			const what = 'the submission (a task may have been created)';
-			throw unexpectedBody(this.ctx, itemIndex, what, response.body, { mayHaveCreated: true });
-		}
-		const id = String(taskId);
+			return unexpectedBody(this.ctx, itemIndex, what, answer, { mayHaveCreated: true });
+		};
+		const request = { method: 'POST' as const, path, kind: 'submit' as const, scope: 'submit' };
+		const response = await this.request(itemIndex, { ...request, body, billable, accept });
+		const accepted = unwrapRecord(response.body) as IDataObject;
+		const id = String(accepted.taskId);
 		return { answer: { ...accepted, taskId: id }, id, pagesBilled: pagesBilled(accepted) };
 	}
 
@@ -217,13 +219,20 @@ export class ServiceClient {
 	/**
 	 * POST a document as multipart to a `/v1` endpoint; the JSON object answered. Its ID, when the
 	 * answer carries one (the reference shows one for `/v1/markdown` and `/v1/jobs` only).
+	 * `expect`: what the endpoint further requires of the answer (an error when it is missing).
 	 */
 	async postDocument(
 		itemIndex: number,
 		endpoint: string,
 		body: StreamedBlob,
 		billable: BillableHooks,
+		expect?: (answer: IDataObject) => Error | undefined,
 	): Promise<{ answer: IDataObject; id?: string; pagesBilled?: number }> {
+		const accept = (answer: unknown) => {
+			if (isObject(answer)) return expect?.(answer);
+			const what = `/v1/${endpoint} (pages may have been charged)`;
+			return unexpectedBody(this.ctx, itemIndex, what, answer, { mayHaveCreated: true });
+		};
 		const path = ['v1', endpoint];
 		const request = {
 			method: 'POST' as const,
@@ -231,15 +240,10 @@ export class ServiceClient {
 			path,
 			kind: 'submit' as const,
 		};
-		const response = await this.request(itemIndex, { ...request, body, billable });
-		const answer = response.body as unknown;
-		if (!isObject(answer)) {
-			const what = `/v1/${endpoint} (pages may have been charged)`;
-			throw unexpectedBody(this.ctx, itemIndex, what, answer, { mayHaveCreated: true });
-		}
+		const response = await this.request(itemIndex, { ...request, body, billable, accept });
+		const answer = response.body as IDataObject;
 		const id = unwrapRecord(answer, 'id')?.id;
-		const hasId = typeof id === 'string' || typeof id === 'number';
-		return { answer, id: hasId ? String(id) : undefined, pagesBilled: pagesBilled(answer) };
+		return { answer, id: hasId(id) ? String(id) : undefined, pagesBilled: pagesBilled(answer) };
 	}
 
 	/** POST /v1/jobs: the created job, which must carry the ID to keep (a job may exist without one). */
@@ -248,14 +252,16 @@ export class ServiceClient {
 		body: StreamedBlob,
 		billable: BillableHooks,
 	): Promise<Accepted> {
-		const posted = await this.postDocument(itemIndex, 'jobs', body, billable);
-		const job = unwrapRecord(posted.answer, 'id');
-		if (!job || posted.id === undefined) {
-			billable.onBillableFailure();
+		const expect = (answer: IDataObject) => {
+			const job = unwrapRecord(answer, 'id');
+			if (job && hasId(job.id)) return undefined;
 			const what = 'the job creation (a job may have been created)';
-			throw unexpectedBody(this.ctx, itemIndex, what, job, { mayHaveCreated: true });
-		}
-		return { answer: { ...job, id: posted.id }, id: posted.id, pagesBilled: posted.pagesBilled };
+			return unexpectedBody(this.ctx, itemIndex, what, job, { mayHaveCreated: true });
+		};
+		const posted = await this.postDocument(itemIndex, 'jobs', body, billable, expect);
+		const id = posted.id as string;
+		const job = unwrapRecord(posted.answer, 'id') as IDataObject;
+		return { answer: { ...job, id }, id, pagesBilled: posted.pagesBilled };
 	}
 
 	/**

@@ -50,6 +50,12 @@ export interface ApiRequest {
 	timeoutMs?: number;
 	/** For a submission: what its sender is told before and after it is sent (see BillableHooks). */
 	billable?: BillableHooks;
+	/**
+	 * The endpoint's check of a 2xx answer: an error when the answer is not what it promises (a
+	 * refusal such as `success: false`, no ID, not an object). The request then fails, judged with
+	 * its slot in hand like any other failure.
+	 */
+	accept?: (body: unknown) => Error | undefined;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -82,8 +88,9 @@ export interface BillableHooks {
 	 */
 	beforeBillableSend(): void;
 	/**
-	 * The billable request failed, which fails its item: called before the error is thrown, so
-	 * whatever it stops is stopped before the freed slot is taken by the next billable request.
+	 * The billable request failed, which fails its item (an error answer, a lost connection, or a
+	 * 2xx its endpoint does not accept): called with the slot still in hand, so whatever it stops
+	 * is stopped before the freed slot is taken by the next billable request.
 	 */
 	onBillableFailure(): void;
 }
@@ -192,15 +199,19 @@ function requestOptions(url: string, request: ApiRequest): IHttpRequestOptions {
 
 /**
  * One attempt: a submission's `beforeSlot`, a slot, the rate-limit gate, the submission's
- * `beforeBillableSend`, then the send. The gate is checked with the slot in hand: a request that
- * queued for a slot while another one was being throttled must not go out before the gate opens.
+ * `beforeBillableSend`, the send, and `judge`'s verdict on what came back — all with the slot in
+ * hand. The gate is checked with the slot in hand: a request that queued for a slot while another
+ * one was being throttled must not go out before the gate opens. A verdict that fails a
+ * submission calls its `onBillableFailure` before the slot is freed, so the submission next in
+ * line for the slot sees the halt before it can be sent.
  */
 async function attempt(
 	conn: Connection,
 	itemIndex: number,
 	options: IHttpRequestOptions,
 	billable: BillableHooks | undefined,
-) {
+	judge: (sent: Attempted) => Verdict,
+): Promise<Verdict> {
 	if (billable) await billable.beforeSlot();
 	await conn.slots.acquire();
 	try {
@@ -212,13 +223,21 @@ async function attempt(
 		billable?.beforeBillableSend();
 		// A copy per attempt: the HTTP helper adds the credential's headers to what it is given.
 		const copy = { ...options, headers: options.headers && { ...options.headers } };
-		return await send(conn.ctx, copy, conn.endpoints.credential);
+		const verdict = judge(await send(conn.ctx, copy, conn.endpoints.credential));
+		if (verdict.action === 'fail') billable?.onBillableFailure();
+		return verdict;
 	} finally {
 		conn.slots.release();
 	}
 }
 
 type Attempted = Awaited<ReturnType<typeof send>>;
+
+/** What one attempt comes to: the answer, the request's error, or a retry after a wait. */
+type Verdict =
+	| { action: 'return'; response: ApiResponse<unknown> }
+	| { action: 'fail'; error: Error }
+	| { action: 'retry'; waitMs: number; spends: keyof Tried; gate: boolean; cause: string };
 
 /** What an attempt that got no 2xx amounts to, for the retry table, and the error it would be. */
 function assess(
@@ -260,10 +279,83 @@ function assess(
 }
 
 /**
- * Sends one logical request (with the retries the policy allows) and returns the 2xx answer.
- * Throws a NodeApiError with `itemIndex` for everything else. A submission's `billable` hooks are
- * called around each attempt, and `onBillableFailure` as soon as it fails — before the slot it
- * frees is taken by the next submission — rather than once the error has reached its caller.
+ * The verdict on one attempt (pure but for the slots' congestion state): a 2xx the endpoint
+ * accepts is returned; a cut-off document, a cancel, an answer the endpoint refuses and whatever
+ * the retry table will not retry fail; the rest is retried after the table's wait.
+ */
+function judgement(
+	conn: Connection,
+	itemIndex: number,
+	request: ApiRequest,
+	sent: Attempted,
+	tried: Tried,
+): Verdict {
+	const { ctx, endpoints } = conn;
+	if ('error' in sent && cancelSignal(ctx)?.aborted) {
+		const error = new NodeOperationError(ctx.getNode(), 'The execution was cancelled', {
+			itemIndex,
+		});
+		return { action: 'fail', error };
+	}
+	const cutOff = request.body instanceof StreamedBlob ? request.body.failure : undefined;
+	if ('error' in sent && cutOff) {
+		// The document could not be read again while it was sent: the body stopped before its
+		// end, so the service received no whole request. Its own error says why; no retry.
+		const error =
+			cutOff instanceof NodeOperationError
+				? cutOff
+				: new NodeOperationError(ctx.getNode(), cutOff, {
+						itemIndex,
+						description:
+							'The document could not be read while it was sent. The request was cut off before its end, so it created and charged nothing.',
+					});
+		return { action: 'fail', error };
+	}
+	if ('response' in sent) {
+		sent.response.body = scrubAnswer(sent.response.body, endpoints.secrets);
+		const { statusCode, headers = {}, body } = sent.response;
+		if (statusCode >= 200 && statusCode < 300) {
+			conn.slots.succeeded();
+			const refused = request.accept?.(body);
+			if (refused) return { action: 'fail', error: refused };
+			const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'));
+			return { action: 'return', response: { body, statusCode, headers, retryAfterMs } };
+		}
+	}
+	const assessed = assess(conn, itemIndex, request, sent, tried);
+	if (!assessed.outcome) {
+		// Not a network failure (e.g. a URL n8n refuses to call): keep the message, drop the
+		// underlying request object so no header (the API key) can travel with the error.
+		const error = (sent as { error: Error }).error;
+		const message = redact(String(error?.message ?? error), endpoints.secrets);
+		return {
+			action: 'fail',
+			error: new NodeApiError(ctx.getNode(), { message }, { message, itemIndex }),
+		};
+	}
+	const { outcome, failure } = assessed;
+	const decision = decide(request, outcome, tried, conn.retry, Date.now());
+	if (decision.action === 'deleted') {
+		// A retried delete whose first attempt went through: the task is gone, as asked.
+		const response = { body: { alreadyDeleted: true }, statusCode: 404, headers: {} };
+		return { action: 'return', response };
+	}
+	if (decision.action === 'fail') return { action: 'fail', error: failure() };
+	if (decision.gate) {
+		// Every request of this client waits until the service is ready again.
+		conn.slots.closeGate(Date.now() + decision.waitMs);
+	} else if (outcome.type === 'status' && outcome.retryAfterMs !== undefined) {
+		// A Retry-After on any other answer (a 503, say) is the service asking for less too.
+		conn.slots.throttled();
+	}
+	return decision;
+}
+
+/**
+ * Sends one logical request (with the retries the policy allows) and returns the 2xx answer the
+ * endpoint accepts. Throws a NodeApiError with `itemIndex` for everything else. A submission's
+ * `billable` hooks are called around each attempt, and `onBillableFailure` as soon as it fails,
+ * while the attempt still holds its slot (see `attempt`).
  */
 export async function apiRequest<T = IDataObject>(
 	conn: Connection,
@@ -275,63 +367,14 @@ export async function apiRequest<T = IDataObject>(
 	const options = requestOptions(`${root}/${request.path.map(encodeSegment).join('/')}`, request);
 	const tried: Tried = { read: 0, rate: 0, creation: 0 };
 	const billable = request.kind === 'submit' ? request.billable : undefined;
-	const failed = <E extends Error>(error: E): E => {
-		billable?.onBillableFailure();
-		return error;
-	};
+	const judge = (sent: Attempted) => judgement(conn, itemIndex, request, sent, tried);
 	for (;;) {
-		const sent = await attempt(conn, itemIndex, options, billable);
-		if ('error' in sent && cancelSignal(ctx)?.aborted) {
-			throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex });
-		}
-		const cutOff = request.body instanceof StreamedBlob ? request.body.failure : undefined;
-		if ('error' in sent && cutOff) {
-			// The document could not be read again while it was sent: the body stopped before its
-			// end, so the service received no whole request. Its own error says why; no retry.
-			throw failed(
-				cutOff instanceof NodeOperationError
-					? cutOff
-					: new NodeOperationError(ctx.getNode(), cutOff, {
-							itemIndex,
-							description:
-								'The document could not be read while it was sent. The request was cut off before its end, so it created and charged nothing.',
-						}),
-			);
-		}
-		if ('response' in sent) {
-			sent.response.body = scrubAnswer(sent.response.body, endpoints.secrets);
-			const { statusCode, headers = {} } = sent.response;
-			if (statusCode >= 200 && statusCode < 300) {
-				conn.slots.succeeded();
-				const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'));
-				return { body: sent.response.body as T, statusCode, headers, retryAfterMs };
-			}
-		}
-		const assessed = assess(conn, itemIndex, request, sent, tried);
-		if (!assessed.outcome) {
-			// Not a network failure (e.g. a URL n8n refuses to call): keep the message, drop the
-			// underlying request object so no header (the API key) can travel with the error.
-			const error = (sent as { error: Error }).error;
-			const message = redact(String(error?.message ?? error), endpoints.secrets);
-			throw failed(new NodeApiError(ctx.getNode(), { message }, { message, itemIndex }));
-		}
-		const { outcome, failure } = assessed;
-		const decision = decide(request, outcome, tried, conn.retry, Date.now());
-		if (decision.action === 'deleted') {
-			// A retried delete whose first attempt went through: the task is gone, as asked.
-			return { body: { alreadyDeleted: true } as T, statusCode: 404, headers: {} };
-		}
-		if (decision.action === 'fail') throw failed(failure());
-		logRetry(ctx, request, itemIndex, decision.cause, decision.waitMs);
-		tried[decision.spends]++;
-		if (decision.gate) {
-			// Every request of this client waits until the service is ready again.
-			conn.slots.closeGate(Date.now() + decision.waitMs);
-		} else {
-			// A Retry-After on any other answer (a 503, say) is the service asking for less too.
-			if (outcome.type === 'status' && outcome.retryAfterMs !== undefined) conn.slots.throttled();
-			await pause(ctx, decision.waitMs, itemIndex);
-		}
+		const verdict = await attempt(conn, itemIndex, options, billable, judge);
+		if (verdict.action === 'return') return verdict.response as ApiResponse<T>;
+		if (verdict.action === 'fail') throw verdict.error;
+		logRetry(ctx, request, itemIndex, verdict.cause, verdict.waitMs);
+		tried[verdict.spends]++;
+		if (!verdict.gate) await pause(ctx, verdict.waitMs, itemIndex);
 	}
 }
 
