@@ -85,6 +85,122 @@ class TestInput {
 	}
 }
 
+/**
+ * A stand-in for n8n's Loop Over Items (SplitInBatches v3), for the workflow shapes the tests run:
+ * output 0 "done", output 1 "loop"; each run hands out `batchSize` items and collects what came
+ * back, in the node's context (execution-scoped), as the real node does.
+ */
+class TestLoop {
+	constructor() {
+		this.description = {
+			displayName: 'Test Loop Over Items',
+			name: 'testLoop',
+			group: ['organization'],
+			version: 3,
+			description: 'Loop Over Items stand-in (tests only)',
+			defaults: { name: 'Loop Over Items' },
+			inputs: [NodeConnectionTypes.Main],
+			outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
+			outputNames: ['done', 'loop'],
+			properties: [{ displayName: 'Batch Size', name: 'batchSize', type: 'number', default: 1 }],
+		};
+	}
+
+	async execute() {
+		const size = this.getNodeParameter('batchSize', 0);
+		const context = this.getContext('node');
+		const items = this.getInputData();
+		if (context.items === undefined) {
+			context.items = items.slice(size);
+			context.done = [];
+			return [[], items.slice(0, size)];
+		}
+		context.done.push(...items);
+		if (context.items.length === 0) {
+			const done = context.done;
+			delete context.items;
+			return [done, []];
+		}
+		return [[], context.items.splice(0, size)];
+	}
+}
+
+/** Splits its items in two halves, one per output (a node with two inputs from it runs twice). */
+class TestFork {
+	constructor() {
+		this.description = {
+			displayName: 'Test Fork',
+			name: 'testFork',
+			group: ['transform'],
+			version: 1,
+			description: 'Two outputs, half the items each (tests only)',
+			defaults: { name: 'Fork' },
+			inputs: [NodeConnectionTypes.Main],
+			outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
+			properties: [],
+		};
+	}
+
+	async execute() {
+		const items = this.getInputData();
+		const half = Math.ceil(items.length / 2);
+		return [items.slice(0, half), items.slice(half)];
+	}
+}
+
+/** The start of a sub-workflow (n8n's Execute Workflow Trigger): passes the caller's items on. */
+class TestSubStart {
+	constructor() {
+		this.description = {
+			displayName: 'Test Sub-workflow Start',
+			name: 'testSubStart',
+			group: ['trigger'],
+			version: 1,
+			description: 'Execute Workflow Trigger stand-in (tests only)',
+			defaults: { name: 'Start' },
+			inputs: [],
+			outputs: [NodeConnectionTypes.Main],
+			properties: [],
+		};
+	}
+
+	async execute() {
+		return [this.getInputData()];
+	}
+}
+
+/**
+ * A stand-in for n8n's Execute Workflow node in "Run once for each item" mode: calls the
+ * sub-workflow given as JSON once per item, through n8n-core's `executeWorkflow` (the harness's
+ * additionalData runs it as an execution of its own), and outputs what its last node output.
+ */
+class TestCallSubWorkflow {
+	constructor() {
+		this.description = {
+			displayName: 'Test Execute Workflow',
+			name: 'testCallSubWorkflow',
+			group: ['transform'],
+			version: 1,
+			description: 'Execute Workflow stand-in, once per item (tests only)',
+			defaults: { name: 'Execute Workflow' },
+			inputs: [NodeConnectionTypes.Main],
+			outputs: [NodeConnectionTypes.Main],
+			properties: [{ displayName: 'Workflow', name: 'workflow', type: 'json', default: '{}' }],
+		};
+	}
+
+	async execute() {
+		const code = JSON.parse(this.getNodeParameter('workflow', 0));
+		const out = [];
+		const items = this.getInputData();
+		for (let i = 0; i < items.length; i++) {
+			const result = await this.executeWorkflow({ code }, [items[i]]);
+			for (const item of result.data?.[0] ?? []) out.push({ ...item, pairedItem: { item: i } });
+		}
+		return [out];
+	}
+}
+
 class NodeTypes {
 	constructor(types) {
 		this.types = types;
@@ -210,6 +326,10 @@ function createEngine() {
 		[`${PACKAGE}.documentOcrTrigger`]: documentOcrTrigger,
 		[`${PACKAGE}.documentOcrPollTrigger`]: documentOcrPollTrigger,
 		'test.input': new TestInput(),
+		'test.loop': new TestLoop(),
+		'test.fork': new TestFork(),
+		'test.subStart': new TestSubStart(),
+		'test.callSubWorkflow': new TestCallSubWorkflow(),
 	});
 	const credentialsHelper = new CredentialsHelper(credentialTypes);
 	return {
@@ -255,7 +375,15 @@ function nodeWorkflow({ parameters, items = [{ json: {} }], nodeSettings = {} })
  * Runs Input → Document OCR once. Returns { promise, cancel }; the promise resolves with
  * { run, output, error, status }, `output` being the OCR node's items.
  */
-function runNode({ parameters, items, nodeSettings, credentials, settings = {}, staticData, mode }) {
+function runNode({
+	parameters,
+	items,
+	nodeSettings,
+	credentials,
+	settings = {},
+	staticData,
+	mode,
+}) {
 	return runWorkflow({
 		...nodeWorkflow({ parameters, items, nodeSettings }),
 		credentials,
@@ -280,6 +408,9 @@ function runWorkflow({
 	resultNode,
 	staticData,
 	mode = 'manual',
+	partial,
+	input,
+	subExecutions = [],
 }) {
 	const { nodeTypes, credentialsHelper } = engine;
 	if (credentials)
@@ -320,8 +451,27 @@ function runWorkflow({
 		variables: {},
 		setExecutionStatus: () => {},
 		sendDataToUI: () => {},
-		executeWorkflow: async () => {
-			throw new Error('sub-workflows are not supported here');
+		// A sub-workflow given by its JSON (`{ code }`) runs as an execution of its own, from its
+		// node without inputs, with the caller's items; each is recorded in `subExecutions`.
+		executeWorkflow: async (workflowInfo, _additionalData, options) => {
+			const code = workflowInfo.code;
+			const sub = runWorkflow({
+				nodes: code.nodes,
+				connections: code.connections,
+				credentials,
+				settings: code.settings ?? {},
+				resultNode: code.resultNode,
+				staticData: code.staticData,
+				mode: 'integrated',
+				input: options.inputData,
+				subExecutions,
+			});
+			const result = await sub.promise;
+			subExecutions.push(result);
+			if (result.error) throw result.error;
+			const last = result.run.data.resultData.lastNodeExecuted;
+			const data = result.run.data.resultData.runData[last]?.[0]?.data?.main ?? [[]];
+			return { executionId: result.run.executionId ?? 'sub', data };
 		},
 		getRunExecutionData: async () => undefined,
 		logAiEvent: () => {},
@@ -337,7 +487,9 @@ function runWorkflow({
 		executionData: {
 			contextData: {},
 			metadata: {},
-			nodeExecutionStack: [{ node: start, data: { main: [[{ json: {} }]] }, source: null }],
+			nodeExecutionStack: [
+				{ node: start, data: { main: [input ?? [{ json: {} }]] }, source: null },
+			],
 			waitingExecution: {},
 			waitingExecutionSource: {},
 		},
@@ -346,14 +498,21 @@ function runWorkflow({
 	const promise = (async () => {
 		await initBinaryData();
 		const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
-		const cancellable = execution.processRunExecutionData(workflow);
+		// `partial`: { runData, destination } of an earlier run: n8n-core's partial execution, as
+		// the editor starts it ("execute node" / run from a node), a new execution of its own.
+		const cancellable = partial
+			? execution.runPartialWorkflow2(workflow, partial.runData, {}, partial.dirtyNodeNames ?? [], {
+					nodeName: partial.destination,
+					mode: 'inclusive',
+				})
+			: execution.processRunExecutionData(workflow);
 		handle.cancel = () => cancellable.cancel();
 		await cancellable.catch(() => undefined);
 		const run = await finished;
 		const runData = run.data.resultData.runData[resultNode]?.[0];
 		const output = runData?.data?.main?.[0] ?? [];
 		const error = runData?.error ?? run.data.resultData.error;
-		return { run, output, error, status: run.status };
+		return { run, output, error, status: run.status, subExecutions };
 	})();
 	const handle = { promise, cancel: () => {} };
 	return handle;

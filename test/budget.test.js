@@ -202,7 +202,7 @@ describe('Page Budget: no run bills past it', () => {
 		const params = withBudget(h.submit(), 30, { concurrency: 16 });
 		const { output, error } = await h.run(emu, params, items);
 		expect(error.message).toBe(
-			'Item 10 was not sent: its 3 pages would pass the Page Budget of 30 pages; 30 pages billed so far in this execution',
+			'Item 10 was not sent: its 3 pages would pass the Page Budget of 30 pages; 30 pages billed so far in this workflow execution',
 		);
 		expect(error.context.itemIndex).toBe(10);
 		expect(h.hits(emu, 'POST /api/ocr')).toBe(10);
@@ -220,11 +220,11 @@ describe('Page Budget: no run bills past it', () => {
 		expect(error).toBeUndefined();
 		expect(output[0].json).toMatchObject({ status: 'done', pagesCounted: 4 });
 		expect(output[1].json.error).toBe(
-			'Item 1 was not sent: its 8 pages would pass the Page Budget of 10 pages; 4 pages billed so far in this execution',
+			'Item 1 was not sent: its 8 pages would pass the Page Budget of 10 pages; 4 pages billed so far in this workflow execution',
 		);
 		for (const i of [2, 3])
 			expect(output[i].json.error).toBe(
-				`Item ${i} was not sent: the Page Budget of 10 pages was reached at item 1 (this document has 1 page); 4 pages billed so far in this execution`,
+				`Item ${i} was not sent: the Page Budget of 10 pages was reached at item 1 (this document has 1 page); 4 pages billed so far in this workflow execution`,
 			);
 		expect(output[1].json.description).toContain(`item 0: task ${output[0].json.taskId}`);
 		expect(output.map((o) => o.pairedItem.item)).toEqual([0, 1, 2, 3]);
@@ -347,6 +347,148 @@ describe('Page Budget: no run bills past it', () => {
 				const refused = continueOnFail ? output[sentCount].json.error : error.message;
 				expect(refused).toContain(`Page Budget of ${budget} pages`);
 			}
+		}
+	});
+});
+
+describe('Page Budget: one workflow execution, however n8n runs the node', () => {
+	const { runShape, flatten } = require('./support/shapes');
+	const shapeRun = (shape, params, items, extra = {}) =>
+		runShape(shape, { parameters: params, items, credentials: h.credentials(emu), ...extra });
+
+	test.each([1, 2, 7])(
+		'Loop Over Items in batches of %i: a budget of 9 pages holds over every run of the node, as one run would',
+		async (batch) => {
+			// Ten 2-page documents: one run of the node sends four (8 pages) and refuses the fifth.
+			const items = Array.from({ length: 10 }, (_, i) => pdf(2, `loop-${batch}-${i}.pdf`));
+			const params = withBudget(h.submit({ waitForCompletion: false }), 9, { concurrency: 4 });
+			const { executions } = await shapeRun(`loop${batch}`, params, items);
+			const { error } = flatten(executions[0]);
+			expect(h.netCharged(emu)).toBe(8);
+			expect(h.hits(emu, 'POST /api/ocr')).toBe(4);
+			expect(error.message).toMatch(/Page Budget of 9 pages/);
+			expect(error.context.itemIndex).toBe(4);
+		},
+	);
+
+	test('Loop Over Items with Continue on Fail: later batches are refused once the budget was reached, naming it', async () => {
+		const items = [pdf(3), pdf(3), pdf(3), pdf(1), pdf(1)];
+		const params = withBudget(h.doc('markdown'), 7, { concurrency: 1 });
+		const { executions } = await shapeRun('loop2', params, items, {
+			nodeSettings: { onError: 'continueRegularOutput' },
+		});
+		const { output } = flatten(executions[0]);
+		expect(h.netCharged(emu)).toBe(6);
+		const errors = output.filter((o) => o.json.error).map((o) => [o.pairedItem.item, o.json.error]);
+		expect(errors.map(([i]) => i)).toEqual([2, 3, 4]);
+		// Batch 3 (item 4 of the input) is item 0 of its run.
+		expect(errors[2][1]).toMatch(
+			/^Item 0 was not sent: the Page Budget of 7 pages was reached by an earlier run of this node in this execution \(this document has 1 page\); 6 pages billed so far in this workflow execution$/,
+		);
+	});
+
+	test('the node run twice in one execution (two inputs): one budget for both runs', async () => {
+		const items = Array.from({ length: 6 }, (_, i) => pdf(2, `twice-${i}.pdf`));
+		const params = withBudget(h.doc('recognize'), 7, { concurrency: 16 });
+		const { executions } = await shapeRun('twice', params, items, {
+			nodeSettings: { onError: 'continueRegularOutput' },
+		});
+		expect(executions[0].runs).toHaveLength(2);
+		expect(h.netCharged(emu)).toBe(6);
+		const { output } = flatten(executions[0]);
+		expect(output.filter((o) => /Page Budget of 7 pages/.test(o.json.error ?? ''))).toHaveLength(3);
+	});
+
+	test('a sub-workflow called per item is an execution of its own: its budget starts at zero', async () => {
+		const items = [pdf(2, 'a.pdf'), pdf(2, 'b.pdf'), pdf(3, 'c.pdf')];
+		const params = withBudget(h.doc('markdown'), 2);
+		const { executions } = await shapeRun('subWorkflow', params, items, {
+			nodeSettings: { onError: 'continueRegularOutput' },
+		});
+		expect(executions).toHaveLength(3);
+		expect(h.netCharged(emu)).toBe(4);
+		expect(flatten(executions[2]).output[0].json.error).toMatch(
+			/its 3 pages would pass the Page Budget of 2 pages/,
+		);
+	});
+
+	test('a partial execution from the editor is an execution of its own: its budget starts at zero', async () => {
+		const items = [pdf(2, 'a.pdf'), pdf(2, 'b.pdf')];
+		const params = withBudget(h.doc('markdown'), 3);
+		const { executions } = await shapeRun('partial', params, items, {
+			nodeSettings: { onError: 'continueRegularOutput' },
+		});
+		expect(executions).toHaveLength(2);
+		for (const execution of executions) {
+			const { output } = flatten(execution);
+			expect(output[0].json.markdown).toContain('a.pdf');
+			expect(output[1].json.error).toMatch(/would pass the Page Budget of 3 pages/);
+		}
+		expect(h.netCharged(emu)).toBe(4);
+	});
+});
+
+describe('Page Budget: given by an expression', () => {
+	test.each([
+		['a missing field', '={{ $json.maxPages }}', 'nothing'],
+		['null', '={{ null }}', 'null'],
+		['an empty text', '={{ $json.limit ?? "" }}', 'an empty text'],
+		['text', '={{ "ten" }}', '"ten"'],
+		['a negative number', '={{ -1 }}', '"-1"'],
+		['a fraction', '={{ 2.5 }}', '"2.5"'],
+	])(
+		'%s is an error before anything is sent, never "no budget"',
+		async (_what, pageBudget, shown) => {
+			const items = [pdf(3, 'a.pdf'), pdf(3, 'b.pdf')];
+			const { error, output } = await h.run(emu, h.submit({ options: { pageBudget } }), items);
+			expect(output).toEqual([]);
+			expect(error.message).toBe(
+				`Item 0: "Page Budget" must be a whole number of at least 1, but it is ${shown}`,
+			);
+			expect(error.description).toMatch(/Nothing was sent or charged/);
+			expect(submitted()).toBe(0);
+		},
+	);
+
+	test('a numeric text is its number', async () => {
+		const params = h.submit({ options: { pageBudget: '={{ "4" }}' } });
+		const { error } = await h.run(emu, params, [pdf(3, 'a.pdf'), pdf(3, 'b.pdf')]);
+		expect(error.message).toMatch(/would pass the Page Budget of 4 pages/);
+		expect(h.netCharged(emu)).toBe(3);
+	});
+});
+
+describe('what the budget counts as spent', () => {
+	test('Submit (V2): credits are not pages; a service answering fewer credits than pages cannot stretch the budget', async () => {
+		// The service deducts `pages` but answers creditsUsed = pages / 2.
+		const real = await h.withEmulator();
+		try {
+			const send = real.sendJson.bind(real);
+			real.sendJson = (ctx, status, body, ...rest) =>
+				send(
+					ctx,
+					status,
+					body && typeof body === 'object' && 'creditsUsed' in body
+						? { ...body, creditsUsed: body.pages / 2 }
+						: body,
+					...rest,
+				);
+			const items = [pdf(4, 'a.pdf'), pdf(4, 'b.pdf'), pdf(4, 'c.pdf'), pdf(4, 'd.pdf')];
+			const params = h.submit({ operation: 'submitV2', format: 'markdown' });
+			const { output, error } = await h.run(
+				real,
+				withBudget(params, 8, { concurrency: 1 }),
+				items,
+				{
+					continueOnFail: true,
+				},
+			);
+			expect(error).toBeUndefined();
+			expect(h.netCharged(real)).toBe(8);
+			expect(output[0].json).toMatchObject({ pagesCounted: 4, pagesBilled: 4, creditsUsed: 2 });
+			expect(output[2].json.error).toMatch(/Page Budget of 8 pages/);
+		} finally {
+			await real.close();
 		}
 	});
 });

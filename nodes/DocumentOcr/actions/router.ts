@@ -8,7 +8,7 @@ import { runPool } from '../batch/pool';
 import type { Outcome } from '../batch/report';
 import { errorJson, reportBilled, withItemIndex } from '../batch/report';
 import { StoppedError } from '../transport/errors';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './shared.description';
+import { concurrencyOf } from './shared.description';
 import * as document from './document/Document.resource';
 import * as job from './job/Job.resource';
 import * as task from './task/Task.resource';
@@ -94,13 +94,6 @@ async function sendItems(
 		},
 		() => run.order.halted,
 	);
-}
-
-function concurrencyOf(ctx: IExecuteFunctions): number {
-	const requested = Number(ctx.getNodeParameter('options.concurrency', 0, DEFAULT_CONCURRENCY));
-	return Number.isFinite(requested)
-		? Math.min(Math.max(1, Math.floor(requested)), MAX_CONCURRENCY)
-		: DEFAULT_CONCURRENCY;
 }
 
 /**

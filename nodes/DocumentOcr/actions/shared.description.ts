@@ -1,5 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { booleanField, itemFields, numberField } from '../shared/validate';
+
 /** The document input fields shared by every operation that sends a file. */
 export const documentFields: INodeProperties[] = [
 	{
@@ -156,7 +158,7 @@ export const concurrencyOption: INodeProperties = {
 	displayName: 'Concurrency',
 	name: 'concurrency',
 	type: 'number',
-	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY, numberPrecision: 0 },
 	default: DEFAULT_CONCURRENCY,
 	description:
 		'The most requests sent to the service at the same time. The node starts with 4 and opens more while the service keeps up; when it reports too many requests, all items slow down together. 1 sends one item at a time, each only after the previous one has finished.',
@@ -185,9 +187,32 @@ export const simplifyField: INodeProperties = {
 	description: 'Whether to return a simplified version of the response instead of the raw data',
 };
 
-/** Whether the item's output is simplified (always raw on version 1). */
+/** Whether the item's output is simplified (always raw on version 1, which has no such field). */
 export function simplified(ctx: IExecuteFunctions, itemIndex: number): boolean {
-	return ctx.getNodeParameter('simplify', itemIndex, false) === true;
+	return booleanField(itemFields(ctx, itemIndex), simplifyField, { absent: false });
+}
+
+/** The Concurrency option, read once per run (from the first item). */
+export function concurrencyOf(ctx: IExecuteFunctions): number {
+	return numberField(itemFields(ctx, 0), concurrencyOption, { path: 'options.concurrency' });
+}
+
+/** Longest Wait Timeout accepted: a week (n8n's own execution timeout usually ends a run sooner). */
+const MAX_WAIT_MINUTES = 7 * 24 * 60;
+
+/**
+ * The item's Wait Timeout option (minutes; 10 when not set) in ms, checked before any request.
+ * The deadline runs from the moment the service accepted the item's submission (`Date.now() +`
+ * this, taken then), not from the start of the node.
+ */
+export function waitTimeoutMs(ctx: IExecuteFunctions, itemIndex: number): number {
+	const read = { path: 'options.waitTimeout', min: 0.01, max: MAX_WAIT_MINUTES };
+	return numberField(itemFields(ctx, itemIndex), waitTimeoutOption, read) * 60_000;
+}
+
+/** The item's Wait for Completion switch. */
+export function waitsForCompletion(ctx: IExecuteFunctions, itemIndex: number): boolean {
+	return booleanField(itemFields(ctx, itemIndex), waitForCompletionField(''));
 }
 
 /** The "Options" collection of an operation (its entries sorted by name, as the editor lists them). */

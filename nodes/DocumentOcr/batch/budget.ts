@@ -2,20 +2,24 @@ import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { PageCount } from '../documents/pages';
+import { isFieldSet, itemFields, numberField } from '../shared/validate';
 import { mayHaveCreated } from '../transport/errors';
 import type { BillingLedger } from './ledger';
 import { billedLine } from './ledger';
 
 /**
- * The Page Budget of one execution: the most pages the node may bill in it. Every document's
- * pages are counted in the check phase (documents/pages.ts; a document of unknown count is
- * refused there while a budget is set). Right before a document goes out — in item order, with
- * its request slot in hand — its count is set against what the execution has spent: pages the
- * service said it billed, else the pages counted for documents it accepted or may have. A
- * document that would pass the budget is not sent, and from then on nothing more is: every later
- * item fails the same way. Since documents go out one at a time against what went out before,
- * concurrency cannot pass the budget. Where the service bills more than was counted, the item
- * says so (`pageFields`) and later documents are set against what it billed.
+ * The Page Budget: the most pages the node may bill in one workflow execution, over every run of
+ * the node in it (each batch of a Loop Over Items, each of its inputs, a Retry On Fail). What it
+ * has spent is kept in the node's context, which n8n keeps for the whole execution (and only for
+ * it: a sub-workflow's execution, a partial execution from the editor and the next execution
+ * each start at zero). Every document's pages are counted in the check phase
+ * (documents/pages.ts; a document of unknown count is refused there while a budget is set). Right
+ * before a document goes out — in item order, with its request slot in hand — its count is set
+ * against what the execution has spent: never less than the pages counted for each document the
+ * service accepted or may have, and more where the service says it billed more. A document that
+ * would pass the budget is not sent, and from then on nothing more is, in this run or any later
+ * run of the node in the execution: every later item fails the same way. Since documents go out
+ * one at a time against what went out before, concurrency cannot pass the budget.
  */
 
 export const pageBudgetOption: INodeProperties = {
@@ -25,23 +29,26 @@ export const pageBudgetOption: INodeProperties = {
 	typeOptions: { minValue: 1, numberPrecision: 0 },
 	default: 100,
 	description:
-		"The most pages this node may bill in one execution. Each document's pages are counted before it is sent; a document that would pass the budget is not sent, and nothing more is sent after it. Documents whose pages cannot be counted are not sent while a budget is set.",
+		"The most pages this node may bill in one workflow execution, over all its runs in it (every batch of a Loop Over Items, a Retry On Fail). Each document's pages are counted before it is sent; a document that would pass the budget is not sent, and nothing more is sent after it in the execution. Documents whose pages cannot be counted are not sent while a budget is set. A sub-workflow's execution has a budget of its own.",
 };
 
-/** The Page Budget option as the node holds it (read once per execution, from the first item). */
+/**
+ * The Page Budget option as the node holds it (read once per run, from the first item); undefined
+ * when the option is not added. Set, it must give a whole number of pages: an expression that
+ * gives nothing is an error, never "no budget".
+ */
 export function pageBudgetOf(ctx: IExecuteFunctions): number | undefined {
-	const options = ctx.getNodeParameter('options', 0, {}) as { pageBudget?: unknown };
-	const raw = options?.pageBudget;
-	if (raw === undefined || raw === null || raw === '') return undefined;
-	const budget = Number(raw);
-	if (!Number.isInteger(budget) || budget < 1) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The Page Budget must be a whole number of pages, at least 1 (it is "${String(raw)}")`,
-			{ description: "Nothing was sent or charged. Set it in the node's options, or remove it." },
-		);
-	}
-	return budget;
+	const fields = itemFields(ctx, 0);
+	const path = 'options.pageBudget';
+	return isFieldSet(fields, path) ? numberField(fields, pageBudgetOption, { path }) : undefined;
+}
+
+/** What the Page Budget has spent in this workflow execution, in the node's context. */
+interface Spent {
+	/** Pages set against the budget by the earlier runs of the node. */
+	pages: number;
+	/** A run of the node refused a document for the budget: nothing more is sent. */
+	reached?: boolean;
 }
 
 function plural(pages: number): string {
@@ -50,26 +57,38 @@ function plural(pages: number): string {
 
 export class PageBudget {
 	/**
-	 * Pages set against the budget, by item: counted when its document went out, replaced by
-	 * what the service billed once it says.
+	 * Pages set against the budget in this run, by item: counted when its document went out,
+	 * raised to what the service says it billed when that is more.
 	 */
 	private readonly spentBy = new Map<number, number>();
 
-	/** The first item the budget refused: nothing is sent after it. */
+	/** Pages earlier runs of the node in this execution spent. */
+	private readonly before: number;
+
+	/** The first item the budget refused: nothing is sent after it (-1: an earlier run's). */
 	private refusedAt?: number;
 
 	/** The errors of the items refused, to name what the run billed once it is over. */
 	private readonly refusals: NodeOperationError[] = [];
 
+	/**
+	 * @param memory the node's context for this execution (`getContext('node')`): what earlier
+	 *   runs spent, updated as this run spends.
+	 */
 	constructor(
 		readonly limit: number | undefined,
 		private readonly node: INode,
 		private readonly ledger: BillingLedger,
-	) {}
+		private readonly memory: IDataObject,
+	) {
+		const spent = memory.pageBudget as Spent | undefined;
+		this.before = spent?.pages ?? 0;
+		if (spent?.reached) this.refusedAt = -1;
+	}
 
 	/** Pages spent in this execution so far (billed, or counted where the bill is not known). */
 	get spent(): number {
-		let sum = 0;
+		let sum = this.before;
 		for (const pages of this.spentBy.values()) sum += pages;
 		return sum;
 	}
@@ -83,22 +102,40 @@ export class PageBudget {
 		if (this.limit === undefined || this.spentBy.has(itemIndex)) return;
 		const spent = this.spent;
 		if (this.refusedAt === undefined && count.pages !== null && spent + count.pages <= this.limit) {
-			this.spentBy.set(itemIndex, count.pages);
+			this.spend(itemIndex, count.pages);
 			return;
 		}
 		this.refusedAt ??= itemIndex;
+		this.keep();
 		throw this.refusal(itemIndex, count, spent);
 	}
 
-	/** The service answered `itemIndex`'s submission: what it billed, when it says, is what counts. */
+	/**
+	 * The service answered `itemIndex`'s submission with the pages it billed (a page count, never
+	 * another unit): more than were counted raises what the document spent; fewer never lowers it.
+	 */
 	billed(itemIndex: number, pages: number | undefined) {
-		if (this.spentBy.has(itemIndex) && pages !== undefined && pages >= 0)
-			this.spentBy.set(itemIndex, pages);
+		const counted = this.spentBy.get(itemIndex);
+		if (counted !== undefined && pages !== undefined && pages > counted)
+			this.spend(itemIndex, pages);
 	}
 
 	/** `itemIndex`'s submission certainly created nothing (refused, or never sent): it spent nothing. */
 	notSent(itemIndex: number) {
-		this.spentBy.delete(itemIndex);
+		if (this.spentBy.delete(itemIndex)) this.keep();
+	}
+
+	private spend(itemIndex: number, pages: number) {
+		this.spentBy.set(itemIndex, pages);
+		this.keep();
+	}
+
+	/** Writes what the execution has spent to the node's context, at once: the run may fail next. */
+	private keep() {
+		if (this.limit === undefined) return;
+		const spent: Spent = { pages: this.spent };
+		if (this.refusedAt !== undefined) spent.reached = true;
+		this.memory.pageBudget = spent as unknown as IDataObject;
 	}
 
 	/**
@@ -120,10 +157,12 @@ export class PageBudget {
 		const why =
 			this.refusedAt === itemIndex
 				? `its ${pages} would pass the Page Budget of ${plural(limit)}`
-				: `the Page Budget of ${plural(limit)} was reached at item ${this.refusedAt} (this document has ${pages})`;
+				: this.refusedAt === -1
+					? `the Page Budget of ${plural(limit)} was reached by an earlier run of this node in this execution (this document has ${pages})`
+					: `the Page Budget of ${plural(limit)} was reached at item ${this.refusedAt} (this document has ${pages})`;
 		const error = new NodeOperationError(
 			this.node,
-			`Item ${itemIndex} was not sent: ${why}; ${plural(spent)} billed so far in this execution`,
+			`Item ${itemIndex} was not sent: ${why}; ${plural(spent)} billed so far in this workflow execution`,
 			{ description: REFUSED_ADVICE, itemIndex },
 		);
 		error.context.pageBudget = limit;

@@ -18,7 +18,8 @@ import { SubmittedDocuments } from './submitted';
  *  - `client`: the service client, and with it the request slots and the rate-limit gate;
  *  - `order`: the order items submit in, and the halt (./order.ts);
  *  - `ledger`: what the service billed in this run (./ledger.ts);
- *  - `budget`: the Page Budget, the most pages the run may bill (./budget.ts);
+ *  - `budget`: the Page Budget, the most pages the node may bill in the workflow execution
+ *    (./budget.ts);
  *  - `submitted`: the node's remembered submissions and the documents being submitted now
  *    (./submitted.ts);
  * and what the items share: the one poller that waits for all of them, work done once per run
@@ -53,7 +54,9 @@ export class Execution {
 		readonly ctx: IExecuteFunctions,
 		options: { concurrency: number; stopOnFailure: boolean; pageBudget?: number },
 	) {
-		this.budget = new PageBudget(options.pageBudget, ctx.getNode(), this.ledger);
+		// What the budget spent is kept in the node's context for the whole workflow execution.
+		const memory = options.pageBudget === undefined ? {} : ctx.getContext('node');
+		this.budget = new PageBudget(options.pageBudget, ctx.getNode(), this.ledger, memory);
 		this.reads = documentReads(options.pageBudget !== undefined);
 		this.client = new ServiceClient(ctx, { concurrency: options.concurrency });
 		// A halt ends every wait at once: the poller stops sleeping and reports it.

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { RecordKind } from '../service/client';
+import { booleanField, itemFields } from '../shared/validate';
 import { mayHaveCreated } from '../transport/errors';
 import type { SubmissionOrder } from './order';
 import { BoundedStore, MEMORY_LIMIT } from './store';
@@ -57,6 +58,15 @@ export const resendUnconfirmedOption: INodeProperties = {
 	description:
 		'Whether to send again a document whose earlier submission may have been charged but whose answer was lost (a reset or a gateway error after sending). Off, its item fails and says how to look for the task. Only with Skip Submitted Documents on.',
 };
+
+/** The item's Skip Submitted Documents and Resend Unconfirmed Documents options. */
+export function skipOptionsOf(ctx: IExecuteFunctions, itemIndex: number) {
+	const fields = itemFields(ctx, itemIndex);
+	return {
+		skip: booleanField(fields, skipSubmittedOption, { path: 'options.skipSubmitted' }),
+		resend: booleanField(fields, resendUnconfirmedOption, { path: 'options.resendUnconfirmed' }),
+	};
+}
 
 /**
  * A remembered submission: the task or job the service created, or — no `id` — a send whose

@@ -15,7 +15,8 @@ import { DEFAULT_RETRY } from '../transport/retry';
 import { RequestSlots } from '../transport/slots';
 
 /** An ID as an answer may carry it: a string or a number. */
-const hasId = (id: unknown): id is string | number => typeof id === 'string' || typeof id === 'number';
+const hasId = (id: unknown): id is string | number =>
+	typeof id === 'string' || typeof id === 'number';
 
 /** The two kinds of long-running record the service has, and where each is read. */
 const RECORDS = {

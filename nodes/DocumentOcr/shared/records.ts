@@ -132,9 +132,13 @@ export function unwrapList(body: unknown): ListPage | undefined {
 	};
 }
 
-/** Pages the service says a submission was billed, from whichever field it uses. */
+/**
+ * Pages the service says a submission was billed, from whichever page field it uses. A field in
+ * another unit is not a page count: `creditsUsed` (Submit (V2)'s answer) is a number of credits,
+ * and the spec does not say a credit is a page.
+ */
 export function pagesBilled(body: IDataObject): number | undefined {
-	for (const key of ['pagesBilled', 'pages_billed', 'creditsUsed', 'pagesCharged', 'pages']) {
+	for (const key of ['pagesBilled', 'pages_billed', 'pagesCharged', 'pages']) {
 		const v = body[key];
 		if (typeof v === 'number' && Number.isFinite(v)) return v;
 	}

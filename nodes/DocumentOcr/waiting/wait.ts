@@ -51,26 +51,6 @@ export function newPoller(ctx: IExecuteFunctions, halted: () => boolean): Poller
 	});
 }
 
-/** Longest Wait Timeout accepted: a week (n8n's own execution timeout usually ends a run sooner). */
-const MAX_WAIT_MINUTES = 7 * 24 * 60;
-
-/**
- * The Wait Timeout option (minutes; 10 when unset) in ms, checked before any request. The
- * deadline runs from the moment the service accepted the item's submission (`Date.now() +` this,
- * taken then), not from the start of the node.
- */
-export function waitTimeoutMs(ctx: IExecuteFunctions, itemIndex: number, value: unknown): number {
-	const minutes = value === undefined || value === null || value === '' ? 10 : Number(value);
-	if (!Number.isFinite(minutes) || minutes <= 0 || minutes > MAX_WAIT_MINUTES) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Item ${itemIndex}: Wait Timeout must be a number of minutes above 0 and at most ${MAX_WAIT_MINUTES}`,
-			{ description: `Got "${String(value)}". Nothing was sent.`, itemIndex },
-		);
-	}
-	return minutes * 60_000;
-}
-
 function describeDuration(ms: number): string {
 	const minutes = ms / 60_000;
 	return minutes >= 1

@@ -299,7 +299,7 @@ function describeTests() {
 		const run = await n8n.executeExpectingFailure('ocrE2eBudget');
 		const error = run.data.resultData.error;
 		expect(error.message).toBe(
-			'Item 3 was not sent: its 3 pages would pass the Page Budget of 10 pages; 9 pages billed so far in this execution',
+			'Item 3 was not sent: its 3 pages would pass the Page Budget of 10 pages; 9 pages billed so far in this workflow execution',
 		);
 		const charged = n8n.emu
 			.ledger('acme')

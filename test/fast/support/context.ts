@@ -72,6 +72,7 @@ export async function runNode(setup: Setup): Promise<Run> {
 	const answers = [...(setup.answers ?? [])];
 	const sent: Sent[] = [];
 	const staticData: IDataObject = {};
+	const nodeContext: IDataObject = {};
 	const node = {
 		id: 'node-1',
 		name: 'Document OCR',
@@ -89,6 +90,7 @@ export async function runNode(setup: Setup): Promise<Run> {
 		continueOnFail: () => false,
 		getExecutionCancelSignal: () => new AbortController().signal,
 		getWorkflowStaticData: () => staticData,
+		getContext: () => nodeContext,
 		logger: { debug() {} },
 		helpers: {
 			httpRequestWithAuthentication: async (

@@ -5,19 +5,22 @@ import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { sendDocumentOnce } from '../../batch/held';
 import { v1Upload } from '../../documents/upload';
+import { booleanField, itemFields } from '../../shared/validate';
 import type { Send } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
+const outputFileField: INodeProperties = {
+	displayName: 'Also Output as File',
+	name: 'outputFile',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to also put the Markdown out as a .md file (binary data), e.g. to save or upload it',
+};
+
 const properties: INodeProperties[] = [
 	...documentFields,
-	{
-		displayName: 'Also Output as File',
-		name: 'outputFile',
-		type: 'boolean',
-		default: false,
-		description:
-			'Whether to also put the Markdown out as a .md file (binary data), e.g. to save or upload it',
-	},
+	outputFileField,
 	{
 		displayName: 'Put Output File in Field',
 		name: 'outputBinaryPropertyName',
@@ -44,7 +47,7 @@ export async function prepare(
 	run: Execution,
 ): Promise<Send> {
 	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'markdown');
-	const outputFile = this.getNodeParameter('outputFile', itemIndex, false) as boolean;
+	const outputFile = booleanField(itemFields(this, itemIndex), outputFileField);
 	const property =
 		(this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() ||
 		'data';

@@ -3,15 +3,16 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
-import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
+import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
 import { v1Upload } from '../../documents/upload';
-import { waitTimeoutMs } from '../../waiting/wait';
 import type { Send } from '../types';
 import {
 	concurrencyOption,
 	documentFields,
 	optionsCollection,
+	waitsForCompletion,
+	waitTimeoutMs,
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
@@ -84,22 +85,17 @@ export async function prepare(
 		}
 		fields.push([name, String(pair.value ?? '')]);
 	}
-	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
+	const wait = waitsForCompletion(this, itemIndex);
+	const timeoutMs = waitTimeoutMs(this, itemIndex);
+	const skip = skipOptionsOf(this, itemIndex);
 	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'jobs', fields);
 	return async () => {
 		const json = await submitAndWait(run, itemIndex, {
 			kind: 'job',
 			body,
 			pageCount: document.pageCount,
-			remember: options.skipSubmitted
-				? {
-						operation: 'job',
-						settings: { fields },
-						document,
-						resendUnconfirmed: options.resendUnconfirmed === true,
-					}
+			remember: skip.skip
+				? { operation: 'job', settings: { fields }, document, resendUnconfirmed: skip.resend }
 				: undefined,
 			// The Wait Timeout runs from the moment the service accepted the job.
 			wait: wait ? { timeoutMs } : undefined,

@@ -9,7 +9,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { Execution } from '../../batch/execution';
 import type { ServiceClient } from '../../service/client';
 import { idsOf, ListWalk } from '../../service/list';
-import { requireInteger } from '../../shared/validate';
+import { booleanField, itemFields, numberField } from '../../shared/validate';
 import { simplifyTask } from '../../shared/records';
 import { optionsCollection, simplified, simplifyField } from '../shared.description';
 import type { Send } from '../types';
@@ -17,23 +17,45 @@ import type { Send } from '../types';
 const MAX_PAGES = 10_000;
 const MAX_PAGE_SIZE = 1_000;
 
+const returnAllField: INodeProperties = {
+	displayName: 'Return All',
+	name: 'returnAll',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return all results or only up to a given limit',
+};
+
+const limitField: INodeProperties = {
+	displayName: 'Limit',
+	name: 'limit',
+	type: 'number',
+	typeOptions: { minValue: 1, numberPrecision: 0 },
+	default: 50,
+	description: 'Max number of results to return',
+	displayOptions: { show: { returnAll: [false] } },
+};
+
+const pageSizeOption: INodeProperties = {
+	displayName: 'Page Size',
+	name: 'pageSize',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE, numberPrecision: 0 },
+	default: 20,
+	description: 'How many tasks to request per page (the service default is 20)',
+};
+
+const startPageOption: INodeProperties = {
+	displayName: 'Start Page',
+	name: 'page',
+	type: 'number',
+	typeOptions: { minValue: 1, numberPrecision: 0 },
+	default: 1,
+	description: 'The page to start from (1 is the newest tasks)',
+};
+
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: 50,
-		description: 'Max number of results to return',
-		displayOptions: { show: { returnAll: [false] } },
-	},
+	returnAllField,
+	limitField,
 	{
 		displayName: 'Filters',
 		name: 'filters',
@@ -57,24 +79,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	optionsCollection(
-		{
-			displayName: 'Page Size',
-			name: 'pageSize',
-			type: 'number',
-			typeOptions: { minValue: 1, maxValue: MAX_PAGE_SIZE },
-			default: 20,
-			description: 'How many tasks to request per page (the service default is 20)',
-		},
-		{
-			displayName: 'Start Page',
-			name: 'page',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: 1,
-			description: 'The page to start from (1 is the newest tasks)',
-		},
-	),
+	optionsCollection(pageSizeOption, startPageOption),
 	simplifyField,
 ];
 
@@ -89,35 +94,12 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<Send> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll
-		? Infinity
-		: requireInteger(
-				this,
-				itemIndex,
-				this.getNodeParameter('limit', itemIndex, 50),
-				'Limit',
-				1,
-				Number.MAX_SAFE_INTEGER,
-			);
+	const fields = itemFields(this, itemIndex);
+	const returnAll = booleanField(fields, returnAllField);
+	const limit = returnAll ? Infinity : numberField(fields, limitField);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const pageSize = requireInteger(
-		this,
-		itemIndex,
-		options.pageSize ?? 20,
-		'Page Size',
-		1,
-		MAX_PAGE_SIZE,
-	);
-	const page = requireInteger(
-		this,
-		itemIndex,
-		options.page ?? 1,
-		'Start Page',
-		1,
-		Number.MAX_SAFE_INTEGER,
-	);
+	const pageSize = numberField(fields, pageSizeOption, { path: 'options.pageSize' });
+	const page = numberField(fields, startPageOption, { path: 'options.page' });
 	const status =
 		typeof filters.status === 'string' && filters.status.trim() ? filters.status.trim() : undefined;
 

@@ -1,21 +1,22 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
-import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
+import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
 import { taskBody } from '../../documents/upload';
 import { simplifyTask } from '../../shared/records';
-import { waitTimeoutMs } from '../../waiting/wait';
 import {
 	concurrencyOption,
 	documentFields,
 	optionsCollection,
 	simplified,
 	simplifyField,
+	waitsForCompletion,
+	waitTimeoutMs,
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
@@ -92,9 +93,9 @@ export async function prepare(
 	const document = await readDocument(this, itemIndex, accepts, run.reads);
 	const provider = this.getNodeParameter('provider', itemIndex) as string;
 	const documentType = this.getNodeParameter('documentType', itemIndex) as string;
-	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
+	const wait = waitsForCompletion(this, itemIndex);
+	const timeoutMs = waitTimeoutMs(this, itemIndex);
+	const skip = skipOptionsOf(this, itemIndex);
 	const path = ['api', 'ocr'];
 	const fields = { filename: document.fileName, provider, documentType };
 	const body = taskBody(this, itemIndex, path, fields, document);
@@ -104,12 +105,12 @@ export async function prepare(
 			kind: 'task',
 			path,
 			body,
-			remember: options.skipSubmitted
+			remember: skip.skip
 				? {
 						operation: 'task',
 						settings: { provider, documentType },
 						document,
-						resendUnconfirmed: options.resendUnconfirmed === true,
+						resendUnconfirmed: skip.resend,
 					}
 				: undefined,
 			// A sync task is usually finished when the submission returns: look at once.

@@ -3,14 +3,14 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
-import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
+import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
 import { taskBody } from '../../documents/upload';
 import type { Accepted } from '../../service/client';
 import { simplifyTask } from '../../shared/records';
-import { waitTimeoutMs } from '../../waiting/wait';
+import { booleanField, isFieldSet, itemFields } from '../../shared/validate';
 import type { Send } from '../types';
 import {
 	concurrencyOption,
@@ -18,9 +18,27 @@ import {
 	optionsCollection,
 	simplified,
 	simplifyField,
+	waitsForCompletion,
+	waitTimeoutMs,
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
+
+const formulasOption: INodeProperties = {
+	displayName: 'Formulas',
+	name: 'formulas',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to recognize mathematical formulas',
+};
+
+const highFidelityTablesOption: INodeProperties = {
+	displayName: 'High-Fidelity Tables',
+	name: 'highFidelityTables',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to reconstruct tables with their structure',
+};
 
 const properties: INodeProperties[] = [
 	...documentFields,
@@ -62,20 +80,8 @@ const properties: INodeProperties[] = [
 		pageBudgetOption,
 		resendUnconfirmedOption,
 		skipSubmittedOption,
-		{
-			displayName: 'Formulas',
-			name: 'formulas',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to recognize mathematical formulas',
-		},
-		{
-			displayName: 'High-Fidelity Tables',
-			name: 'highFidelityTables',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to reconstruct tables with their structure',
-		},
+		formulasOption,
+		highFidelityTablesOption,
 		waitTimeoutOption,
 	),
 	simplifyField,
@@ -104,7 +110,7 @@ function withBilling({ answer }: Accepted, task?: IDataObject): IDataObject {
 }
 
 /** The `options` object of the request: format, highFidelityTables, formulas as chosen. */
-function ocrOptions(ctx: IExecuteFunctions, itemIndex: number, options: IDataObject): IDataObject {
+function ocrOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	const chosen = ctx.getNodeParameter('format', itemIndex, 'markdown') as string;
 	const format =
 		chosen === 'other'
@@ -118,9 +124,12 @@ function ocrOptions(ctx: IExecuteFunctions, itemIndex: number, options: IDataObj
 	}
 	const result: IDataObject = {};
 	if (format) result.format = format;
-	if (options.highFidelityTables !== undefined)
-		result.highFidelityTables = options.highFidelityTables === true;
-	if (options.formulas !== undefined) result.formulas = options.formulas === true;
+	// Sent only when added to the options: the service's own defaults are not shown.
+	const fields = itemFields(ctx, itemIndex);
+	for (const option of [highFidelityTablesOption, formulasOption]) {
+		const path = `options.${option.name}`;
+		if (isFieldSet(fields, path)) result[option.name] = booleanField(fields, option, { path });
+	}
 	return result;
 }
 
@@ -133,10 +142,10 @@ export async function prepare(
 	const path = ['api', 'v2', 'ocr'];
 	const accepts = { accept: TASK_API_KINDS, target: '/api/v2/ocr', requireFileName: true };
 	const document = await readDocument(this, itemIndex, accepts, run.reads);
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const requested = ocrOptions(this, itemIndex, options);
-	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
-	const timeoutMs = waitTimeoutMs(this, itemIndex, options.waitTimeout);
+	const requested = ocrOptions(this, itemIndex);
+	const wait = waitsForCompletion(this, itemIndex);
+	const timeoutMs = waitTimeoutMs(this, itemIndex);
+	const skip = skipOptionsOf(this, itemIndex);
 	const fields: IDataObject = { filename: document.fileName };
 	if (Object.keys(requested).length) fields.options = requested;
 	const body = taskBody(this, itemIndex, path, fields, document);
@@ -146,13 +155,8 @@ export async function prepare(
 			kind: 'task',
 			path,
 			body,
-			remember: options.skipSubmitted
-				? {
-						operation: 'v2',
-						settings: fields,
-						document,
-						resendUnconfirmed: options.resendUnconfirmed === true,
-					}
+			remember: skip.skip
+				? { operation: 'v2', settings: fields, document, resendUnconfirmed: skip.resend }
 				: undefined,
 			wait: wait ? { timeoutMs, expectedAfterMs } : undefined,
 			output: withBilling,

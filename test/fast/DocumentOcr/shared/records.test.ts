@@ -115,7 +115,9 @@ describe('list pages', () => {
 describe('billed pages', () => {
 	test('from whichever field the answer uses; none is made up', () => {
 		expect(pagesBilled({ pagesBilled: 3 })).toBe(3);
-		expect(pagesBilled({ creditsUsed: 2 })).toBe(2);
+		// Credits are another unit: the spec does not say a credit is a page.
+		expect(pagesBilled({ creditsUsed: 2 })).toBeUndefined();
+		expect(pagesBilled({ creditsUsed: 1, pages: 4 })).toBe(4);
 		expect(pagesBilled({ pages: 4 })).toBe(4);
 		expect(pagesBilled({ success: true, taskId: 't', provider: 'provider-async' })).toBeUndefined();
 	});
