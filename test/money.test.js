@@ -270,6 +270,91 @@ describe('Get Many on a list that moves while it is read', () => {
 	);
 });
 
+describe('Retry On Fail: a try reuses what the tries before it billed, in the same execution', () => {
+	const { runShape, flatten } = require('./support/shapes');
+	const retried = async (params, items, nodeSettings = {}) => {
+		const { executions } = await runShape('retry', {
+			parameters: params,
+			items,
+			credentials: h.credentials(emu),
+			nodeSettings,
+		});
+		return flatten(executions[0]);
+	};
+	// The third submission is refused once (415: the service created nothing).
+	const refuseThird = (path) =>
+		emu.faults.add({
+			kind: 'status',
+			status: 415,
+			code: 'unsupported_media_type',
+			method: 'POST',
+			path,
+			every: 3,
+			times: 1,
+		});
+
+	test.each([
+		['Task → Submit', () => h.submit({ waitForCompletion: false }), '/api/ocr'],
+		['Task → Submit, waiting', () => h.submit({ options: { waitTimeout: 0.2 } }), '/api/ocr'],
+		['Job → Create', () => h.job('create', { waitForCompletion: false }), '/v1/jobs'],
+		['Document → Convert to Markdown', () => h.doc('markdown'), '/v1/markdown'],
+	])(
+		'%s: the node fails at item 2, n8n tries again: items 0 and 1 are not billed again',
+		async (_name, params, path) => {
+			refuseThird(path);
+			const { output, error } = await retried(params(), docs(3));
+			expect(error).toBeUndefined();
+			expect(output).toHaveLength(3);
+			expect(h.netCharged(emu)).toBe(3);
+			const again = output
+				.slice(0, 2)
+				.map((o) => o.json.previouslySubmitted ?? o.json.previouslyBilled);
+			expect(again).toEqual([true, true]);
+		},
+	);
+
+	test('Continue on Fail with the first item an error item: n8n tries again, and only that item is sent again', async () => {
+		emu.faults.add({
+			kind: 'status',
+			status: 415,
+			code: 'unsupported_media_type',
+			method: 'POST',
+			path: '/api/ocr',
+			times: 1,
+		});
+		const { output } = await retried(h.submit({ waitForCompletion: false }), docs(3), {
+			onError: 'continueRegularOutput',
+		});
+		expect(output.map((o) => o.json.error)).toEqual([undefined, undefined, undefined]);
+		expect(h.netCharged(emu)).toBe(3);
+		expect(submissions()).toBe(4);
+	});
+
+	test('a try whose answer was lost (the service created the task) is not sent again by the next try', async () => {
+		emu.faults.add({ kind: 'lostResponse', method: 'POST', path: '/api/ocr', every: 3, times: 1 });
+		const { error } = await retried(h.submit({ waitForCompletion: false }), docs(3));
+		expect(error.message).toMatch(
+			/^Item 2 was not sent again: an earlier try of this run \(Retry On Fail\) sent this document and its answer was lost/,
+		);
+		expect(h.netCharged(emu)).toBe(3);
+		expect(submissions()).toBe(3);
+	});
+
+	test('Loop Over Items: each batch is a run of its own; nothing of one batch is reused by the next', async () => {
+		const same = h.pdfItem('the same document', 'same.pdf');
+		const { executions } = await runShape('loop1', {
+			parameters: h.submit({ waitForCompletion: false }),
+			items: [same, same],
+			credentials: h.credentials(emu),
+			nodeSettings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 1 },
+		});
+		const { output, error } = flatten(executions[0]);
+		expect(error).toBeUndefined();
+		expect(output.map((o) => o.json.previouslySubmitted)).toEqual([undefined, undefined]);
+		expect(h.netCharged(emu)).toBe(2);
+	});
+});
+
 describe('re-run safety: Skip Already Submitted Documents', () => {
 	const remembering = (overrides = {}) =>
 		h.submit({ options: { skipSubmitted: true }, ...overrides });

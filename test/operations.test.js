@@ -102,7 +102,7 @@ describe('Task → Get Many', () => {
 			emu,
 			h.task('getMany', { returnAll: true, options: { pageSize } }),
 		);
-		expect(error.message).toMatch(/Page Size must be a whole number from 1 to 1000/);
+		expect(error.message).toMatch(/"Page Size" must be a whole number from 1 to 1000/);
 		expect(emu.stats().requests).toBe(requests);
 	});
 });

@@ -73,12 +73,12 @@ const CASES = [
 	['Task → Delete', 'task ID with "?" and "#"', h.task('delete', { taskId: 'tsk?all=1#x' }), undefined, /Task "tsk\?all=1#x" was not found/, 'sent', '/api/tasks/tsk%3Fall%3D1%23x'],
 	['Task → Get', 'task ID in unicode', h.task('get', { taskId: 'tâche-✓-文書' }), undefined, /Task "tâche-✓-文書" was not found/, 'sent', `/api/tasks/${encodeURIComponent('tâche-✓-文書')}`],
 	// ---- numbers and choices
-	['Task → Get Many', 'Page Size 0', getMany({ pageSize: 0 }), undefined, /Page Size must be a whole number from 1 to 1000/, 'refused'],
-	['Task → Get Many', 'Page Size negative', getMany({ pageSize: -5 }), undefined, /Page Size must be a whole number from 1 to 1000/, 'refused'],
-	['Task → Get Many', 'Page Size huge', getMany({ pageSize: 1e9 }), undefined, /Page Size must be a whole number from 1 to 1000/, 'refused'],
-	['Task → Get Many', 'Page Size not a whole number', getMany({ pageSize: 2.5 }), undefined, /Page Size must be a whole number/, 'refused'],
-	['Task → Get Many', 'Start Page 0', getMany({ page: 0 }), undefined, /Start Page must be a whole number/, 'refused'],
-	['Task → Get Many', 'Limit 0', getMany({}, { limit: 0 }), undefined, /Limit must be a whole number/, 'refused'],
+	['Task → Get Many', 'Page Size 0', getMany({ pageSize: 0 }), undefined, /"Page Size" must be a whole number from 1 to 1000/, 'refused'],
+	['Task → Get Many', 'Page Size negative', getMany({ pageSize: -5 }), undefined, /"Page Size" must be a whole number from 1 to 1000/, 'refused'],
+	['Task → Get Many', 'Page Size huge', getMany({ pageSize: 1e9 }), undefined, /"Page Size" must be a whole number from 1 to 1000/, 'refused'],
+	['Task → Get Many', 'Page Size not a whole number', getMany({ pageSize: 2.5 }), undefined, /"Page Size" must be a whole number/, 'refused'],
+	['Task → Get Many', 'Start Page 0', getMany({ page: 0 }), undefined, /"Start Page" must be a whole number/, 'refused'],
+	['Task → Get Many', 'Limit 0', getMany({}, { limit: 0 }), undefined, /"Limit" must be a whole number/, 'refused'],
 	['Task → Export', 'unknown export format', h.task('export', { taskId: 'tsk_1', format: 'odt', binaryPropertyName: 'data' }), undefined, /"odt" is not an export format/, 'refused'],
 	['Task → Submit', 'Wait Timeout negative', h.submit({ options: { waitTimeout: -1 } }), file(pdf, 'a.pdf'), /Wait Timeout/, 'refused'],
 	// ---- malformed answers from the service

@@ -125,7 +125,7 @@ function workflowOf(shape, { parameters, nodeSettings = {}, items }) {
 	}
 	const settings =
 		shape === 'retry'
-			? { ...nodeSettings, retryOnFail: true, maxTries: 3, waitBetweenTries: 0 }
+			? { ...nodeSettings, retryOnFail: true, maxTries: 3, waitBetweenTries: 1 }
 			: nodeSettings;
 	return {
 		nodes: [input(items), ocrNode(parameters, settings)],

@@ -131,6 +131,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			(outcome) => outcome && 'error' in outcome && !(outcome.error instanceof StoppedError),
 		);
 		const { error } = sent[first] as { error: Error };
+		run.tried.settle(undefined);
 		if (this.getExecutionCancelSignal()?.aborted) throw error;
 		throw await reportBilled(this, run.ledger, withItemIndex(this, error, first), sent, first);
 	}
@@ -153,5 +154,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			pairedItem: { item: itemIndex },
 		});
 	}
+	run.tried.settle(output);
 	return [output];
 }

@@ -11,6 +11,7 @@ import { PageBudget } from './budget';
 import { BillingLedger } from './ledger';
 import { SubmissionOrder } from './order';
 import { SubmittedDocuments } from './submitted';
+import { TriedDocuments } from './tried';
 
 /**
  * One run of the action node over its items: made by the router, handed to every operation. It
@@ -22,6 +23,7 @@ import { SubmittedDocuments } from './submitted';
  *    (./budget.ts);
  *  - `submitted`: the node's remembered submissions and the documents being submitted now
  *    (./submitted.ts);
+ *  - `tried`: what the earlier tries of this run billed, for Retry On Fail (./tried.ts);
  * and what the items share: the one poller that waits for all of them, work done once per run
  * (`once`), and how documents are read (`reads`: the bytes kept in memory between the check and
  * send phases, the turns to hold a document whole to count its pages).
@@ -36,6 +38,9 @@ export class Execution {
 	readonly submitted: SubmittedDocuments;
 
 	readonly budget: PageBudget;
+
+	/** What the earlier tries of this run billed, for n8n's Retry On Fail (./tried.ts). */
+	readonly tried: TriedDocuments;
 
 	/** How the check phase reads documents (documents/budget.ts). */
 	readonly reads: DocumentReads;
@@ -62,6 +67,7 @@ export class Execution {
 		// A halt ends every wait at once: the poller stops sleeping and reports it.
 		this.order = new SubmissionOrder(options.stopOnFailure, () => this.madePoller?.interrupt());
 		this.submitted = new SubmittedDocuments(ctx, this.order);
+		this.tried = new TriedDocuments(ctx);
 	}
 
 	/**

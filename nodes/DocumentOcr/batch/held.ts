@@ -3,11 +3,13 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { DocumentInput } from '../documents/read';
 import type { ServiceClient } from '../service/client';
 import type { StreamedBlob } from '../shared/blob';
+import { mayHaveCreated } from '../transport/errors';
 import { pageFields, spentOnlyIfCreated } from './budget';
 import type { Execution } from './execution';
 import { submissionKey } from './key';
 import type { BillingLedger } from './ledger';
 import { BoundedStore, MEMORY_LIMIT } from './store';
+import type { TriedDocuments } from './tried';
 
 /**
  * Billed results held for the next run: a `/v1` document result (Markdown, text, extracted data)
@@ -79,6 +81,8 @@ export interface HeldRun {
 	billable: Execution['billable'];
 	budget: Pick<Execution['budget'], 'billed' | 'notSent'>;
 	ledger: BillingLedger;
+	order: Pick<Execution['order'], 'passTurn'>;
+	tried: TriedDocuments;
 }
 
 /**
@@ -106,6 +110,14 @@ export async function sendDocumentOnce(
 			return { result, previouslyBilled: true, pages: {} };
 		}
 	}
+	// Retry On Fail: a try before this one may have billed this document already (./tried.ts).
+	const tried = run.tried.active ? await key() : undefined;
+	const earlier = tried === undefined ? undefined : run.tried.earlier(itemIndex, tried);
+	if (earlier) {
+		run.order.passTurn(itemIndex);
+		if (!('json' in earlier)) throw run.tried.lostError(itemIndex);
+		return { result: earlier.json, previouslyBilled: true, pages: {} };
+	}
 	const attempt = client.postDocument(
 		itemIndex,
 		endpoint,
@@ -113,6 +125,14 @@ export async function sendDocumentOnce(
 		run.billable(itemIndex, document.pageCount),
 	);
 	spentOnlyIfCreated(run, itemIndex, attempt);
+	if (tried !== undefined)
+		attempt.then(
+			({ answer }) => run.tried.keep(itemIndex, tried, { kind: 'document', json: answer }),
+			(error: unknown) => {
+				if (mayHaveCreated(error))
+					run.tried.keep(itemIndex, tried, { kind: 'document', lost: true });
+			},
+		);
 	const posted = await attempt;
 	const { answer: result, id, pagesBilled } = posted;
 	ledger.record({ itemIndex, kind: 'document', id, pagesBilled, fileName: document.fileName });

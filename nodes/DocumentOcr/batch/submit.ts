@@ -6,12 +6,13 @@ import type { DocumentInput } from '../documents/read';
 import type { Accepted, RecordKind } from '../service/client';
 import type { StreamedBlob } from '../shared/blob';
 import { classifyStatus, pagesBilled } from '../shared/records';
-import { httpStatus } from '../transport/errors';
+import { httpStatus, mayHaveCreated } from '../transport/errors';
 import type { WaitSettings } from '../waiting/wait';
 import { waitForRecord } from '../waiting/wait';
 import { pageFields, spentOnlyIfCreated } from './budget';
 import type { Execution } from './execution';
 import { submissionKey } from './key';
+import type { Tried } from './tried';
 
 /**
  * What is sent: a document to a task endpoint of the Base URL (`path`), or to /v1/jobs, with its
@@ -24,17 +25,13 @@ type Post = (
 
 /** One submission of an item, as the three submitting operations describe it. */
 export type Submission = Post & {
+	/** What identifies the document and its settings (the key of ./key.ts). */
+	identity: { operation: string; settings: IDataObject; document: DocumentInput };
 	/**
-	 * With Skip Already Submitted Documents: what identifies the document and its settings, and
-	 * whether a document whose answer was lost in an earlier run is sent again (Resend Unconfirmed
-	 * Documents).
+	 * With Skip Already Submitted Documents: whether a document whose answer was lost in an
+	 * earlier run is sent again (Resend Unconfirmed Documents).
 	 */
-	remember?: {
-		operation: string;
-		settings: IDataObject;
-		document: DocumentInput;
-		resendUnconfirmed?: boolean;
-	};
+	skip?: { resendUnconfirmed: boolean };
 	/** With Wait for Completion: the Wait Timeout, and when the record is expected to be done. */
 	wait?: { timeoutMs: number; expectedAfterMs?: (accepted?: Accepted) => number | undefined };
 	/** The item's output from the submission's answer and, when waited for, the finished record. */
@@ -59,9 +56,23 @@ export async function submitAndWait(
 		deadline: Date.now() + wait!.timeoutMs,
 	});
 	if (wait && kind === 'task') await ensureCanReadTasks(run, itemIndex);
-	const outcome = submission.remember
-		? await sendRemembered(run, itemIndex, submission, submission.remember, waitSettings)
-		: { submitted: await send(run, itemIndex, submission) };
+	const { identity } = submission;
+	const key = async () =>
+		await submissionKey(
+			run.client,
+			itemIndex,
+			identity.operation,
+			identity.settings,
+			identity.document,
+		);
+	// Retry On Fail: a try before this one may have billed this document already (./tried.ts).
+	const tried = run.tried.active ? await key() : undefined;
+	const earlier = tried === undefined ? undefined : run.tried.earlier(itemIndex, tried);
+	const outcome = earlier
+		? await reuseTried(run, itemIndex, submission, earlier, waitSettings)
+		: submission.skip
+			? await sendRemembered(run, itemIndex, submission, await key(), waitSettings)
+			: { submitted: await send(run, itemIndex, submission, tried) };
 	const counted = submission.pageCount;
 	// A reused record was billed by an earlier run, not this one: it carries no page fields.
 	if ('reused' in outcome) return { ...outcome.reused, previouslySubmitted: true };
@@ -77,15 +88,30 @@ export async function submitAndWait(
 
 /**
  * POSTs the document in the item's turn (the execution's hooks: the order, the Page Budget);
- * what it created is billed. A submission that certainly created nothing spent no pages.
+ * what it created is billed. A submission that certainly created nothing spent no pages. With
+ * Retry On Fail (`tried`: the document's key), what it created, or a lost answer, is kept for
+ * the next try (./tried.ts).
  */
-async function send(run: Execution, itemIndex: number, post: Post): Promise<Accepted> {
+async function send(
+	run: Execution,
+	itemIndex: number,
+	post: Post,
+	tried?: string,
+): Promise<Accepted> {
 	const billable = run.billable(itemIndex, post.pageCount);
 	const attempt =
 		post.kind === 'task'
 			? run.client.submitTask(itemIndex, post.path, post.body, billable)
 			: run.client.createJob(itemIndex, post.body, billable);
 	spentOnlyIfCreated(run, itemIndex, attempt);
+	if (tried !== undefined)
+		attempt.then(
+			({ id }) => run.tried.keep(itemIndex, tried, { kind: post.kind, id }),
+			(error: unknown) => {
+				if (mayHaveCreated(error))
+					run.tried.keep(itemIndex, tried, { kind: post.kind, lost: true });
+			},
+		);
 	const accepted = await attempt;
 	const { id, pagesBilled: billed } = accepted;
 	run.ledger.record({ itemIndex, kind: post.kind, id, pagesBilled: billed });
@@ -114,18 +140,16 @@ async function sendRemembered(
 	run: Execution,
 	itemIndex: number,
 	submission: Submission,
-	remember: NonNullable<Submission['remember']>,
+	key: string,
 	waitSettings: () => WaitSettings,
 ): Promise<{ submitted: Accepted } | { reused: IDataObject }> {
 	const { kind, wait } = submission;
-	const { operation, settings, document } = remember;
-	const key = await submissionKey(run.client, itemIndex, operation, settings, document);
-	const resend = remember.resendUnconfirmed === true;
+	const resend = submission.skip?.resendUnconfirmed === true;
 	const idField = kind === 'task' ? 'taskId' : 'id';
 	for (let attempt = 0; ; attempt++) {
 		const claim = await run.submitted.claim(itemIndex, key, kind, resend);
 		if ('send' in claim) {
-			const attempt = send(run, itemIndex, submission);
+			const attempt = send(run, itemIndex, submission, run.tried.active ? key : undefined);
 			claim.sending(attempt);
 			return { submitted: await attempt };
 		}
@@ -144,6 +168,26 @@ async function sendRemembered(
 		}
 		return { reused: await waitFor(run, itemIndex, kind, id, waitSettings()) };
 	}
+}
+
+/**
+ * A try before this one of the same run (Retry On Fail) billed this document: its task or job is
+ * returned — once finished, with `wait` — and nothing is sent; a document whose answer that try
+ * lost is not sent again (it may have been charged).
+ */
+async function reuseTried(
+	run: Execution,
+	itemIndex: number,
+	submission: Submission,
+	earlier: Tried,
+	waitSettings: () => WaitSettings,
+): Promise<{ reused: IDataObject }> {
+	run.order.passTurn(itemIndex);
+	if ('lost' in earlier || !('id' in earlier)) throw run.tried.lostError(itemIndex);
+	const { kind, wait } = submission;
+	const { id } = earlier;
+	if (!wait) return { reused: { [kind === 'task' ? 'taskId' : 'id']: id } };
+	return { reused: await waitFor(run, itemIndex, kind, id, waitSettings()) };
 }
 
 /**

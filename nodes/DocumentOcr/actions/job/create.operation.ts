@@ -94,9 +94,8 @@ export async function prepare(
 			kind: 'job',
 			body,
 			pageCount: document.pageCount,
-			remember: skip.skip
-				? { operation: 'job', settings: { fields }, document, resendUnconfirmed: skip.resend }
-				: undefined,
+			identity: { operation: 'job', settings: { fields }, document },
+			skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
 			// The Wait Timeout runs from the moment the service accepted the job.
 			wait: wait ? { timeoutMs } : undefined,
 		});

@@ -105,14 +105,8 @@ export async function prepare(
 			kind: 'task',
 			path,
 			body,
-			remember: skip.skip
-				? {
-						operation: 'task',
-						settings: { provider, documentType },
-						document,
-						resendUnconfirmed: skip.resend,
-					}
-				: undefined,
+			identity: { operation: 'task', settings: { provider, documentType }, document },
+			skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
 			// A sync task is usually finished when the submission returns: look at once.
 			wait: wait
 				? { timeoutMs, expectedAfterMs: () => (provider === 'provider-sync' ? 0 : undefined) }

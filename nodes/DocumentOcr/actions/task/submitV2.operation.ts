@@ -155,9 +155,8 @@ export async function prepare(
 			kind: 'task',
 			path,
 			body,
-			remember: skip.skip
-				? { operation: 'v2', settings: fields, document, resendUnconfirmed: skip.resend }
-				: undefined,
+			identity: { operation: 'v2', settings: fields, document },
+			skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
 			wait: wait ? { timeoutMs, expectedAfterMs } : undefined,
 			output: withBilling,
 			pageCount: document.pageCount,
