@@ -563,7 +563,7 @@ describe('re-run safety: Skip Already Submitted Documents', () => {
 			await h.run(emu, remembering(), [item], { staticData, ...production });
 			// The remembered send, made 40 days older ([kind, id, time] in the store's generations).
 			const days40 = 40 * 24 * 3600 * 1000;
-			for (const generation of staticData['node:Document OCR'].submitted.gens)
+			for (const generation of staticData['node:Document OCR'].unconfirmed.gens)
 				for (const [key, value] of Object.entries(generation)) {
 					const [kind, id, at] = JSON.parse(value);
 					generation[key] = JSON.stringify([kind, id, at - days40]);
@@ -573,6 +573,22 @@ describe('re-run safety: Skip Already Submitted Documents', () => {
 			expect(second.output[0].json.error).toMatch(notSent(0));
 			expect(second.output[0].json.error).toContain(`at about ${day}T`);
 			expect(submissions()).toBe(1);
+		});
+
+		test('a lost answer still stops the send after 20,000 newer documents were remembered', async () => {
+			const { BoundedStore, MEMORY_LIMIT } = require('../dist/nodes/DocumentOcr/batch/store');
+			const staticData = {};
+			const item = h.pdfItem('Lost, then many others', 'lost.pdf');
+			emu.fault({ method: 'POST', path: '/api/ocr', kind: 'lostResponse', times: 1 });
+			await h.run(emu, remembering(), [item], { staticData, ...production });
+			// 20,000 documents sent later, each remembered as the node remembers a created task.
+			const memory = new BoundedStore(staticData['node:Document OCR'], 'submitted', MEMORY_LIMIT);
+			for (let i = 0; i < 20_000; i++)
+				memory.set(`task:other:${i}`, JSON.stringify(['task', `tsk_other_${i}`, Date.now()]));
+			const again = await h.run(emu, remembering(), [item], { staticData, ...production });
+			expect(again.output[0].json.error).toMatch(notSent(0));
+			expect(submissions()).toBe(1);
+			expect(h.netCharged(emu)).toBe(1);
 		});
 
 		test('Concurrency 16, 24 documents, every third answer lost: the re-run sends nothing, the resend only the 8 lost ones', async () => {

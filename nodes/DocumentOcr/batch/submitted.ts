@@ -22,8 +22,11 @@ import { BoundedStore, MEMORY_LIMIT } from './store';
  * too, with the time the answer was lost: a later run does not send that document again (its
  * item fails, saying how to look for the task) unless "Resend Unconfirmed Documents" is on. Such
  * a record does not expire: the time passed says nothing about whether the service created the
- * task, and an expiry would turn "may be charged twice" into silent spending later. It goes when
- * a resend is accepted (the new task is remembered), or with the oldest entries. The task the
+ * task, and an expiry would turn "may be charged twice" into silent spending later. Nor is it
+ * pushed out by the documents sent after it: lost answers are kept in a store of their own
+ * (`unconfirmed`), which only newer lost answers of the node can fill (10,000 of them, which would
+ * mean the service loses most answers). It goes when a resend is accepted (the new task is
+ * remembered in its place). The task the
  * lost send created is not looked for in the task list: the service does not show which task
  * came from which send (a task's filename and creation time are "not shown"; where a service
  * shows them, another submission of the same file name in the same seconds — a team member,
@@ -102,7 +105,7 @@ function convertStored(value: unknown): string | undefined {
 	return encodeStored({ kind: old.kind, id: old.id, at: Number(old.at) || 0 });
 }
 
-/** The node's remembered submissions. */
+/** The node's remembered submissions: the tasks and jobs created. */
 function submittedStore(ctx: IExecuteFunctions) {
 	return new BoundedStore<string>(
 		ctx.getWorkflowStaticData('node'),
@@ -112,11 +115,23 @@ function submittedStore(ctx: IExecuteFunctions) {
 	);
 }
 
+/** The node's lost answers: kept apart, so that no number of documents sent later pushes one out. */
+function unconfirmedStore(ctx: IExecuteFunctions) {
+	return new BoundedStore<string>(ctx.getWorkflowStaticData('node'), 'unconfirmed', MEMORY_LIMIT);
+}
+
+/** What the node remembers of `key`: its task or job, else a lost answer (also as stored before). */
 function remembered(ctx: IExecuteFunctions, key: string): Stored | undefined {
-	return decodeStored(submittedStore(ctx).get(key));
+	return decodeStored(submittedStore(ctx).get(key) ?? unconfirmedStore(ctx).get(key));
 }
 
 function remember(ctx: IExecuteFunctions, key: string, stored: Stored) {
+	if (stored.id === undefined) {
+		submittedStore(ctx).delete(key);
+		unconfirmedStore(ctx).set(key, encodeStored(stored));
+		return;
+	}
+	unconfirmedStore(ctx).delete(key);
 	submittedStore(ctx).set(key, encodeStored(stored));
 }
 
