@@ -1,6 +1,7 @@
 import type {
 	IDataObject,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 	IPollFunctions,
@@ -8,6 +9,7 @@ import type {
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
 import { ServiceClient } from './service/client';
+import { booleanField, nodeFields, numberField } from './shared/validate';
 import { EVENTS, eventsField, isTaskEvent, taskEventKey } from './trigger/events';
 import type { Finished, PageReader, PollSettings, TaskReader } from './trigger/poll-state';
 import { DEFAULT_SETTINGS, readState } from './trigger/poll-state';
@@ -48,6 +50,35 @@ function mark<K extends keyof Marked>(ctx: IPollFunctions, key: K, value: Marked
 	Object.defineProperty(ctx, key, { value, configurable: true, writable: true });
 }
 
+const includeTaskDetailsField: INodeProperties = {
+	displayName: 'Include Task Details',
+	name: 'includeTaskDetails',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether to also fetch each task (its recognized text and 'metadata'), so the workflow needs no extra Get step. A failed fetch, or a task the poll's time does not reach, is reported in the output ('taskDetailsError').",
+};
+
+const maxPagesOption: INodeProperties = {
+	displayName: 'Max Pages per Poll',
+	name: 'maxPages',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 1000, numberPrecision: 0 },
+	default: 50,
+	description:
+		'Most pages of the task list one poll reads. Usually one or two are read; more only after many tasks were created between two polls.',
+};
+
+const pageSizeOption: INodeProperties = {
+	displayName: 'Page Size',
+	name: 'pageSize',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 1000, numberPrecision: 0 },
+	default: 20,
+	description:
+		'How many tasks to ask for per page (the service default is 20; a service may send fewer)',
+};
+
 export class DocumentOcrPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Document OCR Poll Trigger',
@@ -75,14 +106,7 @@ export class DocumentOcrPollTrigger implements INodeType {
 				default: '',
 			},
 			eventsField('Which finished tasks start the workflow'),
-			{
-				displayName: 'Include Task Details',
-				name: 'includeTaskDetails',
-				type: 'boolean',
-				default: false,
-				description:
-					"Whether to also fetch each task (its recognized text and 'metadata'), so the workflow needs no extra Get step. A failed fetch, or a task the poll's time does not reach, is reported in the output ('taskDetailsError').",
-			},
+			includeTaskDetailsField,
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -111,24 +135,8 @@ export class DocumentOcrPollTrigger implements INodeType {
 						description:
 							'In which order the service lists tasks (its reference does not say; newest first is usual)',
 					},
-					{
-						displayName: 'Max Pages per Poll',
-						name: 'maxPages',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 1000 },
-						default: 50,
-						description:
-							'Most pages of the task list one poll reads. Usually one or two are read; more only after many tasks were created between two polls.',
-					},
-					{
-						displayName: 'Page Size',
-						name: 'pageSize',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 1000 },
-						default: 20,
-						description:
-							'How many tasks to ask for per page (the service default is 20; a service may send fewer)',
-					},
+					maxPagesOption,
+					pageSizeOption,
 				],
 			},
 		],
@@ -157,7 +165,7 @@ async function itemsOf(
 	found: Finished[],
 	settings: ReturnType<typeof pollSettings>,
 ): Promise<IDataObject[]> {
-	const includeDetails = ctx.getNodeParameter('includeTaskDetails', false) as boolean;
+	const includeDetails = booleanField(nodeFields(ctx), includeTaskDetailsField);
 	const items: IDataObject[] = [];
 	for (const finished of found) {
 		const output: IDataObject = {
@@ -187,19 +195,16 @@ async function itemsOf(
 function pollSettings(ctx: IPollFunctions) {
 	const events = (ctx.getNodeParameter('events', EVENTS) as string[]).filter(isTaskEvent);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
-	const bounded = (value: unknown, fallback: number, max: number) => {
-		const n = Math.floor(Number(value ?? fallback));
-		return Number.isFinite(n) && n >= 1 ? Math.min(n, max) : fallback;
-	};
+	const fields = nodeFields(ctx);
 	const budget = Math.min(MAX_POLL_MS, Math.max(10_000, Number(ctx.getPollBudgetMs?.()) || 0));
 	const deadline = Date.now() + budget;
 	const settings: PollSettings & { pageSize: number; deadline: number } = {
 		...DEFAULT_SETTINGS,
 		events,
 		order: options.listOrder === 'oldest' ? 'oldest' : 'newest',
-		maxPages: bounded(options.maxPages, DEFAULT_SETTINGS.maxPages, 1000),
+		maxPages: numberField(fields, maxPagesOption, { path: 'options.maxPages' }),
 		canRead: () => Date.now() < deadline - DEADLINE_MARGIN_MS,
-		pageSize: bounded(options.pageSize, 20, 1000),
+		pageSize: numberField(fields, pageSizeOption, { path: 'options.pageSize' }),
 		deadline,
 	};
 	return settings;

@@ -4,6 +4,7 @@ import type {
 	IDataObject,
 	IHookFunctions,
 	INodeCredentialTestResult,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -12,6 +13,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { ServiceClient } from './service/client';
+import { booleanField, nodeFields, numberField } from './shared/validate';
 import { MIN_SECRET_LENGTH, parseDelivery, weakSecret } from './trigger/delivery';
 import { EVENTS, eventsField } from './trigger/events';
 import { recordDelivery } from './trigger/replay';
@@ -20,6 +22,37 @@ import { verify } from './trigger/signature';
 
 /** Include Task Details: one attempt, answered within this, after the delivery was acknowledged. */
 const DETAILS_TIMEOUT_MS = 5_000;
+
+const includeTaskDetailsField: INodeProperties = {
+	displayName: 'Include Task Details',
+	name: 'includeTaskDetails',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether to also fetch the task (its recognized text and 'metadata') with the Document OCR API credential, so the workflow needs no extra Get step. A failed fetch is reported in the output ('taskDetailsError').",
+};
+
+const toleranceOption: INodeProperties = {
+	displayName: 'Timestamp Tolerance (Seconds)',
+	name: 'toleranceSeconds',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 300,
+	description:
+		'Deliveries whose timestamp is further than this from now are refused (protects against replayed requests)',
+};
+
+/**
+ * The trigger's settings, checked: a field set to what it cannot be (an expression that gives
+ * nothing, text, a number out of bounds) throws, and the delivery is refused (see `webhook`).
+ */
+function webhookSettings(ctx: IWebhookFunctions) {
+	const fields = nodeFields(ctx);
+	return {
+		includeTaskDetails: booleanField(fields, includeTaskDetailsField),
+		toleranceMs: numberField(fields, toleranceOption, { path: 'options.toleranceSeconds' }) * 1000,
+	};
+}
 
 export class DocumentOcrTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -69,31 +102,14 @@ export class DocumentOcrTrigger implements INodeType {
 			eventsField(
 				'Which events start the workflow. Other events are acknowledged and start nothing.',
 			),
-			{
-				displayName: 'Include Task Details',
-				name: 'includeTaskDetails',
-				type: 'boolean',
-				default: false,
-				description:
-					"Whether to also fetch the task (its recognized text and 'metadata') with the Document OCR API credential, so the workflow needs no extra Get step. A failed fetch is reported in the output ('taskDetailsError').",
-			},
+			includeTaskDetailsField,
 			{
 				displayName: 'Options',
 				name: 'options',
 				type: 'collection',
 				placeholder: 'Add option',
 				default: {},
-				options: [
-					{
-						displayName: 'Timestamp Tolerance (Seconds)',
-						name: 'toleranceSeconds',
-						type: 'number',
-						typeOptions: { minValue: 1 },
-						default: 300,
-						description:
-							'Deliveries whose timestamp is further than this from now are refused (protects against replayed requests)',
-					},
-				],
+				options: [toleranceOption],
 			},
 		],
 	};
@@ -158,7 +174,15 @@ export class DocumentOcrTrigger implements INodeType {
 			response.status(status).json(body);
 			return { noWebhookResponse: true };
 		};
-		const verified = await verifiedDelivery(this);
+		let settings: ReturnType<typeof webhookSettings>;
+		try {
+			settings = webhookSettings(this);
+		} catch (error) {
+			// Fail closed: a setting the trigger cannot read starts nothing; the sender retries.
+			this.logger.warn(`Document OCR Trigger: delivery refused — ${(error as Error).message}`);
+			return answer(500, { error: 'the trigger is misconfigured' });
+		}
+		const verified = await verifiedDelivery(this, settings.toleranceMs);
 		if ('refused' in verified) return answer(verified.refused.status, verified.refused.body);
 		const { delivery } = verified;
 		const selected = this.getNodeParameter('events', EVENTS) as string[];
@@ -166,7 +190,7 @@ export class DocumentOcrTrigger implements INodeType {
 			return answer(200, { received: true, ignored: true });
 
 		const { output, taskId } = delivery;
-		if (!(this.getNodeParameter('includeTaskDetails', false) as boolean)) {
+		if (!settings.includeTaskDetails) {
 			return {
 				webhookResponse: { received: true },
 				workflowData: [this.helpers.returnJsonArray([output])],
@@ -198,6 +222,7 @@ type Refusal = { refused: { status: number; body: IDataObject } };
  */
 async function verifiedDelivery(
 	ctx: IWebhookFunctions,
+	toleranceMs: number,
 ): Promise<{ delivery: ReturnType<typeof parseDelivery> & object } | Refusal> {
 	const { secret } = await ctx.getCredentials('documentOcrWebhookApi');
 	const weak = weakSecret(secret);
@@ -205,10 +230,6 @@ async function verifiedDelivery(
 		ctx.logger.warn(`Document OCR Trigger: delivery refused — ${weak}`);
 		return { refused: { status: 401, body: { error: 'unauthorized' } } };
 	}
-	const options = ctx.getNodeParameter('options', {}) as IDataObject;
-	const toleranceSeconds = Number(options.toleranceSeconds ?? 300);
-	const toleranceMs =
-		(Number.isFinite(toleranceSeconds) && toleranceSeconds > 0 ? toleranceSeconds : 300) * 1000;
 	// n8n's body parser keeps the body exactly as received; the signature covers those bytes.
 	const received = (ctx.getRequestObject() as unknown as { rawBody?: Buffer }).rawBody;
 	const rawBody = Buffer.isBuffer(received) ? received : Buffer.alloc(0);

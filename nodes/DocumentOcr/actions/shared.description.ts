@@ -164,11 +164,14 @@ export const concurrencyOption: INodeProperties = {
 		'The most requests sent to the service at the same time. The node starts with 4 and opens more while the service keeps up; when it reports too many requests, all items slow down together. 1 sends one item at a time, each only after the previous one has finished.',
 };
 
+/** Longest Wait Timeout accepted: a week (n8n's own execution timeout usually ends a run sooner). */
+const MAX_WAIT_MINUTES = 7 * 24 * 60;
+
 export const waitTimeoutOption: INodeProperties = {
 	displayName: 'Wait Timeout (Minutes)',
 	name: 'waitTimeout',
 	type: 'number',
-	typeOptions: { minValue: 0.1, numberPrecision: 1 },
+	typeOptions: { minValue: 0.01, maxValue: MAX_WAIT_MINUTES, numberPrecision: 2 },
 	default: 10,
 	description:
 		'How long to wait for the result before the item fails. The task goes on at the service and can be fetched later with Get.',
@@ -197,16 +200,13 @@ export function concurrencyOf(ctx: IExecuteFunctions): number {
 	return numberField(itemFields(ctx, 0), concurrencyOption, { path: 'options.concurrency' });
 }
 
-/** Longest Wait Timeout accepted: a week (n8n's own execution timeout usually ends a run sooner). */
-const MAX_WAIT_MINUTES = 7 * 24 * 60;
-
 /**
  * The item's Wait Timeout option (minutes; 10 when not set) in ms, checked before any request.
  * The deadline runs from the moment the service accepted the item's submission (`Date.now() +`
  * this, taken then), not from the start of the node.
  */
 export function waitTimeoutMs(ctx: IExecuteFunctions, itemIndex: number): number {
-	const read = { path: 'options.waitTimeout', min: 0.01, max: MAX_WAIT_MINUTES };
+	const read = { path: 'options.waitTimeout' };
 	return numberField(itemFields(ctx, itemIndex), waitTimeoutOption, read) * 60_000;
 }
 

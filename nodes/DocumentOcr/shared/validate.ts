@@ -71,6 +71,14 @@ export function itemFields(ctx: IExecuteFunctions, itemIndex: number): FieldSour
 	};
 }
 
+/** The fields of a trigger node (a webhook or a poll: no items). */
+export function nodeFields(ctx: {
+	getNode(): INode;
+	getNodeParameter(path: string, fallback: string): unknown;
+}): FieldSource {
+	return { node: ctx.getNode(), read: (path, fallback) => ctx.getNodeParameter(path, fallback) };
+}
+
 /** What n8n's reader gives for a field that is not set at all (not added, or not shown). */
 const ABSENT = '\u0000absent';
 
