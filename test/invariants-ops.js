@@ -12,8 +12,10 @@
  *
  *   key        the API key appears in no output (JSON or binary), error, log line, nor in a request
  *              to another origin or to the user's file server;
- *   billing    nothing is billed twice, also across a re-run in a production execution with Skip
- *              Submitted Documents on; reads bill nothing;
+ *   billing    nothing is billed twice in one workflow execution, also across a re-run in a
+ *              production execution with Skip Submitted Documents on; reads bill nothing;
+ *   budget     no workflow execution bills past the node's Page Budget, and every refused item
+ *              names the budget;
  *   deadline   every run ends by its deadline: the URL fetch deadline (60 s, URL_FETCH in
  *              nodes/DocumentOcr/documents/url.ts) and the items' wait timeout, plus an allowance
  *              for the service's slow and rate-limited answers; and no task is read past its own
@@ -27,20 +29,27 @@
  *   answer     a read outputs only what it asked for: Task → Get and Job → Get the task or job of
  *              the item's ID (with a status), Get Many tasks — never another answer (an echo, `{}`,
  *              an HTML page) passed on as if it were one.
+ *
+ * How n8n runs the node turns with the seed for the operations that bill (test/support/shapes.js):
+ * once, inside Loop Over Items (batches of 1, 2, 7), twice from two inputs, with Retry On Fail, in
+ * a sub-workflow called per item (an execution per item), or again as a partial execution from
+ * the editor (a second, manual execution). Budget and billing are checked per execution.
  */
 const h = require('./helpers');
 const secrets = require('./harness/secrets');
 const base = require('../scripts/n8n-engine');
 const { rng } = require('./invariants');
 const { startFileServer, hostileLink } = require('./support/file-server');
+const { SHAPES, startShape, runsIn, flatten } = require('./support/shapes');
 
 const INVARIANTS = ['key', 'billing', 'budget', 'deadline', 'errors', 'pairedItem', 'answer'];
 
 /** The test title of each invariant. */
 const TITLES = {
 	key: 'the key appears in no output, binary, error, log line or request to another server',
-	billing: 'nothing is billed twice, also across a re-run (Skip Submitted Documents)',
-	budget: 'no run bills past its Page Budget, and every refused item names the budget',
+	billing:
+		'nothing is billed twice in an execution, nor across a re-run (Skip Submitted Documents)',
+	budget: 'no execution bills past its Page Budget, and every refused item names the budget',
 	deadline: 'every run ends by its deadline',
 	errors: 'every error names what failed and what was charged',
 	pairedItem: 'pairedItem on every output item',
@@ -70,6 +79,19 @@ const DOCUMENT_OPERATIONS = {
 		label: 'Task → Submit',
 		params: (source, random, o) =>
 			h.submit({ ...source, waitForCompletion: random() < 0.7, options: o }),
+		remembers: true,
+		waits: (p) => p.waitForCompletion,
+	},
+	submitV2: {
+		label: 'Task → Submit (V2)',
+		params: (source, random, o) =>
+			h.submit({
+				operation: 'submitV2',
+				format: 'markdown',
+				...source,
+				waitForCompletion: random() < 0.7,
+				options: o,
+			}),
 		remembers: true,
 		waits: (p) => p.waitForCompletion,
 	},
@@ -266,6 +288,9 @@ async function guardedRun({
 	staticData,
 	mode,
 	budgetMs,
+	shape,
+	subStaticData,
+	onExecution,
 }) {
 	const log = [];
 	const listener = (level, message, meta) =>
@@ -275,17 +300,23 @@ async function guardedRun({
 	secrets.listeners.add(listener);
 	secrets.register(h.FULL_KEY);
 	const started = Date.now();
-	const handle = base.runNode({
-		parameters,
-		items,
-		credentials: h.credentials(emu),
-		nodeSettings: {
-			typeVersion: 1,
-			...(continueOnFail ? { onError: 'continueRegularOutput' } : {}),
-		},
-		staticData,
-		mode,
-	});
+	const nodeSettings = {
+		typeVersion: 1,
+		...(continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+	};
+	const credentials = h.credentials(emu);
+	const handle = shape
+		? startShape(shape, {
+				parameters,
+				nodeSettings,
+				items,
+				credentials,
+				staticData,
+				mode,
+				subStaticData,
+				onExecution,
+			})
+		: base.runNode({ parameters, items, credentials, nodeSettings, staticData, mode });
 	let timer;
 	const late = new Promise((resolve) => (timer = setTimeout(() => resolve('late'), budgetMs)));
 	let result = await Promise.race([handle.promise, late]);
@@ -308,6 +339,19 @@ async function guardedRun({
 	}
 	const ms = Date.now() - started;
 	secrets.listeners.delete(listener);
+	// A workflow shape: its executions' outputs and errors as one run's, item indexes of the input.
+	if (shape && result?.executions) {
+		const flat = result.executions.map(flatten);
+		const errors = flat.map((f) => f.error).filter(Boolean);
+		if (result.executions.parentError && errors.length === 0)
+			errors.push(result.executions.parentError);
+		result = {
+			executions: result.executions,
+			output: flat.flatMap((f) => f.output),
+			error: errors[0],
+			errors,
+		};
+	}
 	if (process.env.INVARIANT_OPS_DEBUG)
 		process.stderr.write(
 			`${JSON.stringify({ output: result.output?.map((o) => [o.json, Object.keys(o.binary ?? {})]), error: result.error?.message })}\n`,
@@ -350,8 +394,8 @@ function outcomesOf(result) {
 				: `output ${JSON.stringify({ taskId: json.taskId, id: json.id, status: json.status, previouslySubmitted: json.previouslySubmitted })}`,
 		);
 	}
-	if (result.error)
-		say(result.error.context?.itemIndex, `the node's error: ${result.error.message}`);
+	for (const error of result.errors ?? (result.error ? [result.error] : []))
+		say(error.context?.itemIndex, `the node's error: ${error.message}`);
 	return outcomes;
 }
 
@@ -376,8 +420,7 @@ const ledgerMark = (emu) => Math.max(0, ...emu.ledger().map((e) => e.seq));
 /** The errors of a run as { itemIndex, text, where }: the node's error and every error item. */
 function errorsOf(result) {
 	const errors = [];
-	if (result.error) {
-		const e = result.error;
+	for (const e of result.errors ?? (result.error ? [result.error] : [])) {
 		errors.push({
 			itemIndex: e.context?.itemIndex,
 			message: String(e.message ?? ''),
@@ -640,19 +683,28 @@ async function opsRun(
 		]
 			.filter(Boolean)
 			.join(' + ');
+		// How n8n runs the node, turning with the seed (operations that bill): each run of the node
+		// in the workflow has the deadline of one.
+		const shape = operation.free ? undefined : SHAPES[(seed - 1 + family.index) % SHAPES.length];
 		const budgetMs =
-			(family.source === 'url' ? fetchDeadlineMs : 0) +
-			(waits ? WAIT_TIMEOUT_MINUTES * 60_000 : 0) +
-			allowanceMs;
+			((family.source === 'url' ? fetchDeadlineMs : 0) +
+				(waits ? WAIT_TIMEOUT_MINUTES * 60_000 : 0) +
+				allowanceMs) *
+			(shape ? runsIn(shape, items.length) : 1);
 		// A production execution (n8n saves the static data after it, also after a failure), and,
-		// for the operations that remember what they sent, the same workflow run again.
+		// for the operations that remember what they sent, the same workflow run again. A partial
+		// execution is its own re-run: a manual execution after a manual one.
 		const staticData = {};
-		const rounds = operation.remembers ? 2 : 1;
+		const subStaticData = {};
+		const rounds = operation.remembers && shape !== 'partial' ? 2 : 1;
 		const perItem = new Map();
 		const outcomes = new Map();
+		const shown = shape && shape !== 'single' ? `${label}, ${shape}` : label;
 		for (let round = 1; round <= rounds; round++) {
 			const from = ledgerMark(emu);
 			const requestsBefore = emu.stats().requests;
+			// Where each execution the test started began in the service's ledger.
+			const marks = [];
 			const result = await guardedRun({
 				emu,
 				files,
@@ -662,21 +714,37 @@ async function opsRun(
 				staticData,
 				mode: 'cli',
 				budgetMs,
+				shape,
+				subStaticData,
+				onExecution: () => marks.push(ledgerMark(emu)),
 			});
 			runs.push({ ms: result.ms, budgetMs });
 			const charges = chargesSince(emu, from);
-			const runLabel = rounds > 1 ? `${label}, ${round === 1 ? 'first run' : 're-run'}` : label;
+			// The execution each charge belongs to: a sub-workflow's by its item, the others by time.
+			const executionOf = (c) =>
+				shape === 'subWorkflow'
+					? itemOfCharge(tag, c)
+					: marks.filter((mark) => mark < c.seq).length - 1;
+			const runLabel = rounds > 1 ? `${shown}, ${round === 1 ? 'first run' : 're-run'}` : shown;
 			if (operation.free && (charges.length > 0 || emu.stats().requests > requestsBefore))
 				v.billing.push(
 					`${runLabel}: an operation that sends nothing made ${emu.stats().requests - requestsBefore} request(s) to the service and ${charges.length} charge(s)`,
 				);
-			// budget: the pages this run was charged (net of refunds), and every refusal's words.
+			// budget: the pages each execution was charged (net of refunds), and every refusal's words.
 			if (pageBudget !== undefined) {
-				const spent = charges.reduce((sum, c) => sum - c.delta, 0);
-				if (spent > pageBudget)
-					v.budget.push(
-						`${runLabel}: charged ${spent} pages with a Page Budget of ${pageBudget}: ${charges.map((c) => `${c.taskId} (${-c.delta})`).join(', ')}`,
-					);
+				const spentBy = new Map();
+				for (const c of charges) {
+					const execution = executionOf(c);
+					spentBy.set(execution, (spentBy.get(execution) ?? 0) - c.delta);
+				}
+				for (const [execution, spent] of spentBy)
+					if (spent > pageBudget)
+						v.budget.push(
+							`${runLabel}: execution ${execution} was charged ${spent} pages with a Page Budget of ${pageBudget}: ${charges
+								.filter((c) => executionOf(c) === execution)
+								.map((c) => `${c.taskId} (${-c.delta})`)
+								.join(', ')}`,
+						);
 				for (const error of errorsOf(result))
 					if (
 						/Page Budget/.test(error.message) &&
@@ -708,7 +776,7 @@ async function opsRun(
 					continue;
 				}
 				if (!perItem.has(index)) perItem.set(index, []);
-				perItem.get(index).push({ ...c, round });
+				perItem.get(index).push({ ...c, round, execution: executionOf(c) });
 			}
 			for (const [index, text] of outcomesOf(result)) {
 				if (!outcomes.has(index)) outcomes.set(index, []);
@@ -735,16 +803,22 @@ async function opsRun(
 					[plans[i]?.text, plans[i]?.mode && `URL ${plans[i].mode}`].filter(Boolean).join(', '),
 			});
 		}
-		for (const [index, charges] of perItem) {
-			// A document whose task the service failed is sent again on the next run, by design
-			// (money.test.js): not a second bill for one result.
-			const billed = charges.filter(
-				(c, i) => i === charges.length - 1 || recordOf(emu, c.taskId)?.status !== 'failed',
-			);
-			if (billed.length > 1)
-				v.billing.push(
-					`${label}: item ${index} (${plans[index].text}${plans[index].mode ? `, URL ${plans[index].mode}` : ''}) was billed ${billed.length} times: ${billed.map((c) => `${c.taskId} on ${c.endpoint} (${c.round === 1 ? 'first run' : 're-run'})`).join(', ')}; what the runs gave it: ${JSON.stringify(outcomes.get(index) ?? [])}`,
+		for (const [index, all] of perItem) {
+			// A partial execution is a manual run after a manual run: n8n keeps no node memory
+			// between them, so each is held to "once" on its own.
+			const groups =
+				shape === 'partial' ? [0, 1].map((e) => all.filter((c) => c.execution === e)) : [all];
+			for (const charges of groups) {
+				// A document whose task the service failed is sent again on the next run, by design
+				// (money.test.js): not a second bill for one result.
+				const billed = charges.filter(
+					(c, i) => i === charges.length - 1 || recordOf(emu, c.taskId)?.status !== 'failed',
 				);
+				if (billed.length > 1)
+					v.billing.push(
+						`${shown}: item ${index} (${plans[index].text}${plans[index].mode ? `, URL ${plans[index].mode}` : ''}) was billed ${billed.length} times: ${billed.map((c) => `${c.taskId} on ${c.endpoint} (${c.round === 1 ? 'first run' : 're-run'}, execution ${c.execution})`).join(', ')}; what the runs gave it: ${JSON.stringify(outcomes.get(index) ?? [])}`,
+					);
+			}
 		}
 		return { label, focus, runs, violations: v, fired: firedFaults(emu) };
 	} finally {

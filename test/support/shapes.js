@@ -134,22 +134,37 @@ function workflowOf(shape, { parameters, nodeSettings = {}, items }) {
 }
 
 /**
- * Runs `shape` once (`partial`: a full run, then a partial execution of the node). Returns
- * { executions, output, error, status, ms }: each execution's runs of the node (`runs`, item
- * indexes of the whole input), and, flattened over them, the output items (pairedItem translated
- * to the whole input) and the first error (its `context.itemIndex` translated likewise).
+ * Starts `shape` once (`partial`: a full manual run, then a partial execution of the node on its
+ * data, each loading the static data as it was before the first, as n8n's editor does). Returns
+ * { promise, cancel }; the promise resolves with { executions, ms }: each execution's runs of the
+ * node (`runs`: { offset, size, output, error }, offsets into the whole input), its status and
+ * error. A sub-workflow's executions come one per item, in item order; `subStaticData` is the
+ * sub-workflow's static data (kept across calls, as n8n keeps a saved workflow's).
+ * `onExecution(index)` is called before each execution the test starts (not the sub-workflow's).
  */
-async function runShape(shape, { parameters, nodeSettings, items, credentials, staticData, mode }) {
+function startShape(
+	shape,
+	{ parameters, nodeSettings, items, credentials, staticData, mode, subStaticData, onExecution },
+) {
 	const workflow = workflowOf(shape, { parameters, nodeSettings, items });
-	const run = (extra = {}) =>
-		harness.runWorkflow({
+	if (shape === 'subWorkflow') {
+		const call = workflow.nodes.find((n) => n.type === 'test.callSubWorkflow');
+		const sub = JSON.parse(call.parameters.workflow);
+		sub.staticData = subStaticData ?? {};
+		call.parameters.workflow = JSON.stringify(sub);
+	}
+	let current;
+	const run = (extra = {}) => {
+		current = harness.runWorkflow({
 			...workflow,
 			resultNode: OCR,
 			credentials,
 			staticData,
 			mode,
 			...extra,
-		}).promise;
+		});
+		return current.promise;
+	};
 	const executions = [];
 	const batches = /^loop(\d+)$/.exec(shape);
 	const half = Math.ceil(items.length / 2);
@@ -177,24 +192,46 @@ async function runShape(shape, { parameters, nodeSettings, items, credentials, s
 		executions.push({ runs, status: result.status, error: result.error });
 	};
 	const started = Date.now();
-	if (shape === 'subWorkflow') {
-		const result = await run();
-		// One execution per item, in item order (the stand-in calls them one after another).
-		result.subExecutions.forEach((sub, i) => add(sub, () => i));
-		if (result.subExecutions.length === 0) add(result);
-		executions.parentError = result.error;
-	} else {
-		const first = await run();
-		add(first);
-		if (shape === 'partial') {
-			const again = await run({
-				mode: 'manual',
-				partial: { runData: first.run.data.resultData.runData, destination: OCR },
-			});
-			add(again);
+	const promise = (async () => {
+		if (shape === 'subWorkflow') {
+			onExecution?.(0);
+			const result = await run();
+			// One execution per item, in item order (the stand-in calls them one after another).
+			result.subExecutions.forEach((sub, i) => add(sub, () => i));
+			executions.parentError = result.error;
+		} else if (shape === 'partial') {
+			// n8n's editor loads the saved static data for each manual run and saves none after it.
+			const saved = JSON.stringify(staticData ?? {});
+			onExecution?.(0);
+			const first = await run({ mode: 'manual', staticData: JSON.parse(saved) });
+			add(first);
+			onExecution?.(1);
+			add(
+				await run({
+					mode: 'manual',
+					staticData: JSON.parse(saved),
+					partial: { runData: first.run.data.resultData.runData, destination: OCR },
+				}),
+			);
+		} else {
+			onExecution?.(0);
+			add(await run());
 		}
-	}
-	return { executions, ms: Date.now() - started };
+		return { executions, ms: Date.now() - started };
+	})();
+	return { promise, cancel: () => current?.cancel() };
+}
+
+/** Runs `shape` once: startShape's result. */
+async function runShape(shape, options) {
+	return await startShape(shape, options).promise;
+}
+
+/** How many times the node runs in `shape` over `count` items, at most (tries included). */
+function runsIn(shape, count) {
+	const batches = /^loop(\d+)$/.exec(shape);
+	if (batches) return Math.ceil(count / Number(batches[1]));
+	return { twice: 2, retry: 3, subWorkflow: count, partial: 2 }[shape] ?? 1;
 }
 
 /** An execution's output items (pairedItem of the whole input) and its first error (likewise). */
@@ -213,4 +250,4 @@ function flatten(execution) {
 	return { output, error: error ?? execution.error };
 }
 
-module.exports = { SHAPES, workflowOf, runShape, flatten };
+module.exports = { SHAPES, workflowOf, startShape, runShape, runsIn, flatten };

@@ -68,6 +68,15 @@ export class Execution {
 		this.order = new SubmissionOrder(options.stopOnFailure, () => this.madePoller?.interrupt());
 		this.submitted = new SubmittedDocuments(ctx, this.order);
 		this.tried = new TriedDocuments(ctx);
+		// What the earlier tries of this run billed is billed in this run too: its errors name it.
+		for (const { itemIndex, key, tried } of this.tried.billed()) {
+			if ('id' in tried) this.ledger.record({ itemIndex, kind: tried.kind, id: tried.id });
+			if (!('json' in tried)) continue;
+			const { json, fileName } = tried;
+			const id = typeof json.id === 'string' ? json.id : undefined;
+			this.ledger.record({ itemIndex, kind: 'document', id, fileName });
+			this.ledger.billedResults.set(itemIndex, { result: json, key: async () => key });
+		}
 	}
 
 	/**

@@ -127,7 +127,10 @@ export async function sendDocumentOnce(
 	spentOnlyIfCreated(run, itemIndex, attempt);
 	if (tried !== undefined)
 		attempt.then(
-			({ answer }) => run.tried.keep(itemIndex, tried, { kind: 'document', json: answer }),
+			({ answer }) => {
+				const { fileName } = document;
+				run.tried.keep(itemIndex, tried, { kind: 'document', json: answer, fileName });
+			},
 			(error: unknown) => {
 				if (mayHaveCreated(error))
 					run.tried.keep(itemIndex, tried, { kind: 'document', lost: true });

@@ -203,8 +203,11 @@ async function ensureCanReadTasks(run: Execution, itemIndex: number): Promise<vo
 		} catch (error) {
 			const status = httpStatus(error);
 			if (!(error instanceof NodeApiError) || (status !== 401 && status !== 403)) return;
+			// A retry of a run whose earlier try billed documents has them in its ledger already.
+			const sent =
+				run.ledger.created.length > 0 ? 'Nothing more was sent.' : 'Nothing was sent or charged.';
 			const description =
-				`${error.description ?? ''}\n\nWith "Wait for Completion" on, the node checks before submitting anything that the key can read tasks. Nothing was sent or charged. Give the key the "read" scope, or turn "Wait for Completion" off.`.trim();
+				`${error.description ?? ''}\n\nWith "Wait for Completion" on, the node checks before submitting anything that the key can read tasks. ${sent} Give the key the "read" scope, or turn "Wait for Completion" off.`.trim();
 			throw new NodeApiError(
 				run.ctx.getNode(),
 				{ message: error.message, description },

@@ -22,7 +22,7 @@ import type { RecordKind } from '../service/client';
 /** What a try did with a document: created (`id`), billed a `/v1` result (`json`), or lost the answer. */
 export type Tried =
 	| { kind: RecordKind; id: string }
-	| { kind: 'document'; json: IDataObject }
+	| { kind: 'document'; json: IDataObject; fileName?: string }
 	| { kind: RecordKind | 'document'; lost: true };
 
 export class TriedDocuments {
@@ -33,6 +33,17 @@ export class TriedDocuments {
 		const memory = ctx.getContext('node');
 		memory.tried ??= {};
 		this.kept = memory.tried as Record<string, Tried>;
+	}
+
+	/**
+	 * What the earlier tries of this run billed, by item, with the document's key: this try's
+	 * ledger starts with it, so that its errors name everything the run billed.
+	 */
+	*billed(): Generator<{ itemIndex: number; key: string; tried: Tried }> {
+		for (const [at, tried] of Object.entries(this.kept ?? {})) {
+			const colon = at.indexOf(':');
+			yield { itemIndex: Number(at.slice(0, colon)), key: at.slice(colon + 1), tried };
+		}
 	}
 
 	/** Whether tries are kept at all (Retry On Fail is on): only then is a key worth computing. */
@@ -62,14 +73,16 @@ export class TriedDocuments {
 
 	/** The item's error when the try before sent its document and lost the answer. */
 	lostError(itemIndex: number): NodeOperationError {
-		return new NodeOperationError(
+		const error = new NodeOperationError(
 			this.ctx.getNode(),
 			`Item ${itemIndex} was not sent again: an earlier try of this run (Retry On Fail) sent this document and its answer was lost, so it may have been charged already`,
 			{
 				description:
-					"The answer was lost after the document reached the service (a reset connection or a gateway error), so the service may have created and charged it although the node never learnt its ID. A retry does not send it again, so that it is not charged twice. Check the task list (Task → Get Many) or the service's dashboard; run the workflow again to send it anew.",
+					"The answer was lost after the document reached the service (a reset connection or a gateway error), so the service may have created and charged it although the node never learnt its ID. A retry does not send it again: that could charge it twice. Check the task list (Task → Get Many) or the service's dashboard; run the workflow again to send it anew.",
 				itemIndex,
 			},
 		);
+		error.context.mayHaveCreated = true;
+		return error;
 	}
 }

@@ -45,6 +45,32 @@ const SUBMIT_ONLY = { id: 'ocrSubmitOnlyKey', name: 'Document OCR (submit-only k
 
 const submit = { resource: 'task', operation: 'submit', waitForCompletion: true, options: {} };
 
+/**
+ * Read Files (`/data/ocr-inbox/<dir>/*.pdf`) → n8n's own Loop Over Items (batches of
+ * `batchSize`) → Document OCR → back to the loop: the node runs once per batch, in one execution.
+ */
+function loopWorkflow(id, dir, parameters, batchSize) {
+	const workflow = batchWorkflow(id, dir, parameters);
+	workflow.nodes.push({
+		id: `${id}-loop`,
+		name: 'Loop Over Items',
+		type: 'n8n-nodes-base.splitInBatches',
+		typeVersion: 3,
+		position: [300, 0],
+		parameters: { batchSize, options: {} },
+	});
+	workflow.connections['Read files'] = {
+		main: [[{ node: 'Loop Over Items', type: 'main', index: 0 }]],
+	};
+	workflow.connections['Loop Over Items'] = {
+		main: [[], [{ node: 'Document OCR', type: 'main', index: 0 }]],
+	};
+	workflow.connections['Document OCR'] = {
+		main: [[{ node: 'Loop Over Items', type: 'main', index: 0 }]],
+	};
+	return workflow;
+}
+
 /** Runs `work` with the account's page balance set to `pages`; `restore()` (or the end) puts it back. */
 async function withBalance(pages, work) {
 	const balance = n8n.emu.balance('acme');
@@ -110,6 +136,17 @@ async function prepare(instance) {
 			operation: 'countPages',
 			options: {},
 		}),
+		loopWorkflow(
+			'ocrE2eLoopBudget',
+			'budget',
+			{ ...submit, waitForCompletion: false, options: { pageBudget: 10 } },
+			2,
+		),
+		(() => {
+			const retried = batchWorkflow('ocrE2eRetried', 'retried', { ...submit, options: {} });
+			Object.assign(retried.nodes[2], { retryOnFail: true, maxTries: 2, waitBetweenTries: 10 });
+			return retried;
+		})(),
 	];
 	return { workflows };
 }
@@ -309,6 +346,43 @@ function describeTests() {
 		expect(charged).toHaveLength(3);
 		for (const taskId of charged) expect(error.description).toContain(taskId);
 		expect(n8n.chargedSince(mark)).toBe(9);
+
+		// The same files through n8n's own Loop Over Items, two at a time: the node runs once per
+		// batch, and the budget is the execution's, not the batch's.
+		const looped = await n8n.executeExpectingFailure('ocrE2eLoopBudget');
+		const loopError = looped.data.resultData.error;
+		expect(looped.data.resultData.runData['Document OCR']).toHaveLength(2);
+		expect(loopError.message).toBe(
+			'Item 1 was not sent: its 3 pages would pass the Page Budget of 10 pages; 9 pages billed so far in this workflow execution',
+		);
+		expect(n8n.chargedSince(mark)).toBe(18);
+	});
+
+	test('Retry On Fail: the third of three documents is refused once (415), n8n runs the node again, and only the third is sent again', async () => {
+		writeBatch('retried', 3);
+		const mark = n8n.emu.ledger('acme').length;
+		const posts = () => n8n.emu.stats().byRoute['POST /api/ocr'] ?? 0;
+		const before = posts();
+		n8n.emu.faults.add({
+			kind: 'status',
+			status: 415,
+			code: 'unsupported_media_type',
+			method: 'POST',
+			path: '/api/ocr',
+			every: 3,
+			times: 1,
+		});
+
+		const run = await n8n.execute('ocrE2eRetried');
+
+		expect(run.data.resultData.error).toBeUndefined();
+		const output = nodeOutput(run, 'Document OCR');
+		expect(output.map((o) => o.json.resultText)).toEqual(
+			[0, 1, 2].map((i) => `Batch document ${i}`),
+		);
+		expect(output.map((o) => o.json.previouslySubmitted === true)).toEqual([true, true, false]);
+		expect(posts() - before).toBe(4);
+		expect(n8n.chargedSince(mark)).toBe(3);
 	});
 }
 
