@@ -45,6 +45,15 @@ function anythingHeld(ctx: IExecuteFunctions): boolean {
 	return heldStore(ctx).size > 0;
 }
 
+/** A result's size as JSON; one too deep to write out cannot be kept (Infinity). */
+function sizeOf(json: IDataObject): number {
+	try {
+		return JSON.stringify(json).length;
+	} catch {
+		return Infinity;
+	}
+}
+
 /**
  * Keeps billed results that never reached the user (the run failed) for the next run; returns
  * the keys kept. What does not fit in HELD_LIMIT_BYTES is not kept (the node's error says so).
@@ -58,7 +67,7 @@ export function holdResults(
 	let bytes = held.json().length;
 	const kept = new Set<string>();
 	for (const { key, json } of results) {
-		const size = JSON.stringify(json).length + key.length;
+		const size = sizeOf(json) + key.length;
 		if (bytes + size > HELD_LIMIT_BYTES) continue;
 		held.set(key, { json, at: Date.now() });
 		bytes += size;

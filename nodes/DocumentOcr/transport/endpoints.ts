@@ -70,7 +70,9 @@ export function accountDigest({ base, api, credential }: Endpoints): string {
 }
 
 function normaliseRoot(node: INode, raw: string, field: string, itemIndex: number): string {
-	const trimmed = raw.trim().replace(/\/+$/, '');
+	let trimmed = raw.trim();
+	// Trailing slashes, cut one by one (a pattern anchored at the end would retry from each one).
+	while (trimmed.endsWith('/')) trimmed = trimmed.slice(0, -1);
 	let url: URL;
 	try {
 		url = new URL(trimmed);

@@ -72,6 +72,31 @@ function fromObject(body: Record<string, unknown>): ServiceErrorInfo {
 	return { code, serviceMessage };
 }
 
+/** An object as JSON text; one nested too deeply for JSON.stringify, said so. */
+function jsonText(body: object): string {
+	try {
+		return JSON.stringify(body) ?? typeof body;
+	} catch {
+		return 'an object nested too deeply to show';
+	}
+}
+
+/**
+ * The text of an HTML page's <title>, else its first <h1>: found by searching, so that the work is
+ * linear in the page however it is made (a pattern match from every `<` would not be).
+ */
+function headingOf(html: string): string | undefined {
+	const lower = html.toLowerCase();
+	for (const tag of ['<title', '<h1']) {
+		const at = lower.indexOf(tag);
+		const open = at === -1 ? -1 : lower.indexOf('>', at);
+		if (open === -1) continue;
+		const close = lower.indexOf('<', open + 1);
+		return html.slice(open + 1, close === -1 ? undefined : close);
+	}
+	return undefined;
+}
+
 function fromText(text: string): ServiceErrorInfo {
 	const trimmed = text.trim();
 	if (trimmed.startsWith('{')) {
@@ -84,7 +109,7 @@ function fromText(text: string): ServiceErrorInfo {
 	}
 	if (/^\s*</.test(trimmed)) {
 		// An HTML error page from a proxy or gateway: keep its title/heading only.
-		const heading = /<(?:title|h1)[^>]*>([^<]*)</i.exec(trimmed)?.[1];
+		const heading = headingOf(trimmed);
 		return { serviceMessage: heading ? shorten(heading) : 'an HTML error page' };
 	}
 	const prefixed = /^([a-z][a-z0-9_]*[a-z0-9])\s*(?::|-|—)\s*(.*)$/s.exec(trimmed);
@@ -254,7 +279,7 @@ export function quoteAnswer(body: unknown, secrets: string[] = [], max = 120): s
 		if (head.includes(0)) return `${bytes.length} bytes`;
 		text = head.toString('utf8');
 	} else if (body === undefined || body === null) return String(body);
-	else if (typeof body === 'object') text = JSON.stringify(body) ?? typeof body;
+	else if (typeof body === 'object') text = jsonText(body);
 	else text = String(body);
 	const flat = redact(text.replace(/\s+/g, ' ').trim(), secrets);
 	return flat.length > max ? `${flat.slice(0, max)}…` : flat || '(empty)';
@@ -270,7 +295,7 @@ export function refundedCreationFailure(status: number, body: unknown): boolean 
 	const info = parseServiceError(body);
 	if (info.code === 'task_creation_failed') return true;
 	const text = info.serviceMessage ?? '';
-	return status >= 500 && /creat\w* fail/i.test(text) && /refund/i.test(text);
+	return status >= 500 && /\bcreat\w* fail/i.test(text) && /refund/i.test(text);
 }
 
 /**

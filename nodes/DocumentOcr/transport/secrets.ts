@@ -56,21 +56,51 @@ export function scrubAnswer<T>(body: T, secrets: string[] | undefined): T {
 		const scrubbed = scrubBytes(bytes, secrets);
 		return (scrubbed === bytes ? body : scrubbed) as T;
 	}
-	const scrub = (value: unknown): unknown => {
-		if (typeof value === 'string') return withoutSecrets(value, secrets);
-		if (Array.isArray(value)) return value.map(scrub);
-		if (isObject(value)) {
-			const out: Record<string, unknown> = {};
-			for (const [key, inner] of Object.entries(value)) out[key] = scrub(inner);
-			return out;
-		}
-		return value;
-	};
-	const holds = (value: unknown): boolean =>
+	return holds(body, secrets) ? (scrubbed(body, secrets) as T) : body;
+}
+
+/**
+ * Whether a secret is in any string of `body`. Walked with a stack of its own rather than by
+ * recursion: an answer nested a million levels deep (JSON.parse makes one from 6 MB) must not
+ * overflow the call stack inside the transport, where the error would hide what was billed.
+ */
+function holds(body: unknown, secrets: string[]): boolean {
+	const stack = [body];
+	while (stack.length > 0) {
+		const value = stack.pop();
+		if (typeof value === 'string') {
+			if (secrets.some((s) => isSecret(s) && value.includes(s))) return true;
+		} else if (Array.isArray(value)) stack.push(...value);
+		else if (isObject(value)) for (const inner of Object.values(value)) stack.push(inner);
+	}
+	return false;
+}
+
+/** A copy of `body` with every string scrubbed; its shape and key order kept (walked as `holds`). */
+function scrubbed(body: unknown, secrets: string[]): unknown {
+	const copy = (value: unknown): unknown =>
 		typeof value === 'string'
-			? secrets.some((s) => isSecret(s) && value.includes(s))
+			? withoutSecrets(value, secrets)
 			: Array.isArray(value)
-				? value.some(holds)
-				: isObject(value) && Object.values(value).some(holds);
-	return holds(body) ? (scrub(body) as T) : body;
+				? new Array<unknown>(value.length)
+				: isObject(value)
+					? {}
+					: value;
+	const root = copy(body);
+	const stack: Array<[unknown, Record<string | number, unknown>]> = [];
+	if (root !== body && typeof root === 'object')
+		stack.push([body, root as Record<string, unknown>]);
+	while (stack.length > 0) {
+		const [from, to] = stack.pop()!;
+		const entries: Array<[string | number, unknown]> = Array.isArray(from)
+			? from.map((value, i) => [i, value])
+			: Object.entries(from as Record<string, unknown>);
+		for (const [key, value] of entries) {
+			const made = copy(value);
+			to[key] = made;
+			if (made !== value && typeof made === 'object' && made !== null)
+				stack.push([value, made as Record<string, unknown>]);
+		}
+	}
+	return root;
 }

@@ -326,7 +326,7 @@ export class Parser {
 	private real(start: number): number {
 		this.pos = start;
 		const word = this.token();
-		if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(word))
+		if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(word))
 			throw new Unknown(`an unreadable number "${word.slice(0, 20)}" at byte ${start}`);
 		return Number(word);
 	}
