@@ -138,6 +138,8 @@ describe('a file server that misbehaves while the file arrives', () => {
 				setTimeout(() => res.socket.destroy(), 100);
 				return;
 			}
+			// Accepts the request and never answers it (no headers).
+			if (path === '/silent.pdf') return;
 			if (path === '/drip.pdf' || path === '/stall.pdf') {
 				res.writeHead(200, { 'content-type': 'application/pdf' });
 				res.write('%PDF-1.4\n');
@@ -152,6 +154,23 @@ describe('a file server that misbehaves while the file arrives', () => {
 			if (path === '/changes.pdf') {
 				res.writeHead(200, { 'content-type': 'application/pdf' });
 				return res.end(count === 1 ? pdfA : pdfB);
+			}
+			// The second fetch (when the file is sent) stalls, or drips the rest of the file, after
+			// most of it: only the deadline on the file server ends it.
+			if (path === '/stalls-when-sent.pdf' || path === '/drips-when-sent.pdf') {
+				res.writeHead(200, { 'content-type': 'application/pdf' });
+				if (count === 1) return res.end(pdfA);
+				let sent = pdfA.length - 100;
+				res.write(pdfA.subarray(0, sent));
+				if (path === '/drips-when-sent.pdf') {
+					const timer = setInterval(() => {
+						res.write(pdfA.subarray(sent, sent + 1));
+						if (++sent === pdfA.length) res.end();
+					}, 300);
+					timers.add(timer);
+					res.on('close', () => clearInterval(timer));
+				}
+				return;
 			}
 			// A large file whose second fetch (when it is sent) breaks off near its end.
 			if (path === '/breaks-when-sent.pdf') {
@@ -190,9 +209,10 @@ describe('a file server that misbehaves while the file arrives', () => {
 		expect(h.netCharged(emu)).toBe(before);
 	});
 
-	test('a body that drips or stalls ends by the deadline for the whole file, not hours later', async () => {
+	test('a server that never answers, or a body that drips or stalls, ends by the fetch deadline, not hours later', async () => {
 		// The deadline is 60 s; shortened here to 5 s, still longer than the drip's 1 s between
-		// bytes, so only a deadline for the whole file ends the drip.
+		// bytes, so only a deadline that adds up the waits of the whole fetch ends the drip. The
+		// HTTP client has no timeout of its own: the deadline ends a request that gets no headers.
 		const fetchSettings = require('../dist/nodes/DocumentOcr/documents/url').URL_FETCH;
 		fetchSettings.timeoutMs = 5_000;
 		try {
@@ -202,7 +222,11 @@ describe('a file server that misbehaves while the file arrives', () => {
 				const { error } = await h.run(emu, byUrl(`${base}${path}`));
 				return { error, after: Date.now() - started };
 			};
-			const [drip, stall] = await Promise.all([ended('/drip.pdf'), ended('/stall.pdf')]);
+			const [drip, stall, silent] = await Promise.all([
+				ended('/drip.pdf'),
+				ended('/stall.pdf'),
+				ended('/silent.pdf'),
+			]);
 			for (const { error, after } of [drip, stall]) {
 				expect(error.message).toMatch(
 					/did not arrive within 5 seconds \(\d+ (bytes|kB) received\)/,
@@ -210,6 +234,48 @@ describe('a file server that misbehaves while the file arrives', () => {
 				expect(error.description).toMatch(/Nothing was sent to the OCR service or charged/);
 				expect(after).toBeLessThan(15_000);
 			}
+			expect(silent.error.message).toMatch(
+				/could not be fetched from \S+\/silent\.pdf: no file within 5 seconds/,
+			);
+			expect(silent.error.description).toMatch(/Nothing was sent to the OCR service or charged/);
+			expect(silent.after).toBeLessThan(15_000);
+			expect(h.netCharged(emu)).toBe(before);
+		} finally {
+			fetchSettings.timeoutMs = 60_000;
+		}
+	});
+
+	test('a second fetch that stalls or drips when the file is sent ends by the same deadline: cut off, nothing created or charged', async () => {
+		// The deadline counts the time spent waiting on the file server (not the time the upload
+		// takes each chunk): a stall reaches it; so does a drip of a byte every 300 ms (the upload
+		// takes each byte at once). Shortened to 5 s as above.
+		const fetchSettings = require('../dist/nodes/DocumentOcr/documents/url').URL_FETCH;
+		fetchSettings.timeoutMs = 5_000;
+		try {
+			const before = h.netCharged(emu);
+			const started = Date.now();
+			const ended = async (path) => {
+				const { error } = await h.run(
+					emu,
+					h.doc('markdown', { documentSource: 'url', documentUrl: `${base}${path}` }),
+				);
+				return { error, after: Date.now() - started };
+			};
+			const [stall, drip] = await Promise.all([
+				ended('/stalls-when-sent.pdf'),
+				ended('/drips-when-sent.pdf'),
+			]);
+			for (const { error, after } of [stall, drip]) {
+				expect(error.message).toMatch(
+					/did not arrive within 5 seconds when fetched again to be sent \(\d+ kB received\)/,
+				);
+				expect(error.description).toMatch(
+					/cut off before its end, so it created and charged nothing/,
+				);
+				expect(after).toBeLessThan(15_000);
+			}
+			expect(fetched.get('/stalls-when-sent.pdf')).toBe(2);
+			expect(fetched.get('/drips-when-sent.pdf')).toBe(2);
 			expect(h.netCharged(emu)).toBe(before);
 		} finally {
 			fetchSettings.timeoutMs = 60_000;
