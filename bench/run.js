@@ -58,6 +58,20 @@ async function main() {
 		'≤ 4x file (≤ 2.5x before issue 31: the page count holds a PDF or TIFF whole once)',
 	);
 
+	const urls = await require('./url-memory').main();
+	const waiting = urls['this build'].rows.at(-1);
+	const before = urls.before?.rows.at(-1);
+	add(
+		'URL documents waiting to be sent (issue 35)',
+		`memory per item when the first request goes out, ${waiting.items.toLocaleString('en')} links to 70 kB PDFs: ArrayBuffers + heap`,
+		`${waiting.arrayBuffersPerItem} + ${waiting.heapPerItem} bytes`,
+		before
+			? `BENCH_BEFORE_DIST, same run: ${before.arrayBuffersPerItem} + ${before.heapPerItem} bytes`
+			: 'before issue 35 (46611e3): 9,557 + 2,441 bytes',
+		'—',
+		'no bytes of the file (ArrayBuffers ≤ 0.5 kB); ≤ 2 kB in all',
+	);
+
 	const throughput = require('./throughput');
 	const perItem = process.env.BENCH_PER_ITEM !== '0';
 	const x = (seconds, bound) => `${seconds} s (${(seconds / bound).toFixed(2)}x bound)`;

@@ -81,6 +81,9 @@ async function sendItems(
 		concurrency === 1 ? 1 : ITEMS_IN_FLIGHT,
 		async (itemIndex) => {
 			const send = sends[itemIndex];
+			// Let go once started: what an item prepared (its document, its request body) is kept
+			// only until it is sent, not until the last item is.
+			sends[itemIndex] = undefined;
 			try {
 				if (!send) return undefined;
 				await run.order.nearTurn(itemIndex, STARTED_AHEAD);

@@ -10,6 +10,11 @@ import { openDocument } from './read';
  * 13 MB Base64 string plus a JSON copy of it: the JSON body (`imageBase64`) and the multipart body
  * (`file`) are generated chunk by chunk from n8n's binary store, with an exact Content-Length, as
  * a StreamedBlob (shared/blob.ts) the transport sends.
+ *
+ * A body is made in the check phase and waits until its item is sent, the bodies of every item of
+ * the run at once: it holds no Buffer, only what the text around the file is made from, encoded
+ * when the body is streamed. (Small Buffers come from Node's shared 8 kB pool, and one held Buffer
+ * keeps its whole slab alive.)
  */
 
 /** Documents in memory up to this size are sent as one Buffer rather than a stream. */
@@ -64,23 +69,21 @@ export function jsonWithDocument(
 	document: DocumentInput,
 ): StreamedBlob {
 	const head = JSON.stringify(fields);
-	const prefix = Buffer.from(
-		`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}${JSON.stringify(fileField)}:"`,
-	);
-	const suffix = Buffer.from('"}');
+	const prefix = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}${JSON.stringify(fileField)}:"`;
+	const suffix = '"}';
 	const base64Length = 4 * Math.ceil(document.size / 3);
 	return new StreamedBlob(
-		prefix.length + base64Length + suffix.length,
+		Buffer.byteLength(prefix) + base64Length + suffix.length,
 		'application/json',
 		async function* () {
-			yield prefix;
+			yield Buffer.from(prefix);
 			yield* base64Of(await openDocument(ctx, document));
-			yield suffix;
+			yield Buffer.from(suffix);
 		},
 		wholeBody(document, (bytes) => [
-			prefix,
+			Buffer.from(prefix),
 			Buffer.from(bytes.toString('base64'), 'latin1'),
-			suffix,
+			Buffer.from(suffix),
 		]),
 	);
 }
@@ -88,6 +91,28 @@ export function jsonWithDocument(
 /** Quotes a multipart parameter value as browsers do (", CR and LF percent-encoded). */
 function quote(value: string): string {
 	return `"${value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}"`;
+}
+
+/**
+ * The text of a multipart body before the file (the text parts and the file part's header) and
+ * after it (the closing boundary), made again each time the body is streamed rather than held.
+ */
+function around(
+	boundary: string,
+	fields: Array<[string, string]>,
+	fileField: string,
+	document: DocumentInput,
+): { before: string; after: string } {
+	const textParts = fields
+		.map(
+			([name, value]) =>
+				`--${boundary}\r\nContent-Disposition: form-data; name=${quote(name)}\r\n\r\n${value}\r\n`,
+		)
+		.join('');
+	const fileHeader =
+		`--${boundary}\r\nContent-Disposition: form-data; name=${quote(fileField)}; filename=${quote(document.fileName)}\r\n` +
+		`Content-Type: ${document.mimeType}\r\n\r\n`;
+	return { before: textParts + fileHeader, after: `\r\n--${boundary}--\r\n` };
 }
 
 /** `multipart/form-data` with text fields and the document as the part `fileField`. */
@@ -98,29 +123,20 @@ export function multipartWithDocument(
 	document: DocumentInput,
 ): StreamedBlob {
 	const boundary = `----n8nDocumentOcr${randomBytes(12).toString('hex')}`;
-	const textParts = Buffer.from(
-		fields
-			.map(
-				([name, value]) =>
-					`--${boundary}\r\nContent-Disposition: form-data; name=${quote(name)}\r\n\r\n${value}\r\n`,
-			)
-			.join(''),
-	);
-	const fileHeader = Buffer.from(
-		`--${boundary}\r\nContent-Disposition: form-data; name=${quote(fileField)}; filename=${quote(document.fileName)}\r\n` +
-			`Content-Type: ${document.mimeType}\r\n\r\n`,
-	);
-	const closing = Buffer.from(`\r\n--${boundary}--\r\n`);
-	const size = textParts.length + fileHeader.length + document.size + closing.length;
+	const { before, after } = around(boundary, fields, fileField, document);
+	const size = Buffer.byteLength(before) + document.size + Buffer.byteLength(after);
 	return new StreamedBlob(
 		size,
 		`multipart/form-data; boundary=${boundary}`,
 		async function* () {
-			yield textParts;
-			yield fileHeader;
+			const text = around(boundary, fields, fileField, document);
+			yield Buffer.from(text.before);
 			yield* bytesOf(await openDocument(ctx, document));
-			yield closing;
+			yield Buffer.from(text.after);
 		},
-		wholeBody(document, (bytes) => [textParts, fileHeader, bytes, closing]),
+		wholeBody(document, (bytes) => {
+			const text = around(boundary, fields, fileField, document);
+			return [Buffer.from(text.before), bytes, Buffer.from(text.after)];
+		}),
 	);
 }

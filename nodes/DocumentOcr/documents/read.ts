@@ -330,10 +330,25 @@ async function readUrl(
 			reads.kept.take(size);
 			return { size, head, tail, digest, pageCount, bytes, fileName };
 		}
-		const learnt = { ...fetched, bytes: undefined };
-		const reopen = () => refetchDocument(ctx, itemIndex, learnt);
+		const reopen = reopener(ctx, itemIndex, fetched.url.href, size, digest);
 		return { size, head, tail, digest, pageCount, reopen, fileName };
 	});
+}
+
+/**
+ * Fetches a URL's file again when it is sent. An item keeps this closure from its check until it
+ * is sent, and every item of a run is checked first, so it holds only what the second fetch needs
+ * — the address (as text, parsed again when used), the size and the SHA-256 it compares against —
+ * and nothing else of the check (not the file's first and last bytes, 9 kB an item).
+ */
+function reopener(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	href: string,
+	size: number,
+	digest: string,
+): () => AsyncIterable<Buffer> {
+	return () => refetchDocument(ctx, itemIndex, { url: new URL(href), size, digest });
 }
 
 /** Where each value of the Input Type field reads the document from. */

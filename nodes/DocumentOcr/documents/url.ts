@@ -10,7 +10,8 @@ import { DocumentScan } from './scan';
 /**
  * The "URL" document source. The file is fetched through n8n's own HTTP helper
  * (`helpers.httpRequest`), so n8n's proxy settings and SSRF rules apply, always as a stream and
- * always within a deadline for the whole answer (headers and body).
+ * always within a deadline on the file server: the time spent waiting for its answer and for each
+ * next part of the file (see URL_FETCH).
  *
  * In the check phase the file is read once and learnt (size, type, end marker, SHA-256) without
  * being held, except a small one the execution's budget keeps. When it is sent, it is fetched
@@ -25,8 +26,12 @@ import { DocumentScan } from './scan';
  */
 
 /**
- * How long a document URL may take to answer and send its whole file, read at every fetch. The
- * engine-tier tests shorten it (a drip or a stall then costs them seconds, not a minute each).
+ * How long a fetch may wait on the file server in all — for its headers, then for each next chunk
+ * of the file — read at every fetch. Time the node holds a chunk does not count: when the file is
+ * sent, each chunk goes into the upload to the OCR service and the next is read only once the
+ * upload has taken it, so a slow upload would otherwise be blamed on the file server (the upload
+ * has its own deadline, the transport's). A server that stalls or drips reaches it all the same.
+ * The engine-tier tests shorten it (a drip or a stall then costs them seconds, not a minute each).
  */
 export const URL_FETCH = { timeoutMs: 60_000 };
 
@@ -160,7 +165,10 @@ async function request(
 		encoding: 'stream',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: deadline.ms,
+		// No timeout of the HTTP client's own: its timer is an idle-socket timeout once the headers
+		// are in, which fires while the node holds a chunk (the socket is not read then). The
+		// deadline's signal ends the request and the body instead.
+		timeout: 0,
 		abortSignal: deadline.signal,
 		maxRedirects: MAX_REDIRECTS,
 		headers: { Accept: 'application/pdf, image/*;q=0.9, */*;q=0.5' },
@@ -198,9 +206,10 @@ async function request(
 }
 
 /**
- * The body's chunks within the deadline. A body that stalls, drips past the deadline or breaks
- * off is the item's error, with how much arrived. Stopping early (a `break` in the reader)
- * closes the connection.
+ * The body's chunks within the deadline, whose clock runs only while the next chunk is awaited
+ * (not while the reader holds one). A body that stalls, drips past the deadline or breaks off is
+ * the item's error, with how much arrived. Stopping early (a `break` in the reader) closes the
+ * connection.
  */
 async function* bodyChunks(
 	ctx: IExecuteFunctions,
@@ -213,10 +222,12 @@ async function* bodyChunks(
 	let received = 0;
 	try {
 		for await (const chunk of response.body) {
+			deadline.pause();
 			if (deadline.expired) break;
 			const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
 			received += buffer.length;
 			yield buffer;
+			deadline.resume();
 		}
 	} catch (error) {
 		if (ctx.getExecutionCancelSignal()?.aborted) throw cancelled(ctx, itemIndex);
@@ -248,7 +259,7 @@ function late(
 		ctx,
 		itemIndex,
 		`the document at ${shown(url)} did not arrive within ${deadline.ms / 1000} seconds${whenFetched(phase)} (${formatBytes(received)} received)`,
-		SLOW.advice,
+		`The node waited on the file server (its answer and each next part of the file) for ${deadline.ms / 1000} seconds in all. ${SLOW.advice}`,
 		phase,
 	);
 }
