@@ -1,22 +1,19 @@
+'use strict';
 /**
  * A work counter for the product's JavaScript, not its time: V8's precise block coverage, through
  * the inspector, counts how many times each block of code ran — loops by their iterations. The
  * sum over the product's files (`nodes/DocumentOcr/`) while a function runs is its work, the same
  * on a busy machine as on a quiet one. Native work (a regular expression, JSON.parse, indexOf) is
- * not counted: regular expressions are checked on their own (linear.test.ts, with recheck).
+ * not counted: the regular expressions are checked on their own (./regexes.js, with recheck).
  */
-import { Session } from 'node:inspector';
-
-interface Coverage {
-	result: Array<{ url: string; functions: Array<{ ranges: Array<{ count: number }> }> }>;
-}
+const { Session } = require('node:inspector');
 
 const session = new Session();
-let started: Promise<void> | undefined;
+let started;
 
-function post<T>(method: string, params?: object): Promise<T> {
+function post(method, params) {
 	return new Promise((resolve, reject) =>
-		session.post(method, params, (error, result) => (error ? reject(error) : resolve(result as T))),
+		session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
 	);
 }
 
@@ -27,13 +24,13 @@ async function start() {
 }
 
 /** The blocks of the product's code that `work` ran (awaited when it returns a promise). */
-export async function workOf(work: () => unknown): Promise<number> {
+async function workOf(work) {
 	started ??= start();
 	await started;
 	// Taking the coverage resets the counts: what was counted before is dropped.
 	await post('Profiler.takePreciseCoverage');
 	await work();
-	const { result } = await post<Coverage>('Profiler.takePreciseCoverage');
+	const { result } = await post('Profiler.takePreciseCoverage');
 	let sum = 0;
 	for (const script of result) {
 		if (!script.url.includes('/nodes/DocumentOcr/')) continue;
@@ -46,12 +43,8 @@ export async function workOf(work: () => unknown): Promise<number> {
  * The work of `run` on inputs made by `make` at each size, and each doubling's ratio: a reader
  * linear in its input grows at most about twice per doubling.
  */
-export async function workPerDoubling(
-	make: (size: number) => unknown,
-	run: (input: unknown) => unknown,
-	sizes: number[],
-): Promise<{ counts: number[]; ratios: number[] }> {
-	const counts: number[] = [];
+async function workPerDoubling(make, run, sizes) {
+	const counts = [];
 	for (const size of sizes) {
 		const input = make(size);
 		counts.push(await workOf(() => run(input)));
@@ -59,3 +52,5 @@ export async function workPerDoubling(
 	const ratios = counts.slice(1).map((count, i) => count / Math.max(1, counts[i]));
 	return { counts, ratios };
 }
+
+module.exports = { workOf, workPerDoubling };
