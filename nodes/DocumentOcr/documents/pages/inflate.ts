@@ -8,19 +8,19 @@
 import { FlateError, inflateZlib } from './flate';
 import type { PdfValue } from './parser';
 import { isDict, isRef, nameOf } from './parser';
-import { PAGE_LIMITS, Unknown, type Budget } from './limits';
+import { PAGE_LIMITS, Unknown, type Work } from './limits';
 
 /** The error a stream's unreadable data raises: BrokenXref for a cross-reference stream. */
 type Failure = new (message: string) => Unknown;
 
 /** A stream's decoded bytes; `Fail` says a filter or its data cannot be read. */
-export function decodeStream(
+export async function decodeStream(
 	dict: Record<string, PdfValue>,
 	raw: Buffer,
 	what: string,
-	budget: Budget,
+	work: Work,
 	Fail: Failure = Unknown,
-): Buffer {
+): Promise<Buffer> {
 	const filter = dict.Filter;
 	if (isRef(filter)) throw new Fail(`the ${what} names its filter indirectly`);
 	const filters = Array.isArray(filter) ? filter : filter == null ? [] : [filter];
@@ -31,14 +31,14 @@ export function decodeStream(
 	let params = dict.DecodeParms;
 	if (Array.isArray(params)) params = params[0];
 	if (isRef(params)) throw new Fail(`the ${what} gives its /DecodeParms indirectly`);
-	const data = inflate(raw, what, budget, Fail);
-	return isDict(params) ? unpredict(data, params.dict, what, Fail) : data;
+	const data = inflate(raw, what, work, Fail);
+	return isDict(params) ? await unpredict(data, params.dict, what, work, Fail) : data;
 }
 
-function inflate(raw: Buffer, what: string, budget: Budget, Fail: Failure): Buffer {
-	if (--budget.streams < 0)
+function inflate(raw: Buffer, what: string, work: Work, Fail: Failure): Buffer {
+	if (--work.streams < 0)
 		throw new Unknown(`more than ${PAGE_LIMITS.maxInflatedStreams} compressed streams to inflate`);
-	const cap = Math.min(budget.stream, budget.inflated);
+	const cap = Math.min(work.stream, work.inflated);
 	let data: Uint8Array | null = null;
 	let failure: string | undefined;
 	try {
@@ -52,11 +52,12 @@ function inflate(raw: Buffer, what: string, budget: Budget, Fail: Failure): Buff
 		throw new Unknown(
 			cap === PAGE_LIMITS.maxInflatedStream
 				? `the ${what} inflates to more than ${PAGE_LIMITS.maxInflatedStream} bytes`
-				: cap === budget.stream
+				: cap === work.stream
 					? `the ${what} inflates to more than ${cap} bytes, more than a file of this size may hold in memory`
 					: 'the compressed streams inflate to more bytes than a file of this size allows',
 		);
-	budget.inflated -= data.length;
+	work.inflated -= data.length;
+	work.charge(raw.length + data.length);
 	// The output grows by doubling: a buffer much larger than its bytes is copied to their size,
 	// so an object stream kept for later reads holds no more than it uses.
 	if (data.buffer.byteLength - data.length > (data.length >> 3) + 4096) {
@@ -75,12 +76,13 @@ const integer = (value: PdfValue | undefined, fallback: number, min: number, max
 };
 
 /** Undoes a PNG predictor (10-15: each row begins with its filter type); 1 or none: as is. */
-function unpredict(
+async function unpredict(
 	data: Buffer,
 	params: Record<string, PdfValue>,
 	what: string,
+	work: Work,
 	Fail: Failure,
-): Buffer {
+): Promise<Buffer> {
 	const predictor = integer(params.Predictor, 1, 1, 15);
 	if (predictor === 1) return data;
 	if (predictor === undefined || predictor < 10)
@@ -106,6 +108,8 @@ function unpredict(
 	const rows = data.length / (rowBytes + 1);
 	const out = Buffer.alloc(rows * rowBytes);
 	for (let r = 0; r < rows; r++) {
+		if (work.due()) await work.pause();
+		work.charge(rowBytes + 1);
 		const type = data[r * (rowBytes + 1)];
 		const src = r * (rowBytes + 1) + 1;
 		const at = r * rowBytes;

@@ -1,9 +1,10 @@
 /**
  * A bounded reader of PDF objects over a file's bytes (or a decoded object stream's): numbers,
  * names, references, arrays and dictionaries are built; strings and the values of keys the
- * counter does not read are passed over. Every byte read is spent from the file's budget.
+ * counter does not read are passed over. Every byte read is charged to the file's work and
+ * counted against what it may parse; every value built is charged too.
  */
-import { PAGE_LIMITS, Unknown } from './limits';
+import { PAGE_LIMITS, Unknown, type Work } from './limits';
 import { KEYS, NAMES, type WordTable } from './words';
 
 export interface Ref {
@@ -55,7 +56,7 @@ export { CLASS_OF as CLASS, digit as isDigit };
 export class Parser {
 	constructor(
 		private readonly buf: Buffer,
-		private readonly budget: { bytes: number },
+		private readonly work: Work,
 	) {}
 	pos = 0;
 
@@ -66,9 +67,10 @@ export class Parser {
 	}
 
 	private spend(n: number) {
-		this.budget.bytes -= n;
-		if (this.budget.bytes < 0)
-			throw new Unknown('reading the file took more work than its size allows');
+		const { work } = this;
+		work.done += n;
+		work.parse -= n;
+		if (work.parse < 0) throw new Unknown('reading the file took more work than its size allows');
 	}
 
 	skipSpace() {
@@ -111,29 +113,30 @@ export class Parser {
 	/** The next object; `N G R` references are folded into one value. */
 	value(depth = 0): PdfValue {
 		if (depth > PAGE_LIMITS.maxNesting) throw new Unknown('an object is nested too deeply');
+		this.work.done++;
 		this.skipSpace();
 		const { buf } = this;
 		if (this.pos >= buf.length) throw new Unknown('the file ends inside an object');
 		const c = buf[this.pos];
 		if (c === 0x2f) {
-			this.pos++;
+			this.advance(1);
 			const start = this.pos;
 			const known = this.lookup(NAMES);
 			return known ?? { name: buf.toString('latin1', start, this.pos) };
 		}
 		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
-			this.pos += 2;
+			this.advance(2);
 			// Only the keys read are set (none is a property of Object.prototype).
 			const dict: Record<string, PdfValue> = {};
 			for (;;) {
 				this.skipSpace();
 				if (buf[this.pos] === 0x3e && buf[this.pos + 1] === 0x3e) {
-					this.pos += 2;
+					this.advance(2);
 					return { dict };
 				}
 				// The key is matched by its bytes: no string or name object is made for it.
 				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
-				this.pos++;
+				this.advance(1);
 				const key = this.lookup(KEYS);
 				if (key === 'Kids') dict[key] = this.kids(depth + 1);
 				else if (key !== undefined) dict[key] = this.value(depth + 1);
@@ -148,12 +151,12 @@ export class Parser {
 			return '';
 		}
 		if (c === 0x5b) {
-			this.pos++;
+			this.advance(1);
 			const items: PdfValue[] = [];
 			for (;;) {
 				this.skipSpace();
 				if (buf[this.pos] === 0x5d) {
-					this.pos++;
+					this.advance(1);
 					return items;
 				}
 				if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
@@ -176,7 +179,7 @@ export class Parser {
 				const gen = this.unsigned();
 				this.skipSpace();
 				if (buf[this.pos] === 0x52 && CLASS_OF[buf[this.pos + 1] ?? 0x20] !== 0) {
-					this.pos++;
+					this.advance(1);
 					return { ref: number, gen };
 				}
 			}
@@ -225,7 +228,7 @@ export class Parser {
 		if (c === 0x3c && buf[this.pos + 1] === 0x3c) return this.skipContainer(depth, 2);
 		if (c === 0x5b) return this.skipContainer(depth, 1);
 		if (c === 0x2f) {
-			this.pos++;
+			this.advance(1);
 			this.skipRegular();
 			return;
 		}
