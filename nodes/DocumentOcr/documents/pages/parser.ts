@@ -194,28 +194,44 @@ export class Parser {
 		return { keyword: word };
 	}
 
-	/** A /Kids value: a RefList when it is an array of references, else the value as read. */
+	/**
+	 * A /Kids value: a RefList when it is an array of references, else the value as read. The
+	 * references are read as they come; at the first item that is not one, the array is read
+	 * again from its start as values (the references before it are read twice, nothing else).
+	 */
 	private kids(depth: number): PdfValue {
 		this.skipSpace();
 		const { buf } = this;
 		if (buf[this.pos] !== 0x5b) return this.value(depth);
 		const start = this.pos;
-		this.pos++;
+		this.advance(1);
 		const refs: number[] = [];
 		for (;;) {
 			this.skipSpace();
 			if (buf[this.pos] === 0x5d) {
-				this.pos++;
+				this.advance(1);
 				return { refs };
 			}
-			if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
-			const item = this.value(depth + 1);
-			if (!isRef(item)) break;
-			refs.push(item.ref);
+			const ref = this.reference();
+			if (ref < 0) break;
+			refs.push(ref);
 		}
-		// Not references alone: read again as an array (the bytes are spent twice, once at most).
 		this.pos = start;
 		return this.value(depth);
+	}
+
+	/** `N G R` at the position: N, past it; else -1 (the position is then anywhere after it). */
+	private reference(): number {
+		const { buf } = this;
+		if (!digit(buf[this.pos])) return -1;
+		const num = this.unsigned();
+		this.skipSpace();
+		if (!digit(buf[this.pos])) return -1;
+		this.unsigned();
+		this.skipSpace();
+		if (buf[this.pos] !== 0x52 || CLASS_OF[buf[this.pos + 1] ?? 0x20] === 0) return -1;
+		this.advance(1);
+		return num;
 	}
 
 	/** Passes over the next object without building it (values of keys nothing reads). */
@@ -325,11 +341,25 @@ export class Parser {
 		return value;
 	}
 
-	/** A signed or real number starting at `start`. */
+	/**
+	 * A signed or real number starting at `start`: a sign, then digits with at most one point
+	 * among them (checked byte by byte: a regular expression with two runs of digits backtracks
+	 * over a long token, in time its square).
+	 */
 	private real(start: number): number {
 		this.pos = start;
 		const word = this.token();
-		if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(word))
+		this.work.charge(word.length);
+		let at = word[0] === '+' || word[0] === '-' ? 1 : 0;
+		let digits = 0;
+		let points = 0;
+		for (; at < word.length; at++) {
+			const c = word.charCodeAt(at);
+			if (digit(c)) digits++;
+			else if (c === 0x2e && points === 0) points++;
+			else break;
+		}
+		if (at < word.length || digits === 0)
 			throw new Unknown(`an unreadable number "${word.slice(0, 20)}" at byte ${start}`);
 		return Number(word);
 	}

@@ -325,6 +325,35 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		);
 	});
 
+	test('a long number that is not one: unknown at once, its digits read once', async () => {
+		const started = Date.now();
+		await expectUnknown(
+			pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R] /Count 1${'1'.repeat(200_000)}x >>`, PAGE]),
+			/an unreadable number "1{20}" at byte \d+/,
+		);
+		expect(Date.now() - started).toBeLessThan(2_000);
+		for (const number of ['+.5', '-3.', '2.5', '.5'])
+			expect(
+				await count(
+					pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R] /Count 1 /Size ${number} >>`, PAGE]),
+				),
+			).toEqual({ pages: 1 });
+		for (const number of ['1.2.3', '-', '.', '+-1', '1e5'])
+			await expectUnknown(
+				pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R] /Count 1 /Size ${number} >>`, PAGE]),
+				/an unreadable number/,
+			);
+	});
+
+	test('/Kids holding arrays of /Kids that are not references: each read once, the reason the kid', async () => {
+		let nested = '1';
+		for (let i = 0; i < 15; i++) nested = `<< /Kids [3 0 R ${nested}] >>`;
+		await expectUnknown(
+			pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R ${nested}] /Count 1 >>`, PAGE]),
+			/page tree node 2 has a kid that is not a reference/,
+		);
+	});
+
 	test('deeply nested arrays inside an object', async () => {
 		await expectUnknown(
 			pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R] /Count 1 /X ${'['.repeat(100_000)} >>`, PAGE]),
