@@ -20,6 +20,11 @@ export const PAGE_LIMITS = {
 	maxTreeDepth: 64,
 	/** Nesting of arrays and dictionaries inside one object. */
 	maxNesting: 32,
+	/**
+	 * Bytes one object may take: an object is read in one go, without letting the event loop run
+	 * (page tree objects take a few kB; a /Kids of maxObjects references, 1.8 MB at most).
+	 */
+	maxObjectBytes: 2_000_000,
 	/** Cross-reference sections followed through /Prev. */
 	maxXrefSections: 256,
 	/** Images in one file: a TIFF's directories, the frames of an animated GIF, PNG or WEBP. */

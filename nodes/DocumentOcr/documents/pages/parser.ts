@@ -2,7 +2,9 @@
  * A bounded reader of PDF objects over a file's bytes (or a decoded object stream's): numbers,
  * names, references, arrays and dictionaries are built; strings and the values of keys the
  * counter does not read are passed over. Every byte read is charged to the file's work and
- * counted against what it may parse; every value built is charged too.
+ * counted against what it may parse; every value built is charged too. An object is read in one
+ * go, without letting the event loop run, so one object may take no more than
+ * PAGE_LIMITS.maxObjectBytes (`at()` sets where it starts).
  */
 import { PAGE_LIMITS, Unknown, type Work } from './limits';
 import { KEYS, NAMES, type WordTable } from './words';
@@ -54,11 +56,28 @@ export { CLASS_OF as CLASS, digit as isDigit };
 
 /** A bounded reader of PDF objects over the file's bytes (or a decoded object stream's). */
 export class Parser {
+	pos = 0;
+	/**
+	 * Where what is read must end by: the file's end (a cross-reference table may run to it), or
+	 * since `at()` an object's start and maxObjectBytes.
+	 */
+	private end: number;
+	/** The kinds of the brackets skipContainer has open, the innermost last (1 array, 2 dict). */
+	private readonly open = new Uint8Array(PAGE_LIMITS.maxNesting + 1);
+
 	constructor(
 		private readonly buf: Buffer,
 		private readonly work: Work,
-	) {}
-	pos = 0;
+	) {
+		this.end = buf.length;
+	}
+
+	/** Moves to `pos`, where an object starts: what follows is read as one object at most. */
+	at(pos: number): this {
+		this.pos = pos;
+		this.end = Math.min(this.buf.length, pos + PAGE_LIMITS.maxObjectBytes);
+		return this;
+	}
 
 	/** Moves past `n` bytes the caller has read. */
 	advance(n: number) {
@@ -73,15 +92,25 @@ export class Parser {
 		if (work.parse < 0) throw new Unknown('reading the file took more work than its size allows');
 	}
 
+	/** Why a value stops at `end`: the file ends there, or the object passes its share. */
+	private cut(what: string): Unknown {
+		return new Unknown(
+			this.end < this.buf.length
+				? `an object is larger than ${PAGE_LIMITS.maxObjectBytes} bytes, more than is read of one object`
+				: what,
+		);
+	}
+
 	skipSpace() {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
 		let pos = start;
-		while (pos < buf.length) {
+		while (pos < end) {
 			const c = buf[pos];
 			if (CLASS_OF[c] === 1) pos++;
 			else if (c === 0x25) {
-				while (pos < buf.length && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
+				pos++;
+				while (pos < end && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
 			} else break;
 		}
 		this.pos = pos;
@@ -89,22 +118,23 @@ export class Parser {
 	}
 
 	private token(): string {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
-		while (this.pos < buf.length && CLASS_OF[buf[this.pos]] === 0) this.pos++;
-		this.spend(this.pos - start);
-		return buf.toString('latin1', start, this.pos);
+		let pos = start;
+		while (pos < end && CLASS_OF[buf[pos]] === 0) pos++;
+		this.pos = pos;
+		this.spend(pos - start);
+		return buf.toString('latin1', start, pos);
 	}
 
 	/** Passes over a name's bytes; the entry of `table` it spells, if any (no string made). */
 	private lookup<T>(table: WordTable<T>): T | undefined {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
 		let pos = start;
 		let hash = 0;
 		// The hash of words.ts, computed inline: this loop runs for every key of every object.
-		while (pos < buf.length && CLASS_OF[buf[pos]] === 0)
-			hash = (Math.imul(hash, 31) + buf[pos++]) | 0;
+		while (pos < end && CLASS_OF[buf[pos]] === 0) hash = (Math.imul(hash, 31) + buf[pos++]) | 0;
 		this.pos = pos;
 		this.spend(pos - start);
 		return table.find(buf, start, pos, hash);
@@ -116,7 +146,7 @@ export class Parser {
 		this.work.done++;
 		this.skipSpace();
 		const { buf } = this;
-		if (this.pos >= buf.length) throw new Unknown('the file ends inside an object');
+		if (this.pos >= this.end) throw this.cut('the file ends inside an object');
 		const c = buf[this.pos];
 		if (c === 0x2f) {
 			this.advance(1);
@@ -135,6 +165,7 @@ export class Parser {
 					return { dict };
 				}
 				// The key is matched by its bytes: no string or name object is made for it.
+				if (this.pos >= this.end) throw this.cut('the file ends inside an object');
 				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
 				this.advance(1);
 				const key = this.lookup(KEYS);
@@ -145,7 +176,7 @@ export class Parser {
 		}
 		if (c === 0x3c) {
 			const end = buf.indexOf(0x3e, this.pos);
-			if (end === -1) throw new Unknown('a hex string is not closed');
+			if (end === -1 || end >= this.end) throw this.cut('a hex string is not closed');
 			this.spend(end + 1 - this.pos);
 			this.pos = end + 1;
 			return '';
@@ -159,7 +190,7 @@ export class Parser {
 					this.advance(1);
 					return items;
 				}
-				if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
+				if (this.pos >= this.end) throw this.cut('the file ends inside an array');
 				items.push(this.value(depth + 1));
 			}
 		}
@@ -239,7 +270,7 @@ export class Parser {
 		if (depth > PAGE_LIMITS.maxNesting) throw new Unknown('an object is nested too deeply');
 		this.skipSpace();
 		const { buf } = this;
-		if (this.pos >= buf.length) throw new Unknown('the file ends inside an object');
+		if (this.pos >= this.end) throw this.cut('the file ends inside an object');
 		const c = buf[this.pos];
 		if (c === 0x3c && buf[this.pos + 1] === 0x3c) return this.skipContainer(depth, 2);
 		if (c === 0x5b) return this.skipContainer(depth, 1);
@@ -258,7 +289,7 @@ export class Parser {
 				this.skipRegular();
 				this.skipSpace();
 				if (buf[this.pos] === 0x52 && CLASS_OF[buf[this.pos + 1] ?? 0x20] !== 0) {
-					this.pos++;
+					this.advance(1);
 					return;
 				}
 			}
@@ -274,23 +305,25 @@ export class Parser {
 	 * (nothing reads it). Mismatched or stray closing brackets and deep nesting are refused.
 	 */
 	private skipContainer(depth: number, opener: 1 | 2): void {
-		const { buf } = this;
+		const { buf, end, open } = this;
 		const start = this.pos;
 		let pos = start + opener;
-		// The open brackets as digits of a base-3 number, the innermost last (1 array, 2 dict).
-		let open = opener;
+		open[0] = opener;
 		let level = 1;
 		while (level > 0) {
-			if (pos >= buf.length) throw new Unknown('the file ends inside an object');
+			if (pos >= end) throw this.cut('the file ends inside an object');
 			const c = buf[pos];
-			if (CLASS_OF[c] !== 2) pos++;
-			else if (c === 0x2f) pos++;
-			else if (c === 0x25) {
-				while (pos < buf.length && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
+			if (CLASS_OF[c] !== 2 || c === 0x2f) {
+				pos++;
+				continue;
+			}
+			if (c === 0x25) {
+				pos++;
+				while (pos < end && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
 			} else if (c === 0x28) {
 				let strings = 0;
 				for (;;) {
-					if (pos >= buf.length) throw new Unknown('a string is not closed');
+					if (pos >= end) throw this.cut('a string is not closed');
 					const d = buf[pos++];
 					if (d === 0x5c) pos++;
 					else if (d === 0x28) strings++;
@@ -299,19 +332,16 @@ export class Parser {
 			} else if (c === 0x5b || (c === 0x3c && buf[pos + 1] === 0x3c)) {
 				if (depth + level >= PAGE_LIMITS.maxNesting)
 					throw new Unknown('an object is nested too deeply');
-				open = open * 3 + (c === 0x5b ? 1 : 2);
-				level++;
+				open[level++] = c === 0x5b ? 1 : 2;
 				pos += c === 0x5b ? 1 : 2;
 			} else if (c === 0x3c) {
-				const end = buf.indexOf(0x3e, pos);
-				if (end === -1) throw new Unknown('a hex string is not closed');
-				pos = end + 1;
-			} else if (c === 0x5d && open % 3 === 1) {
-				open = (open - 1) / 3;
+				const close = buf.indexOf(0x3e, pos);
+				if (close === -1 || close >= end) throw this.cut('a hex string is not closed');
+				pos = close + 1;
+			} else if (c === 0x5d && open[level - 1] === 1) {
 				level--;
 				pos++;
-			} else if (c === 0x3e && buf[pos + 1] === 0x3e && open % 3 === 2) {
-				open = (open - 2) / 3;
+			} else if (c === 0x3e && buf[pos + 1] === 0x3e && open[level - 1] === 2) {
 				level--;
 				pos += 2;
 			} else throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${pos}`);
@@ -321,21 +351,21 @@ export class Parser {
 	}
 
 	private skipRegular() {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
 		let pos = start;
-		while (pos < buf.length && CLASS_OF[buf[pos]] === 0) pos++;
+		while (pos < end && CLASS_OF[buf[pos]] === 0) pos++;
 		this.pos = pos;
 		this.spend(pos - start);
 	}
 
 	/** Digits at the position, as a number (no string made: the hot path of xref tables). */
 	unsigned(): number {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
 		let pos = start;
 		let value = 0;
-		while (pos < buf.length && digit(buf[pos])) value = value * 10 + buf[pos++] - 0x30;
+		while (pos < end && digit(buf[pos])) value = value * 10 + buf[pos++] - 0x30;
 		this.pos = pos;
 		this.spend(pos - start);
 		return value;
@@ -365,19 +395,21 @@ export class Parser {
 	}
 
 	private literal(): string {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
+		let pos = start;
 		let level = 0;
-		while (this.pos < buf.length) {
-			const c = buf[this.pos++];
-			if (c === 0x5c) this.pos++;
+		while (pos < end) {
+			const c = buf[pos++];
+			if (c === 0x5c) pos++;
 			else if (c === 0x28) level++;
 			else if (c === 0x29 && --level === 0) {
-				this.spend(this.pos - start);
+				this.pos = pos;
+				this.spend(pos - start);
 				return '';
 			}
 		}
-		throw new Unknown('a string is not closed');
+		throw this.cut('a string is not closed');
 	}
 
 	/** `N G obj` at the current position: the object's number, or undefined. */

@@ -175,8 +175,7 @@ class ObjectReader {
 				throw new Unknown(`object ${num} is free in the cross-reference${hidden}`);
 			if (where.offset >= this.buf.length)
 				throw new BrokenXref(`the cross-reference puts object ${num} outside the file`);
-			const { parser } = this;
-			parser.pos = where.offset;
+			const parser = this.parser.at(where.offset);
 			const head = parser.objHeader();
 			if (!head || head.num !== num)
 				throw new BrokenXref(
@@ -188,8 +187,7 @@ class ObjectReader {
 		const at = where.index < stream.offsets.length ? stream.offsets[where.index] : undefined;
 		if (at === undefined)
 			throw new Unknown(`object ${num} is not in object stream ${where.stream}`);
-		stream.parser.pos = at;
-		return stream.parser.value();
+		return stream.parser.at(at).value();
 	}
 
 	/** Object stream `num`, loaded; made the most recently read. */
@@ -222,8 +220,7 @@ class ObjectReader {
 		const where = this.xref.objects.get(num);
 		if (!where || !('offset' in where) || where.offset < 0 || where.offset >= this.buf.length)
 			throw new Unknown(`object stream ${num} is not in the cross-reference`);
-		const parser = new Parser(this.buf, this.work);
-		parser.pos = where.offset;
+		const parser = new Parser(this.buf, this.work).at(where.offset);
 		if (!parser.objHeader())
 			throw new Unknown(`object stream ${num} is not where the cross-reference says`);
 		const dict = parser.value();
@@ -250,7 +247,7 @@ class ObjectReader {
 		// Pairs of unsigned integers (number, offset), read without building values.
 		for (let i = 0; i < n; i++) {
 			if (this.work.due()) await this.work.pause();
-			header.skipSpace();
+			header.at(header.pos).skipSpace();
 			if (!isDigit(data[header.pos])) throw new Unknown(`object stream ${num} has a bad offset`);
 			header.unsigned(); // the object's number
 			header.skipSpace();

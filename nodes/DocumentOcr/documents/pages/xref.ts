@@ -23,9 +23,7 @@ export async function readXref(buf: Buffer, work: Work): Promise<Xref> {
 	const inTail = buf.subarray(tailStart).lastIndexOf('startxref', undefined, 'latin1');
 	work.charge(buf.length - tailStart);
 	if (inTail === -1) throw new BrokenXref('the file has no startxref at its end');
-	const parser = new Parser(buf, work);
-	parser.pos = tailStart + inTail + 'startxref'.length;
-	let offset = parser.value();
+	let offset = new Parser(buf, work).at(tailStart + inTail + 'startxref'.length).value();
 	const xref: Xref = { objects: new Locations(maxObjectsIn(buf.length), work) };
 	const visited = new Set<number>();
 	const freed = new Set<number>();
@@ -66,20 +64,20 @@ async function readSection(
 	work: Work,
 	freed: Set<number>,
 ): Promise<Record<string, PdfValue>> {
-	const parser = new Parser(buf, work);
-	parser.pos = offset;
+	const parser = new Parser(buf, work).at(offset);
 	parser.skipSpace();
 	if (buf.toString('latin1', parser.pos, parser.pos + 4) === 'xref') {
 		parser.advance(4);
 		for (;;) {
-			// A subsection's first number and count, read as digits; else the trailer.
-			parser.skipSpace();
+			// A subsection's first number and count, read as digits; else the trailer. Each of them
+			// and each entry is read as an object is, within maxObjectBytes.
+			parser.at(parser.pos).skipSpace();
 			if (!isDigit(buf[parser.pos])) {
 				const word = parser.value();
 				if (typeof word !== 'object' || word === null || !('keyword' in word))
 					throw malformed(offset);
 				if (word.keyword !== 'trailer') throw malformed(offset);
-				const trailer = parser.value();
+				const trailer = parser.at(parser.pos).value();
 				if (!isDict(trailer)) throw new Unknown('the trailer is not a dictionary');
 				return trailer.dict;
 			}
@@ -94,7 +92,7 @@ async function readSection(
 				if (work.due()) await work.pause();
 				// `oooooooooo ggggg n`, read without making a string per entry: the standard form
 				// byte by byte, any other spacing token by token.
-				parser.skipSpace();
+				parser.at(parser.pos).skipSpace();
 				let at = standardEntry(buf, parser.pos);
 				let kind: number;
 				if (at >= 0) {
@@ -122,7 +120,7 @@ async function readSection(
 		}
 	}
 	// A cross-reference stream.
-	const head = parser.objHeader();
+	const head = parser.at(parser.pos).objHeader();
 	if (!head)
 		throw new BrokenXref(`the cross-reference offset ${offset} points to no cross-reference`);
 	const dict = parser.value();

@@ -33,11 +33,15 @@ const { loadCorpus, corpusFiles } = require('../../../fixtures/pages/load.js') a
 	corpusFiles(): string[];
 };
 const corpus = loadCorpus();
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { deflate, bomb } = require('../../../fixtures/pages/deflate.js') as {
+interface Deflate {
 	deflate(bytes: Buffer): Buffer;
 	bomb(megabytes: number): Buffer;
-};
+	deflateVariants(bytes: Buffer): Array<{ name: string; data: Buffer }>;
+	zlibInflate(bytes: Buffer): { data: Buffer } | { error: string };
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const helpers = require('../../../fixtures/pages/deflate.js') as Deflate;
+const { deflate, bomb, deflateVariants, zlibInflate } = helpers;
 
 async function count(buf: Buffer) {
 	const kind = detectKind(buf.subarray(0, 1024));
@@ -354,6 +358,15 @@ describe('hostile PDFs: unknown (or the certain count), never a throw or a hang'
 		);
 	});
 
+	test('an object larger than is read of one object: unknown, and why', async () => {
+		const big = `<< /Type /Page /Parent 2 0 R /X (${'x'.repeat(50_000)}) >>`;
+		const file = pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', big]);
+		expect(await count(file)).toEqual({ pages: 1 });
+		await withLimits({ maxObjectBytes: 10_000 }, () =>
+			expectUnknown(file, /an object is larger than 10000 bytes, more than is read of one object/),
+		);
+	});
+
 	test('deeply nested arrays inside an object', async () => {
 		await expectUnknown(
 			pdf([CATALOG, `<< /Type /Pages /Kids [3 0 R] /Count 1 /X ${'['.repeat(100_000)} >>`, PAGE]),
@@ -604,6 +617,68 @@ describe('compressed cross-reference and object streams (FlateDecode)', () => {
 			}),
 			/encoded with ASCIIHexDecode, FlateDecode/,
 		);
+	});
+
+	test('every shape of deflate data zlib makes (blocks stored, fixed, dynamic; flushed; small windows)', async () => {
+		const pages = Array.from({ length: 60 }, () => PAGE);
+		const objects = [
+			CATALOG,
+			`<< /Type /Pages /Kids [${pages.map((_, i) => `${i + 3} 0 R`).join(' ')}] /Count 60 >>`,
+			...pages,
+		];
+		const shapes = deflateVariants(Buffer.from('x'));
+		for (const { name } of shapes) {
+			const shaped: Encoding = (data) => ({
+				data: deflateVariants(data).find((v) => v.name === name)!.data,
+				dict: '/Filter /FlateDecode',
+			});
+			expect([name, await count(compressed(objects, { objStm: shaped, xref: shaped }))]).toEqual([
+				name,
+				{ pages: 60 },
+			]);
+		}
+	});
+
+	test('bytes after the end of the deflate data within /Length (an end of line, a word): still read', async () => {
+		for (const after of ['\n', '\r\n', ' \r\n\r\n', 'endstream']) {
+			const trailing: Encoding = (data) => ({
+				data: Buffer.concat([deflate(data), Buffer.from(after, 'latin1')]),
+				dict: '/Filter /FlateDecode',
+			});
+			expect(await count(compressed(TWO_PAGES, { objStm: trailing, xref: trailing }))).toEqual({
+				pages: 2,
+			});
+		}
+	});
+
+	test('one bit changed in a deflate stream: unknown where zlib refuses it, never another count', async () => {
+		let seed = 5;
+		const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+		const seen = { refused: 0, same: 0, other: 0 };
+		for (let i = 0; i < 150; i++) {
+			// Set by the encoding below, when the file is made.
+			let zlib = { error: '' } as { data: Buffer } | { error: string };
+			let original = Buffer.alloc(0) as Buffer;
+			const corrupted: Encoding = (data) => {
+				const bad = deflate(data);
+				bad[2 + Math.floor(random() * (bad.length - 2))] ^= 1 << Math.floor(random() * 8);
+				zlib = zlibInflate(bad);
+				original = data;
+				return { data: bad, dict: '/Filter /FlateDecode' };
+			};
+			const result = await count(compressed(TWO_PAGES, { objStm: corrupted }));
+			if ('error' in zlib) {
+				seen.refused++;
+				expect(result.pages).toBeNull();
+			} else if (zlib.data.equals(original)) {
+				seen.same++;
+				expect(result).toEqual({ pages: 2 });
+			} else {
+				seen.other++;
+				expect([null, 2]).toContain(result.pages);
+			}
+		}
+		expect(seen.refused).toBeGreaterThan(100);
 	});
 
 	test('corrupt and cut-off deflate data', async () => {
