@@ -127,17 +127,40 @@ export class Parser {
 		return buf.toString('latin1', start, pos);
 	}
 
-	/** Passes over a name's bytes; the entry of `table` it spells, if any (no string made). */
+	/**
+	 * Passes over a name's bytes; the entry of `table` it spells, if any. A name without `#` is
+	 * matched by its bytes, no string made; one with `#xx` escapes (ISO 32000 §7.3.5: `/K#69ds`
+	 * is `/Kids`) is decoded first.
+	 */
 	private lookup<T>(table: WordTable<T>): T | undefined {
 		const { buf, end } = this;
 		const start = this.pos;
 		let pos = start;
 		let hash = 0;
+		let escaped = false;
 		// The hash of words.ts, computed inline: this loop runs for every key of every object.
-		while (pos < end && CLASS_OF[buf[pos]] === 0) hash = (Math.imul(hash, 31) + buf[pos++]) | 0;
+		while (pos < end && CLASS_OF[buf[pos]] === 0) {
+			const c = buf[pos++];
+			if (c === 0x23) escaped = true;
+			hash = (Math.imul(hash, 31) + c) | 0;
+		}
 		this.pos = pos;
 		this.spend(pos - start);
-		return table.find(buf, start, pos, hash);
+		return escaped ? table.get(this.name(start, pos)) : table.find(buf, start, pos, hash);
+	}
+
+	/**
+	 * The name `buf[start, end)` spells, its `#xx` escapes decoded; a `#` not followed by two hex
+	 * digits stays as it is, as readers keep it.
+	 */
+	private name(start: number, end: number): string {
+		const { buf } = this;
+		const text = buf.toString('latin1', start, end);
+		if (!text.includes('#')) return text;
+		this.work.charge(end - start);
+		return text.replace(/#([0-9A-Fa-f]{2})/g, (_escape, hex: string) =>
+			String.fromCharCode(parseInt(hex, 16)),
+		);
 	}
 
 	/** The next object; `N G R` references are folded into one value. */
@@ -152,7 +175,7 @@ export class Parser {
 			this.advance(1);
 			const start = this.pos;
 			const known = this.lookup(NAMES);
-			return known ?? { name: buf.toString('latin1', start, this.pos) };
+			return known ?? { name: this.name(start, this.pos) };
 		}
 		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
 			this.advance(2);

@@ -28,9 +28,10 @@ interface Entry {
 	bytes: Buffer;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { loadCorpus, corpusFiles } = require('../../../fixtures/pages/load.js') as {
+const { loadCorpus, corpusFiles, reviewFile } = require('../../../fixtures/pages/load.js') as {
 	loadCorpus(): Entry[];
 	corpusFiles(): string[];
+	reviewFile(name: string): Buffer;
 };
 const corpus = loadCorpus();
 interface Deflate {
@@ -144,6 +145,40 @@ describe('hybrid files (a table and an /XRefStm)', () => {
 		await expectUnknown(
 			hybrid('/Filter /FlateDecode'),
 			/object 3 is free in the cross-reference \(the \/XRefStm was not read: the cross-reference stream is not valid FlateDecode data/,
+		);
+	});
+});
+
+describe('names with #xx escapes (ISO 32000 §7.3.5), as readers decode them', () => {
+	test("the review's file: escaped /Kids and /Count after plain ones, the last wins (3, as pdfinfo, qpdf, mutool and pdf.js count)", async () => {
+		expect(await count(reviewFile('08-name-escape-keys-3.pdf'))).toEqual({ pages: 3 });
+	});
+
+	test('escaped keys and names: /K#69ds, /Coun#74, /Type /Pag#65 and /P#61ges, /Ty#70e', async () => {
+		const file = pdf([
+			'<< /Typ#65 /C#61talog /P#61ges 2 0 R >>',
+			'<< /Ty#70e /Page#73 /K#69ds [3 0 R 4 0 R] /Coun#74 2 >>',
+			'<< /Type /Pag#65 /Parent 2 0 R >>',
+			'<< /#54ype /#50#61#67#65 /Parent 2 0 R >>',
+		]);
+		expect(await count(file)).toEqual({ pages: 2 });
+	});
+
+	test('a # not followed by two hex digits stays a #: /K#6ids is not /Kids', async () => {
+		await expectUnknown(
+			pdf([CATALOG, '<< /Type /Pages /K#6ids [3 0 R] /Count 1 >>', PAGE]),
+			/page tree node 2 has no \/Kids/,
+		);
+		await expectUnknown(
+			pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Pag#6 >>']),
+			/page tree object 3 is a \/Pag#6, neither a page nor pages/,
+		);
+	});
+
+	test('a name escaping a delimiter or a space is one name', async () => {
+		await expectUnknown(
+			pdf([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Pa#20ge >>']),
+			/page tree object 3 is a \/Pa ge, neither/,
 		);
 	});
 });
