@@ -31,13 +31,20 @@ import { readXref, scanObjects, type Xref } from './xref';
 const MAX_PAGES_PER_BYTE = 1 / 10;
 
 export async function countPdfPages(buf: Buffer, work: Work): Promise<PageCount> {
-	const direct = await attempt(async () => {
-		const xref = await readXref(buf, work);
-		if (!xref.root) throw new BrokenXref('the trailer names no document catalog (/Root)');
-		return await countThrough(new ObjectReader(buf, xref, work), xref.root, buf.length, work);
-	});
-	if (direct.pages !== null || !direct.broken) return strip(direct);
-	const broken = direct.reason;
+	// Offsets count from the `%PDF` header: where bytes precede it (a byte order mark, a mail
+	// header), they are read from the header first, as readers do, then from the file's start.
+	const header = buf.subarray(0, 1024).indexOf('%PDF-', 0, 'latin1');
+	const views = header > 0 ? [buf.subarray(header), buf] : [buf];
+	let broken: string | undefined;
+	for (const view of views) {
+		const direct = await attempt(async () => {
+			const xref = await readXref(view, work);
+			if (!xref.root) throw new BrokenXref('the trailer names no document catalog (/Root)');
+			return await countThrough(new ObjectReader(view, xref, work), xref.root, view.length, work);
+		});
+		if (direct.pages !== null || !direct.broken) return strip(direct);
+		broken ??= direct.reason;
+	}
 	const scanned = await attempt(async () => {
 		const xref = await scanObjects(buf, work);
 		return await countThrough(new ObjectReader(buf, xref, work), xref.root!, buf.length, work);

@@ -212,10 +212,19 @@ function headerBefore(buf: Buffer, at: number): number {
 	return p < low || space(buf[p]) ? p + 1 : -1;
 }
 
+/** A dictionary that may name the root: where it is in the file, and its /Root if it has one. */
+interface Revision {
+	at: number;
+	root?: Ref;
+}
+
 /**
  * Stand-in for an unreadable cross-reference: every `N G obj` header in the file. Only certain
  * when nothing is hidden in object streams and every object is defined once (a number defined
- * twice is left out, so reading it fails with "not in the cross-reference").
+ * twice is left out, so reading it fails with "not in the cross-reference"). The root is the
+ * newest revision's: the /Root of whichever comes last in the file, the last trailer or a
+ * cross-reference stream's dictionary (unknown if that one names none); with neither, the one
+ * object typed /Catalog.
  */
 export async function scanObjects(buf: Buffer, work: Work): Promise<Xref> {
 	work.charge(buf.length);
@@ -225,17 +234,13 @@ export async function scanObjects(buf: Buffer, work: Work): Promise<Xref> {
 		);
 	const objects = new Locations(maxObjectsIn(buf.length), work);
 	const twice = new Set<number>();
-	// The last trailer names the root; without one, the last cross-reference stream's dictionary
-	// or else the one /Type /Catalog (both read from each object's first bytes, only then).
-	let root: Ref | undefined;
+	const parser = new Parser(buf, work);
+	const dictionaryAt = (pos: number) => readDictionary(buf, parser, work, pos);
+	let newest: Revision | undefined;
 	const trailerAt = buf.lastIndexOf('trailer', buf.length, 'latin1');
-	if (trailerAt !== -1) {
-		const m = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(
-			buf.toString('latin1', trailerAt, trailerAt + 1024),
-		);
-		if (m) root = { ref: Number(m[1]), gen: Number(m[2]) };
-	}
-	const fromTrailer = root !== undefined;
+	const trailer = trailerAt === -1 ? null : dictionaryAt(trailerAt + 'trailer'.length);
+	if (trailer !== null)
+		newest = { at: trailerAt, root: isRef(trailer?.Root) ? trailer.Root : undefined };
 	let catalogs = 0;
 	let catalog: number | undefined;
 	for (let at = buf.indexOf(OBJ, 0); at !== -1; at = buf.indexOf(OBJ, at + 3)) {
@@ -251,21 +256,59 @@ export async function scanObjects(buf: Buffer, work: Work): Promise<Xref> {
 		for (let k = start; isDigit(buf[k]); k++) num = num * 10 + buf[k] - 0x30;
 		if (objects.has(num)) twice.add(num);
 		objects.set(num, { offset: start });
-		if (fromTrailer) continue;
-		work.charge(200);
-		const peek = buf.toString('latin1', at + 3, Math.min(buf.length, at + 3 + 200));
-		if (/\/Type\s*\/Catalog(?![A-Za-z])/.test(peek)) {
+		const dict = dictionaryAt(at + 3);
+		const type = nameOf(dict?.Type);
+		const newer = !newest || at > newest.at;
+		if (type === 'Catalog') {
 			catalogs++;
 			catalog = num;
-		}
-		if (/^\s*<<[^]*\/Type\s*\/XRef/.test(peek)) {
-			const m = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(peek);
-			if (m) root = { ref: Number(m[1]), gen: Number(m[2]) };
-		}
+		} else if (type === 'XRef' && newer)
+			newest = { at, root: isRef(dict?.Root) ? dict.Root : undefined };
+		// A dictionary that cannot be read but names /XRef: which root is newest is not known.
+		else if (dict === undefined && newer && mentionsXref(buf, at + 3, work)) newest = { at };
 	}
 	work.charge(twice.size);
 	for (const num of twice) objects.delete(num);
-	if (!root && catalogs === 1 && catalog !== undefined) root = { ref: catalog, gen: 0 };
+	if (newest && !newest.root)
+		throw new Unknown(
+			'the newest trailer or cross-reference stream names no document catalog that can be read',
+		);
+	const root = newest?.root ?? (catalogs === 1 ? { ref: catalog!, gen: 0 } : undefined);
 	if (!root) throw new Unknown('no unambiguous document catalog was found');
 	return { objects, root };
+}
+
+/**
+ * The dictionary at `pos` (after white space), read as an object is: its entries, null where
+ * no dictionary begins, undefined where one begins but cannot be read (a header the scan found in
+ * a stream's data, say). Reading it is charged as any parse; once the file's parse limit is
+ * spent, the scan ends.
+ */
+function readDictionary(
+	buf: Buffer,
+	parser: Parser,
+	work: Work,
+	pos: number,
+): Record<string, PdfValue> | null | undefined {
+	parser.at(pos).skipSpace();
+	if (buf[parser.pos] !== 0x3c || buf[parser.pos + 1] !== 0x3c) return null;
+	let value: PdfValue | undefined;
+	try {
+		value = parser.value();
+	} catch {
+		value = undefined;
+	}
+	if (work.parse < 0) throw new Unknown('scanning for objects took too much work');
+	return isDict(value) ? value.dict : undefined;
+}
+
+/** Whether the 200 bytes after `pos` name /XRef, #xx escapes decoded. */
+function mentionsXref(buf: Buffer, pos: number, work: Work): boolean {
+	work.charge(200);
+	const text = buf.toString('latin1', pos, pos + 200);
+	return /\/XRef(?![A-Za-z0-9])/.test(
+		text.replace(/#([0-9A-Fa-f]{2})/g, (_escape, hex: string) =>
+			String.fromCharCode(parseInt(hex, 16)),
+		),
+	);
 }

@@ -183,6 +183,126 @@ describe('names with #xx escapes (ISO 32000 §7.3.5), as readers decode them', (
 	});
 });
 
+/**
+ * An incremental update written as a cross-reference stream (no filter, /Index, /Prev) after
+ * `base`: new objects from number 20, a new catalog (20) whose tree has `pages` pages. Offsets
+ * count from `base`'s start less `prefix` bytes (the junk before its header).
+ */
+function xrefStreamUpdate(base: Buffer, pages: number, prefix = 0, root = '/Root 20 0 R'): Buffer {
+	const prev = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(base.toString('latin1'))![1];
+	const kids = Array.from({ length: pages }, (_, i) => `${22 + i} 0 R`).join(' ');
+	const bodies = [
+		'<< /Type /Catalog /Pages 21 0 R >>',
+		`<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`,
+		...Array.from({ length: pages }, () => '<< /Type /Page /Parent 21 0 R >>'),
+	];
+	let text = '';
+	const offsets: number[] = [];
+	bodies.forEach((body, i) => {
+		offsets.push(base.length - prefix + text.length);
+		text += `${20 + i} 0 obj\n${body}\nendobj\n`;
+	});
+	const xrefNum = 20 + bodies.length;
+	const at = base.length - prefix + text.length;
+	offsets.push(at);
+	const rows = Buffer.alloc(offsets.length * 6);
+	offsets.forEach((o, i) => {
+		rows[i * 6] = 1;
+		rows.writeUInt32BE(o, i * 6 + 1);
+	});
+	const head = `${xrefNum} 0 obj\n<< /Type /XRef /Size ${xrefNum + 1} /Index [20 ${offsets.length}] /W [1 4 1] ${root} /Prev ${prev} /Length ${rows.length} >>\nstream\n`;
+	return Buffer.concat([
+		base,
+		Buffer.from(text + head, 'latin1'),
+		rows,
+		Buffer.from(`\nendstream\nendobj\nstartxref\n${at}\n%%EOF\n`, 'latin1'),
+	]);
+}
+
+const THREE_PAGES = [
+	CATALOG,
+	'<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 >>',
+	PAGE,
+	PAGE,
+	PAGE,
+];
+const breakStartxref = (file: Buffer) =>
+	Buffer.from(
+		file.toString('latin1').replace(/startxref\n\d+\n%%EOF\n$/, 'startxref\n1\n%%EOF\n'),
+		'latin1',
+	);
+
+describe('bytes before %PDF: offsets count from the header (as readers read them), else from the start', () => {
+	const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+
+	test("the review's file: a BOM, a table, then an update as a cross-reference stream with a new catalog (5, as readers count)", async () => {
+		expect(await count(reviewFile('22-bom-xrefstm-update-newcatalog-5.pdf'))).toEqual({
+			pages: 5,
+		});
+	});
+
+	test.each(corpus.filter((e) => e.file.endsWith('.pdf')).map((e) => [e.file, e] as const))(
+		'%s with a BOM or 900 bytes before it',
+		async (_file, entry) => {
+			for (const junk of [bom, Buffer.from(`${'x'.repeat(899)}\n`, 'latin1')])
+				expect(await count(Buffer.concat([junk, entry.bytes]))).toEqual({
+					pages: entry.truePages,
+				});
+		},
+	);
+
+	test('offsets that count from the file start, junk included, are read too', async () => {
+		const junk = Buffer.from('Content-Type: application/pdf\r\n\r\n', 'latin1');
+		const file = Buffer.from(
+			Buffer.concat([junk, pdf(THREE_PAGES)])
+				.toString('latin1')
+				.replace(
+					/(\d{10}) 00000 n/g,
+					(_m, o: string) => `${String(Number(o) + junk.length).padStart(10, '0')} 00000 n`,
+				)
+				.replace(/startxref\n(\d+)/, (_m, o: string) => `startxref\n${Number(o) + junk.length}`),
+			'latin1',
+		);
+		expect(await count(file)).toEqual({ pages: 3 });
+	});
+});
+
+describe('the object scan takes the root of the newest revision', () => {
+	test('a table, then an update as a cross-reference stream with a new catalog: the stream is newer', async () => {
+		const file = xrefStreamUpdate(pdf(THREE_PAGES), 5);
+		expect(await count(file)).toEqual({ pages: 5 });
+		// The cross-reference unreadable: the scan stands in, and the newer dictionary names the root.
+		expect(await count(breakStartxref(file))).toEqual({ pages: 5 });
+	});
+
+	test('a cross-reference stream, then an update as a table with its trailer: the trailer is newer', async () => {
+		const first = xrefStreamUpdate(pdf(THREE_PAGES), 5);
+		const at = first.length;
+		const update = `2 0 obj\n<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>\nendobj\n`;
+		const prev = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(first.toString('latin1'))![1];
+		const xref = at + update.length;
+		const file = Buffer.concat([
+			first,
+			Buffer.from(
+				`${update}xref\n2 1\n${String(at).padStart(10, '0')} 00000 n \ntrailer\n<< /Size 30 /Root 1 0 R /Prev ${prev} >>\nstartxref\n${xref}\n%%EOF\n`,
+				'latin1',
+			),
+		]);
+		expect(await count(file)).toEqual({ pages: 2 });
+		// Object 2 is defined twice, so the scan cannot say which holds: unknown, not 5.
+		const scanned = await count(breakStartxref(file));
+		expect(scanned.pages).toBeNull();
+	});
+
+	test('the newest revision names no root: unknown, not the older root', async () => {
+		const file = breakStartxref(xrefStreamUpdate(pdf(THREE_PAGES), 5, 0, ''));
+		await expectUnknown(
+			file,
+			/the newest trailer or cross-reference stream names no document catalog/,
+		);
+	});
+});
+
 describe('hostile PDFs: unknown (or the certain count), never a throw or a hang', () => {
 	test('a well-formed control counts', async () => {
 		expect(
