@@ -12,9 +12,13 @@
  *   no object streams in the file).
  * - TIFF (pages/tiff.ts): the chain of image file directories (classic and BigTIFF, either byte
  *   order).
- * - PNG, JPEG, WEBP, GIF: one page.
+ * - GIF, PNG, WEBP (pages/images.ts): the frames of an animated image; a still image is one page.
+ * - JPEG: one page.
  *
- * Where the count is not certain it is null with a reason, never a guess. The work is bounded
+ * Where the count is not certain it is null with a reason, never a guess. The service's spec does
+ * not say how the frames of an animated image or a TIFF's directories are billed: more than one
+ * is counted as one page each, and the count says so (`assumed`); for a Page Budget that is the
+ * safe side, an upper bound. The work is bounded
  * (objects read, bytes parsed and inflated, streams inflated, tree depth: PAGE_LIMITS) and
  * linear in the file's size, metered (Work, pages/limits.ts), so a hostile file answers null
  * quickly; the count lets the event loop run about every 10 ms. The memory held is bounded too
@@ -22,6 +26,7 @@
  * object locations no more than the file can hold); the promise never rejects.
  */
 import type { DocumentKind } from './check';
+import { gifFrames, pngFrames, webpFrames } from './pages/images';
 import { attempt, strip, Work, type PageCount } from './pages/limits';
 import { countPdfPages } from './pages/pdf';
 import { countTiffPages } from './pages/tiff';
@@ -47,11 +52,40 @@ export async function countWithWork(
 	return { count: await count(bytes, kind, work), work: work.done };
 }
 
+/** The images of a kind that can hold several, and what a count of more than one assumes. */
+const IMAGES: Partial<
+	Record<DocumentKind, { read: (bytes: Buffer, work: Work) => Promise<number>; assumed: string }>
+> = {
+	tiff: {
+		read: countTiffPages,
+		assumed:
+			"the service's spec does not say how the directories (pages) of a multi-page TIFF are billed; counted as one page per directory",
+	},
+	gif: {
+		read: gifFrames,
+		assumed:
+			"the service's spec does not say how the frames of an animated GIF are billed; counted as one page per frame",
+	},
+	png: {
+		read: pngFrames,
+		assumed:
+			"the service's spec does not say how the frames of an animated PNG are billed; counted as one page per frame",
+	},
+	webp: {
+		read: webpFrames,
+		assumed:
+			"the service's spec does not say how the frames of an animated WEBP are billed; counted as one page per frame",
+	},
+};
+
 async function count(bytes: Buffer, kind: DocumentKind, work: Work): Promise<PageCount> {
 	try {
 		if (kind === 'pdf') return await countPdfPages(bytes, work);
-		if (kind === 'tiff') return strip(await attempt(async () => await countTiffPages(bytes, work)));
-		return { pages: 1 };
+		const images = IMAGES[kind];
+		if (!images) return { pages: 1 };
+		const read = await attempt(async () => await images.read(bytes, work));
+		if (read.pages === null || read.pages === 1) return strip(read);
+		return { pages: read.pages, assumed: images.assumed };
 	} catch (error) {
 		return {
 			pages: null,

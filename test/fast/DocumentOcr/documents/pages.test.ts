@@ -27,6 +27,14 @@ interface Entry {
 	counted: number | null;
 	bytes: Buffer;
 }
+interface Images {
+	gif(frames: number): Buffer;
+	apng(frames: number): Buffer;
+	pngChunks(chunks: number): Buffer;
+	webp(frames: number): Buffer;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const images = require('../../../fixtures/pages/crafted.js') as Images;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { loadCorpus, corpusFiles, reviewFile } = require('../../../fixtures/pages/load.js') as {
 	loadCorpus(): Entry[];
@@ -44,6 +52,19 @@ interface Deflate {
 const helpers = require('../../../fixtures/pages/deflate.js') as Deflate;
 const { deflate, bomb, deflateVariants, zlibInflate } = helpers;
 
+/** What a count of `pages` says: a TIFF or an image of more than one counts with its assumption. */
+function certainOr(kind: 'pdf' | 'tiff' | 'gif' | 'png' | 'webp', pages: number) {
+	const what = {
+		tiff: 'the directories (pages) of a multi-page TIFF are billed; counted as one page per directory',
+		gif: 'the frames of an animated GIF are billed; counted as one page per frame',
+		png: 'the frames of an animated PNG are billed; counted as one page per frame',
+		webp: 'the frames of an animated WEBP are billed; counted as one page per frame',
+	};
+	return kind === 'pdf' || pages === 1
+		? { pages }
+		: { pages, assumed: `the service's spec does not say how ${what[kind]}` };
+}
+
 async function count(buf: Buffer) {
 	const kind = detectKind(buf.subarray(0, 1024));
 	if (!kind) throw new Error('not a document');
@@ -53,7 +74,9 @@ async function count(buf: Buffer) {
 describe('the corpus: every file counts its true pages', () => {
 	test.each(corpus.map((e) => [e.file, e] as const))('%s', async (_file, entry) => {
 		expect(entry.counted).toBe(entry.truePages);
-		expect(await count(entry.bytes)).toEqual({ pages: entry.truePages });
+		expect(await count(entry.bytes)).toEqual(
+			certainOr(entry.file.endsWith('.pdf') ? 'pdf' : 'tiff', entry.truePages),
+		);
 	});
 
 	test('MANIFEST.json lists every file of the corpus', async () => {
@@ -1061,7 +1084,7 @@ describe('TIFF: the image directory chain', () => {
 		[1, false],
 		[4, false],
 	])('%i directories, little endian %s', async (pages, le) => {
-		expect(await count(tiff(pages, le))).toEqual({ pages });
+		expect(await count(tiff(pages, le))).toEqual(certainOr('tiff', pages));
 	});
 
 	test('a loop of directories', async () => {
@@ -1077,5 +1100,70 @@ describe('TIFF: the image directory chain', () => {
 		const far = Buffer.from(t);
 		far.writeUInt32BE(1 << 30, 4);
 		expect((await count(far)).pages).toBeNull();
+	});
+});
+
+// ---------------------------------------------------------------- frames of images
+
+describe('images of several frames: one page per frame, and the count says it assumes so', () => {
+	test("the review's 3-frame GIF and 3-directory TIFF", async () => {
+		expect(await count(reviewFile('23-animated-3frames.gif'))).toEqual(certainOr('gif', 3));
+		expect(await count(reviewFile('24-tiff-3.tif'))).toEqual(certainOr('tiff', 3));
+	});
+
+	test.each([
+		['GIF', images.gif, 'gif'],
+		['APNG', images.apng, 'png'],
+		['animated WEBP', images.webp, 'webp'],
+	] as const)('%s of 1, 2 and 40 frames (one frame: a certain page)', async (_name, make, kind) => {
+		for (const frames of [1, 2, 40])
+			expect(await count(make(frames))).toEqual(certainOr(kind, frames));
+	});
+
+	test('still images: one page, certain; a PNG read no further than its image data', async () => {
+		expect(await count(images.pngChunks(500))).toEqual({ pages: 1 });
+		const still = images.pngChunks(1);
+		// Chunks after the image data are not read: a file cut after it is still one page.
+		expect(await count(still.subarray(0, still.length - 12))).toEqual({ pages: 1 });
+		const webp = images.webp(3);
+		webp[20] = 0; // VP8X without the animation flag
+		expect(await count(webp)).toEqual({ pages: 1 });
+	});
+
+	test('a GIF without its trailer counts the frames it holds; cut inside a frame, unknown', async () => {
+		const gif = images.gif(3);
+		expect(await count(gif.subarray(0, gif.length - 1))).toEqual(certainOr('gif', 3));
+		await expectUnknown(gif.subarray(0, gif.length - 5), /the GIF is cut off/);
+		const odd = Buffer.from(gif);
+		odd[odd.length - 1] = 0x99;
+		await expectUnknown(odd, /the GIF has an unknown block \(0x99\)/);
+		await expectUnknown(gif.subarray(0, 30), /the GIF is cut off/);
+	});
+
+	test('an APNG whose acTL disagrees with its fcTL chunks, or cut before IEND: unknown', async () => {
+		const apng = images.apng(3);
+		const acTL = apng.indexOf('acTL', 0, 'latin1');
+		const wrong = Buffer.from(apng);
+		wrong.writeUInt32BE(5, acTL + 4);
+		await expectUnknown(wrong, /the animated PNG declares 5 frames \(acTL\) and has 3 \(fcTL\)/);
+		await expectUnknown(apng.subarray(0, apng.length - 12), /the PNG is cut off/);
+		const huge = Buffer.from(apng);
+		huge.writeUInt32BE(0xffffff00, apng.indexOf('fdAT', 0, 'latin1') - 4);
+		await expectUnknown(huge, /the PNG chunk at byte \d+ is cut off/);
+	});
+
+	test('an animated WEBP cut off, or without frames: unknown', async () => {
+		const webp = images.webp(3);
+		await expectUnknown(webp.subarray(0, webp.length - 10), /the WEBP is cut off/);
+		await expectUnknown(images.webp(0), /the animated WEBP has no frame/);
+	});
+
+	test('more frames than the limit: unknown', async () => {
+		await withLimits({ maxImages: 10 }, async () => {
+			await expectUnknown(images.gif(11), /more than 10 GIF frames/);
+			await expectUnknown(images.apng(11), /more than 10 PNG frames/);
+			await expectUnknown(images.webp(11), /more than 10 WEBP frames/);
+			await expectUnknown(tiff(11, true), /more than 10 TIFF image directories/);
+		});
 	});
 });
