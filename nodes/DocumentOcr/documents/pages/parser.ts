@@ -54,6 +54,9 @@ for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CL
 const digit = (c: number) => c >= 0x30 && c <= 0x39;
 export { CLASS_OF as CLASS, digit as isDigit };
 
+/** What a quiet parser throws, whatever the bytes it cannot read. */
+const UNREADABLE = new Unknown('an object cannot be read');
+
 /** A bounded reader of PDF objects over the file's bytes (or a decoded object stream's). */
 export class Parser {
 	pos = 0;
@@ -62,6 +65,8 @@ export class Parser {
 	 * since `at()` an object's start and maxObjectBytes.
 	 */
 	private end: number;
+	/** Whether its errors are one shared error (unreadable()). */
+	quiet = false;
 	/** The kinds of the brackets skipContainer has open, the innermost last (1 array, 2 dict). */
 	private readonly open = new Uint8Array(PAGE_LIMITS.maxNesting + 1);
 
@@ -92,9 +97,28 @@ export class Parser {
 		if (work.parse < 0) throw new Unknown('reading the file took more work than its size allows');
 	}
 
+	/**
+	 * A read that failed at `pos`, having passed over the bytes from `start`: they are charged
+	 * too (a scan reads on after a failure), and the error says why.
+	 */
+	private failed(start: number, pos: number, error: Unknown): Unknown {
+		this.pos = pos;
+		this.spend(pos - start);
+		return error;
+	}
+
+	/**
+	 * The error of bytes that cannot be read as an object; a quiet parser's is one shared error,
+	 * made once (the object scan reads on after it, and a stack for each would cost more than the
+	 * read).
+	 */
+	private unreadable(message: string): Unknown {
+		return this.quiet ? UNREADABLE : new Unknown(message);
+	}
+
 	/** Why a value stops at `end`: the file ends there, or the object passes its share. */
 	private cut(what: string): Unknown {
-		return new Unknown(
+		return this.unreadable(
 			this.end < this.buf.length
 				? `an object is larger than ${PAGE_LIMITS.maxObjectBytes} bytes, more than is read of one object`
 				: what,
@@ -165,7 +189,7 @@ export class Parser {
 
 	/** The next object; `N G R` references are folded into one value. */
 	value(depth = 0): PdfValue {
-		if (depth > PAGE_LIMITS.maxNesting) throw new Unknown('an object is nested too deeply');
+		if (depth > PAGE_LIMITS.maxNesting) throw this.unreadable('an object is nested too deeply');
 		this.work.done++;
 		this.skipSpace();
 		const { buf } = this;
@@ -189,7 +213,7 @@ export class Parser {
 				}
 				// The key is matched by its bytes: no string or name object is made for it.
 				if (this.pos >= this.end) throw this.cut('the file ends inside an object');
-				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
+				if (buf[this.pos] !== 0x2f) throw this.unreadable('a dictionary key is not a name');
 				this.advance(1);
 				const key = this.lookup(KEYS);
 				if (key === 'Kids') dict[key] = this.kids(depth + 1);
@@ -198,10 +222,11 @@ export class Parser {
 			}
 		}
 		if (c === 0x3c) {
-			const end = buf.indexOf(0x3e, this.pos);
-			if (end === -1 || end >= this.end) throw this.cut('a hex string is not closed');
-			this.spend(end + 1 - this.pos);
-			this.pos = end + 1;
+			// Searched for within the object's share only: the search is charged, found or not.
+			const close = buf.subarray(this.pos, this.end).indexOf(0x3e);
+			if (close === -1)
+				throw this.failed(this.pos, this.end, this.cut('a hex string is not closed'));
+			this.advance(close + 1);
 			return '';
 		}
 		if (c === 0x5b) {
@@ -220,7 +245,7 @@ export class Parser {
 		if (c === 0x28) return this.literal();
 		if (c === 0x29 || c === 0x3e || c === 0x5d || c === 0x7b || c === 0x7d) {
 			this.pos++;
-			throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${this.pos - 1}`);
+			throw this.unreadable(`an unexpected "${String.fromCharCode(c)}" at byte ${this.pos - 1}`);
 		}
 		if (digit(c)) {
 			const start = this.pos;
@@ -244,7 +269,7 @@ export class Parser {
 		const word = this.token();
 		if (word === 'true' || word === 'false') return word === 'true';
 		if (word === 'null') return null;
-		if (word === '') throw new Unknown(`an unreadable byte at ${this.pos}`);
+		if (word === '') throw this.unreadable(`an unreadable byte at ${this.pos}`);
 		return { keyword: word };
 	}
 
@@ -290,7 +315,7 @@ export class Parser {
 
 	/** Passes over the next object without building it (values of keys nothing reads). */
 	skip(depth: number): void {
-		if (depth > PAGE_LIMITS.maxNesting) throw new Unknown('an object is nested too deeply');
+		if (depth > PAGE_LIMITS.maxNesting) throw this.unreadable('an object is nested too deeply');
 		this.skipSpace();
 		const { buf } = this;
 		if (this.pos >= this.end) throw this.cut('the file ends inside an object');
@@ -334,7 +359,7 @@ export class Parser {
 		open[0] = opener;
 		let level = 1;
 		while (level > 0) {
-			if (pos >= end) throw this.cut('the file ends inside an object');
+			if (pos >= end) throw this.failed(start, end, this.cut('the file ends inside an object'));
 			const c = buf[pos];
 			if (CLASS_OF[c] !== 2 || c === 0x2f) {
 				pos++;
@@ -346,7 +371,7 @@ export class Parser {
 			} else if (c === 0x28) {
 				let strings = 0;
 				for (;;) {
-					if (pos >= end) throw this.cut('a string is not closed');
+					if (pos >= end) throw this.failed(start, end, this.cut('a string is not closed'));
 					const d = buf[pos++];
 					if (d === 0x5c) pos++;
 					else if (d === 0x28) strings++;
@@ -354,20 +379,25 @@ export class Parser {
 				}
 			} else if (c === 0x5b || (c === 0x3c && buf[pos + 1] === 0x3c)) {
 				if (depth + level >= PAGE_LIMITS.maxNesting)
-					throw new Unknown('an object is nested too deeply');
+					throw this.failed(start, pos, this.unreadable('an object is nested too deeply'));
 				open[level++] = c === 0x5b ? 1 : 2;
 				pos += c === 0x5b ? 1 : 2;
 			} else if (c === 0x3c) {
-				const close = buf.indexOf(0x3e, pos);
-				if (close === -1 || close >= end) throw this.cut('a hex string is not closed');
-				pos = close + 1;
+				const close = buf.subarray(pos, end).indexOf(0x3e);
+				if (close === -1) throw this.failed(start, end, this.cut('a hex string is not closed'));
+				pos += close + 1;
 			} else if (c === 0x5d && open[level - 1] === 1) {
 				level--;
 				pos++;
 			} else if (c === 0x3e && buf[pos + 1] === 0x3e && open[level - 1] === 2) {
 				level--;
 				pos += 2;
-			} else throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${pos}`);
+			} else
+				throw this.failed(
+					start,
+					pos,
+					this.unreadable(`an unexpected "${String.fromCharCode(c)}" at byte ${pos}`),
+				);
 		}
 		this.pos = pos;
 		this.spend(pos - start);
@@ -413,7 +443,7 @@ export class Parser {
 			else break;
 		}
 		if (at < word.length || digits === 0)
-			throw new Unknown(`an unreadable number "${word.slice(0, 20)}" at byte ${start}`);
+			throw this.unreadable(`an unreadable number "${word.slice(0, 20)}" at byte ${start}`);
 		return Number(word);
 	}
 
@@ -432,7 +462,7 @@ export class Parser {
 				return '';
 			}
 		}
-		throw this.cut('a string is not closed');
+		throw this.failed(start, end, this.cut('a string is not closed'));
 	}
 
 	/** `N G obj` at the current position: the object's number, or undefined. */
@@ -456,7 +486,7 @@ export class Parser {
 	/** After a stream dictionary: the stream's raw bytes (by /Length when it is direct). */
 	streamData(dict: Record<string, PdfValue>): Buffer {
 		this.skipSpace();
-		if (this.token() !== 'stream') throw new Unknown('a stream dictionary has no stream');
+		if (this.token() !== 'stream') throw this.unreadable('a stream dictionary has no stream');
 		const { buf } = this;
 		if (buf[this.pos] === 0x0d) this.pos++;
 		if (buf[this.pos] === 0x0a) this.pos++;
@@ -466,7 +496,8 @@ export class Parser {
 			end = this.pos + length;
 		else {
 			end = buf.indexOf('endstream', this.pos, 'latin1');
-			if (end === -1) throw new Unknown('a stream is not closed');
+			if (end === -1)
+				throw this.failed(this.pos, buf.length, this.unreadable('a stream is not closed'));
 			// The end-of-line before `endstream` is not part of the data.
 			if (buf[end - 1] === 0x0a && end > this.pos) end--;
 			if (buf[end - 1] === 0x0d && end > this.pos) end--;

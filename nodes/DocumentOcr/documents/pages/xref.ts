@@ -235,6 +235,7 @@ export async function scanObjects(buf: Buffer, work: Work): Promise<Xref> {
 	const objects = new Locations(maxObjectsIn(buf.length), work);
 	const twice = new Set<number>();
 	const parser = new Parser(buf, work);
+	parser.quiet = true;
 	const dictionaryAt = (pos: number) => readDictionary(buf, parser, work, pos);
 	let newest: Revision | undefined;
 	const trailerAt = buf.lastIndexOf('trailer', buf.length, 'latin1');
