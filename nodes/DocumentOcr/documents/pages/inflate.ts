@@ -127,7 +127,10 @@ export function streamEnd(raw: Buffer, inflated: Uint8Array[], work: Work): numb
 	}
 	const sum = (b * 65536 + a) >>> 0;
 	work.charge(raw.length);
-	for (let end = raw.length; end >= 6; end--) if (raw.readUInt32BE(end - 4) === sum) return end;
+	// The sum's last byte first: the four are read only where it stands.
+	const last = sum & 0xff;
+	for (let end = raw.length; end >= 6; end--)
+		if (raw[end - 1] === last && raw.readUInt32BE(end - 4) === sum) return end;
 	return -1;
 }
 
