@@ -99,7 +99,9 @@ async function walkTree(reader: ObjectReader, rootRef: Ref, work: Work): Promise
 		const node = reader.read(num);
 		if (!isDict(node)) throw new Unknown(`page tree object ${num} is not a dictionary`);
 		const type = nameOf(node.dict.Type);
-		const value = await reader.resolve(node.dict.Kids);
+		// Awaited only when indirect: a leaf has none, and an await per leaf costs.
+		const direct = node.dict.Kids;
+		const value = isRef(direct) ? await reader.get(direct) : direct;
 		// A direct /Kids of references comes as their numbers (RefList), an indirect one as values.
 		const kids = isRefList(value) ? value.refs : Array.isArray(value) ? value : undefined;
 		if (type === 'Pages' || (type === undefined && kids)) {

@@ -257,6 +257,9 @@ export async function scanObjects(buf: Buffer, work: Work): Promise<Xref> {
 		for (let k = start; isDigit(buf[k]); k++) num = num * 10 + buf[k] - 0x30;
 		if (objects.has(num)) twice.add(num);
 		objects.set(num, { offset: start });
+		// An object before the newest revision found so far cannot name a newer root (and with a
+		// root named, no catalog is looked for): its dictionary is not read.
+		if (newest && at < newest.at) continue;
 		const dict = dictionaryAt(at + 3);
 		const type = nameOf(dict?.Type);
 		const newer = !newest || at > newest.at;
