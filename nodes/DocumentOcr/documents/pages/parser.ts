@@ -126,9 +126,17 @@ export class Parser {
 	}
 
 	skipSpace() {
-		const { buf, end } = this;
 		const start = this.pos;
-		let pos = start;
+		this.pos = this.blank(start);
+		if (this.pos > start) this.spend(this.pos - start);
+	}
+
+	/**
+	 * Where the white space and comments at `pos` end (not past the object's end); the caller
+	 * charges the bytes passed over.
+	 */
+	private blank(pos: number): number {
+		const { buf, end } = this;
 		while (pos < end) {
 			const c = buf[pos];
 			if (CLASS_OF[c] === 1) pos++;
@@ -137,8 +145,7 @@ export class Parser {
 				while (pos < end && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
 			} else break;
 		}
-		this.pos = pos;
-		if (pos > start) this.spend(pos - start);
+		return pos;
 	}
 
 	private token(): string {
@@ -275,42 +282,38 @@ export class Parser {
 
 	/**
 	 * A /Kids value: a RefList when it is an array of references, else the value as read. The
-	 * references are read as they come; at the first item that is not one, the array is read
-	 * again from its start as values (the references before it are read twice, nothing else).
+	 * references are read byte by byte, `N G R` as value() reads one (the hot path of a large
+	 * tree: one charge for the array); at the first item that is not one, the array is read again
+	 * from its start as values (the references before it are read twice, nothing else).
 	 */
 	private kids(depth: number): PdfValue {
 		this.skipSpace();
-		const { buf } = this;
+		const { buf, end } = this;
 		if (buf[this.pos] !== 0x5b) return this.value(depth);
 		const start = this.pos;
-		this.advance(1);
 		const refs: number[] = [];
-		for (;;) {
-			this.skipSpace();
-			if (buf[this.pos] === 0x5d) {
-				this.advance(1);
-				return { refs };
-			}
-			const ref = this.reference();
-			if (ref < 0) break;
-			refs.push(ref);
+		let pos = this.blank(start + 1);
+		while (pos < end && buf[pos] !== 0x5d) {
+			let num = 0;
+			let at = pos;
+			while (at < end && digit(buf[at])) num = num * 10 + buf[at++] - 0x30;
+			if (at === pos || CLASS_OF[buf[at] ?? 0x20] === 0) break;
+			at = this.blank(at);
+			if (!digit(buf[at])) break;
+			while (at < end && digit(buf[at])) at++;
+			at = this.blank(at);
+			if (buf[at] !== 0x52 || CLASS_OF[buf[at + 1] ?? 0x20] === 0) break;
+			refs.push(num);
+			pos = this.blank(at + 1);
+		}
+		this.spend(pos - start);
+		if (pos < end && buf[pos] === 0x5d) {
+			this.pos = pos;
+			this.advance(1);
+			return { refs };
 		}
 		this.pos = start;
 		return this.value(depth);
-	}
-
-	/** `N G R` at the position: N, past it; else -1 (the position is then anywhere after it). */
-	private reference(): number {
-		const { buf } = this;
-		if (!digit(buf[this.pos])) return -1;
-		const num = this.unsigned();
-		this.skipSpace();
-		if (!digit(buf[this.pos])) return -1;
-		this.unsigned();
-		this.skipSpace();
-		if (buf[this.pos] !== 0x52 || CLASS_OF[buf[this.pos + 1] ?? 0x20] === 0) return -1;
-		this.advance(1);
-		return num;
 	}
 
 	/** Passes over the next object without building it (values of keys nothing reads). */

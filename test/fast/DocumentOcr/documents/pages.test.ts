@@ -1012,7 +1012,7 @@ describe('inflated object streams kept within a share of the file (memory)', () 
 		);
 	});
 
-	test('a walk that bounces between two streams inflates them again, each read counted in the stream budget', async () => {
+	test('a walk that bounces between two streams inflates them again, each read counted against the streams it may inflate', async () => {
 		const file = bouncing(20, 0);
 		// Kept: each stream inflated once (the cross-reference stream, then the two).
 		await withLimits({ streamCacheFactor: 1000, maxInflatedStreams: 3 }, async () =>
@@ -1028,9 +1028,9 @@ describe('inflated object streams kept within a share of the file (memory)', () 
 		);
 	});
 
-	test('a hostile file whose streams are larger than its share and read alternately: a reason, within the inflate budget', async () => {
+	test('a hostile file whose streams are larger than its share and read alternately: a reason, within the inflate limit', async () => {
 		// 100 kB of padding per stream deflates to a few hundred bytes: each inflation costs far
-		// more than the file, so the file's inflate budget ends the walk after a few of them.
+		// more than the file, so the file's inflate limit ends the walk after a few of them.
 		const file = bouncing(200, 100_000);
 		expect(file.length).toBeLessThan(40_000);
 		const started = Date.now();

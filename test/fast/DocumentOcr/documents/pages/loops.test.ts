@@ -67,6 +67,16 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 		'while (pos < end && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;',
 		"a comment's bytes: charged (spent) with the loop around it",
 	],
+	[
+		'pages/parser.ts',
+		'while (pos < end) {',
+		'white space and comments (blank): charged by its callers with the bytes it passes over',
+	],
+	[
+		'pages/parser.ts',
+		'while (at < end && digit(buf[at]))',
+		'the digits of a /Kids item: charged with the array, after the loop over its items',
+	],
 	['pages/parser.ts', 'for (; at < word.length; at++) {', "the token's bytes: charged before it"],
 	['pages/pdf.ts', 'for (const view of views) {', 'two readings of the offsets at most'],
 	[
