@@ -25,6 +25,7 @@ export async function gifFrames(buf: Buffer, work: Work): Promise<number> {
 		if (block === 0x2c) {
 			if (++frames > PAGE_LIMITS.maxImages) throw tooMany('GIF frames');
 			if (pos + 10 > buf.length) throw new Unknown('the GIF is cut off');
+			work.charge(10); // the descriptor, read
 			// The descriptor (9 bytes), its colour table, the LZW code size, then the data.
 			pos += 9 + colors(buf[pos + 8]) + 1;
 		} else if (block === 0x21) pos++;
@@ -63,7 +64,7 @@ export async function pngFrames(buf: Buffer, work: Work): Promise<number> {
 	let image = false;
 	for (;;) {
 		if (work.due()) await work.pause();
-		work.charge(1);
+		work.charge(8); // the chunk's length and type, read
 		if (pos + 12 > buf.length) throw new Unknown('the PNG is cut off');
 		const length = buf.readUInt32BE(pos);
 		const type = buf.readUInt32BE(pos + 4);
@@ -97,7 +98,7 @@ export async function webpFrames(buf: Buffer, work: Work): Promise<number> {
 	let frames = 0;
 	while (pos < end) {
 		if (work.due()) await work.pause();
-		work.charge(1);
+		work.charge(8); // the chunk's type and size, read
 		if (pos + 8 > end) throw new Unknown(`the WEBP chunk at byte ${pos} is cut off`);
 		const size = buf.readUInt32LE(pos + 4);
 		if (buf.toString('latin1', pos, pos + 4) === 'ANMF' && ++frames > PAGE_LIMITS.maxImages)

@@ -22,8 +22,8 @@ export async function countTiffPages(buf: Buffer, work: Work): Promise<number> {
 	let pages = 0;
 	while (offset !== 0) {
 		if (work.due()) await work.pause();
-		work.charge(1);
 		const head = big ? 8 : 2;
+		work.charge(2 * head); // the directory's entry count and its next offset, read
 		const entry = big ? 20 : 12;
 		if (offset + head > buf.length)
 			throw new Unknown(`a TIFF image directory at byte ${offset} is past the end of the file`);
