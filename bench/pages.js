@@ -3,9 +3,12 @@
  * The page counter's cost (issue 31), in ms per MB of document, for the files of
  * bench/page-files.js (the corpus, a 20,000-page PDF three ways, a 5,000-directory TIFF); beside
  * the emulator's own count (a regex over the whole file), which reads no cross-reference. Needs
- * the build (`npm run build`): it runs dist/.
+ * the build (`npm run build`): it runs dist/; `BENCH_DIST=<dir>` measures another build's dist/.
  */
-const { countPages } = require('../dist/nodes/DocumentOcr/documents/pages.js');
+const path = require('node:path');
+
+const DIST = path.resolve(process.env.BENCH_DIST ?? path.join(__dirname, '../dist'));
+const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/documents/pages.js'));
 const emulator = require('../emulator/documents.js');
 const { pageFiles } = require('./page-files');
 

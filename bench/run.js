@@ -35,6 +35,27 @@ async function main() {
 		'a few ms per MB',
 	);
 
+	const blocking = await require('./pages-blocking').main();
+	add(
+		'Page count, event loop (issue 35)',
+		`the longest the count holds the event loop, over ${blocking.rows.length} crafted files of up to 10 MB (one-entry subsections, 100,000 tiny pages, the object scan, long strings, names, comments, nested arrays, 4,000 Flate object streams, TIFF, GIF, APNG and WEBP frames): a 1 ms timer's longest gap`,
+		`${blocking.longestBlockMs} ms (${blocking.longestBlockCpuMs} ms of CPU)`,
+		`${blocking.idleBlockMs} ms (the timer alone, idle)`,
+		'—',
+		'≤ 50 ms',
+	);
+	const { before, after } = blocking.quadratic;
+	add(
+		'Page count, one-entry subsections (issue 35)',
+		`count a ${blocking.quadratic.MB} MB PDF whose cross-reference lists 160,000 one-entry subsections`,
+		`${after.ms} ms; longest block ${after.longestBlockMs} ms`,
+		before
+			? `${before.ms} ms; longest block ${before.longestBlockMs} ms (the counter of ${before.commit})`
+			: '— (BENCH_BEFORE=0)',
+		before ? `${(before.ms / after.ms).toFixed(0)}x faster` : '—',
+		'linear in the file; no block over 50 ms',
+	);
+
 	const skip = await require('./skip-memory').main();
 	add(
 		'Skip Submitted Documents memory (n8n-core engine)',

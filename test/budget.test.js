@@ -69,12 +69,13 @@ const submitted = () =>
 describe('Document → Count Pages: what a document costs, for nothing', () => {
 	const countPages = (overrides = {}) => h.doc('countPages', overrides);
 
-	test('kind, size and pages of PDFs, TIFFs and images; nothing is sent or charged', async () => {
+	test('kind, size and pages of PDFs, TIFFs and images, what a count assumes; nothing is sent or charged', async () => {
 		const items = [
 			pdf(3, 'three.pdf'),
 			h.binaryItem(corpus('qpdf-linear-3.pdf'), 'linear.pdf'),
 			h.binaryItem(corpus('tiffcp-5.tif'), 'scan.tif', 'image/tiff'),
 			h.binaryItem(h.documents.makePng('x'), 'photo.png', 'image/png'),
+			h.binaryItem(corpus('review/23-animated-3frames.gif'), 'anim.gif', 'image/gif'),
 		];
 		const { output, error } = await h.run(emu, countPages(), items);
 		expect(error).toBeUndefined();
@@ -99,6 +100,8 @@ describe('Document → Count Pages: what a document costs, for nothing', () => {
 				mimeType: 'image/tiff',
 				size: expect.any(Number),
 				pages: 5,
+				pageCountAssumption:
+					"the service's spec does not say how the directories (pages) of a multi-page TIFF are billed; counted as one page per directory",
 			},
 			{
 				fileName: 'photo.png',
@@ -107,8 +110,17 @@ describe('Document → Count Pages: what a document costs, for nothing', () => {
 				size: expect.any(Number),
 				pages: 1,
 			},
+			{
+				fileName: 'anim.gif',
+				kind: 'gif',
+				mimeType: 'image/gif',
+				size: 108,
+				pages: 3,
+				pageCountAssumption:
+					"the service's spec does not say how the frames of an animated GIF are billed; counted as one page per frame",
+			},
 		]);
-		expect(output.map((o) => o.pairedItem)).toEqual([0, 1, 2, 3].map((item) => ({ item })));
+		expect(output.map((o) => o.pairedItem)).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
 		expect(emu.stats().total ?? Object.values(emu.stats().byRoute).reduce((a, b) => a + b, 0)).toBe(
 			0,
 		);

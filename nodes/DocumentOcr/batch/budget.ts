@@ -178,11 +178,13 @@ const REFUSED_ADVICE =
 
 /**
  * What a billing output item says of its pages: `pagesCounted` before sending (null when the
- * count is unknown), `pagesBilled` when the service says what it billed, and `pageCountNote` when
- * the two differ.
+ * count is unknown; `pageCountAssumption` when it rests on one), `pagesBilled` when the service
+ * says what it billed, and `pageCountNote` when the two differ.
  */
 export function pageFields(count: PageCount, billed: number | undefined): IDataObject {
 	const fields: IDataObject = { pagesCounted: count.pages };
+	// A count that rests on an assumption (frames of an animated image, TIFF directories) says so.
+	if (count.pages !== null && count.assumed) fields.pageCountAssumption = count.assumed;
 	if (billed === undefined) return fields;
 	fields.pagesBilled = billed;
 	if (count.pages !== null && billed !== count.pages)

@@ -1,38 +1,91 @@
 /**
  * The page count of a document, read from its bytes before anything is sent (issue 31): the
  * service bills per page, so a workflow can see the cost before paying it. Pure, no dependencies
- * (compressed PDF streams are inflated by pages/flate.ts); synchronous inside, a promise outside.
+ * (compressed PDF streams are inflated by pages/inflate.ts).
  *
  * - PDF (pages/pdf.ts): the page tree's /Count under the catalog's /Pages, found through the
  *   cross-reference (pages/xref.ts: classic tables, cross-reference and object streams stored
- *   without a filter or FlateDecode-compressed with or without a PNG predictor, pages/inflate.ts
- *   and pages/flate.ts; incremental updates and linearized files through the last startxref and
- *   /Prev), checked
+ *   without a filter or FlateDecode-compressed with or without a PNG predictor, pages/inflate.ts;
+ *   incremental updates and linearized files through the last startxref and /Prev), checked
  *   against a walk of the /Kids tree. Where the cross-reference cannot be read, a scan for
  *   `N G obj` headers stands in only when it is unambiguous (every object needed defined once,
  *   no object streams in the file).
  * - TIFF (pages/tiff.ts): the chain of image file directories (classic and BigTIFF, either byte
  *   order).
- * - PNG, JPEG, WEBP, GIF: one page.
+ * - GIF, PNG, WEBP (pages/images.ts): the frames of an animated image; a still image is one page.
+ * - JPEG: one page.
  *
- * Where the count is not certain it is null with a reason, never a guess. The work is bounded
- * (objects read, bytes parsed and inflated, streams inflated, tree depth: PAGE_LIMITS), so a
- * hostile file answers null quickly, and so is the memory held (inflated object streams kept
- * within a share of the file's size, one stream's inflated size, object locations no more than
- * the file can hold); the promise never rejects.
+ * Where the count is not certain it is null with a reason, never a guess. The service's spec does
+ * not say how the frames of an animated image or a TIFF's directories are billed: more than one
+ * is counted as one page each, and the count says so (`assumed`); for a Page Budget that is the
+ * safe side, an upper bound. The work is bounded
+ * (objects read, bytes parsed and inflated, streams inflated, tree depth: PAGE_LIMITS) and
+ * linear in the file's size, metered (Work, pages/limits.ts), so a hostile file answers null
+ * quickly; the count lets the event loop run about every 10 ms. The memory held is bounded too
+ * (inflated object streams kept within a share of the file's size, one stream's inflated size,
+ * object locations no more than the file can hold); the promise never rejects.
  */
 import type { DocumentKind } from './check';
-import { attempt, strip, type PageCount } from './pages/limits';
+import { gifFrames, pngFrames, webpFrames } from './pages/images';
+import { attempt, strip, Work, type PageCount } from './pages/limits';
 import { countPdfPages } from './pages/pdf';
 import { countTiffPages } from './pages/tiff';
 
 export { PAGE_LIMITS, type PageCount } from './pages/limits';
 
-export async function countPages(bytes: Buffer, kind: DocumentKind): Promise<PageCount> {
+/** The pages of `bytes`, a document of `kind`; `signal` cancels the count (null, with why). */
+export async function countPages(
+	bytes: Buffer,
+	kind: DocumentKind,
+	signal?: AbortSignal,
+): Promise<PageCount> {
+	return (await countWithWork(bytes, kind, signal)).count;
+}
+
+/** The count and the work it took (the meter's reading: the same file always costs the same). */
+export async function countWithWork(
+	bytes: Buffer,
+	kind: DocumentKind,
+	signal?: AbortSignal,
+): Promise<{ count: PageCount; work: number }> {
+	const work = new Work(bytes.length, signal);
+	return { count: await count(bytes, kind, work), work: work.done };
+}
+
+/** The images of a kind that can hold several, and what a count of more than one assumes. */
+const IMAGES: Partial<
+	Record<DocumentKind, { read: (bytes: Buffer, work: Work) => Promise<number>; assumed: string }>
+> = {
+	tiff: {
+		read: countTiffPages,
+		assumed:
+			"the service's spec does not say how the directories (pages) of a multi-page TIFF are billed; counted as one page per directory",
+	},
+	gif: {
+		read: gifFrames,
+		assumed:
+			"the service's spec does not say how the frames of an animated GIF are billed; counted as one page per frame",
+	},
+	png: {
+		read: pngFrames,
+		assumed:
+			"the service's spec does not say how the frames of an animated PNG are billed; counted as one page per frame",
+	},
+	webp: {
+		read: webpFrames,
+		assumed:
+			"the service's spec does not say how the frames of an animated WEBP are billed; counted as one page per frame",
+	},
+};
+
+async function count(bytes: Buffer, kind: DocumentKind, work: Work): Promise<PageCount> {
 	try {
-		if (kind === 'pdf') return countPdfPages(bytes);
-		if (kind === 'tiff') return strip(attempt(() => countTiffPages(bytes)));
-		return { pages: 1 };
+		if (kind === 'pdf') return await countPdfPages(bytes, work);
+		const images = IMAGES[kind];
+		if (!images) return { pages: 1 };
+		const read = await attempt(async () => await images.read(bytes, work));
+		if (read.pages === null || read.pages === 1) return strip(read);
+		return { pages: read.pages, assumed: images.assumed };
 	} catch (error) {
 		return {
 			pages: null,

@@ -99,16 +99,22 @@ interface Scanned {
 }
 
 /**
- * Pages of a file, by the type its first bytes show: an image is one page, a PDF or TIFF is read
- * as one buffer (`whole`: the file itself, or a function that makes a copy of its chunks, let go
- * once counted). The file is passed as a value where the caller's scope outlives the count: a
- * closure over it there would keep it alive as long as any closure of that scope.
+ * Pages of a file, by the type its first bytes show: a JPEG is one page from them, any other type
+ * is read as one buffer (`whole`: the file itself, or a function that makes a copy of its chunks,
+ * let go once counted). The file is passed as a value where the caller's scope outlives the count:
+ * a closure over it there would keep it alive as long as any closure of that scope. The count
+ * ends, unknown, when the execution is cancelled.
  */
-async function pagesOf(head: Buffer, whole: Buffer | (() => Buffer)): Promise<PageCount> {
+async function pagesOf(
+	ctx: IExecuteFunctions,
+	head: Buffer,
+	whole: Buffer | (() => Buffer),
+): Promise<PageCount> {
 	const kind = detectKind(head.subarray(0, HEAD_BYTES));
 	if (!kind) return { pages: null, reason: 'the file is not a type whose pages can be counted' };
-	if (kind !== 'pdf' && kind !== 'tiff') return { pages: 1 };
-	return await countPages(Buffer.isBuffer(whole) ? whole : whole(), kind);
+	if (kind === 'jpeg') return await countPages(head, kind);
+	const bytes = Buffer.isBuffer(whole) ? whole : whole();
+	return await countPages(bytes, kind, ctx.getExecutionCancelSignal?.());
 }
 
 /** The count of a file that was not read whole (it is past the body limit: refused anyway). */
@@ -139,7 +145,7 @@ async function scanStored(
 	if (!chunks) return { size, head, tail, digest, pageCount: NOT_READ };
 	// The chunks, not the copy the count reads, are what is kept for the send (each let go as soon
 	// as it is sent), within the budget.
-	const pageCount = await pagesOf(head, () =>
+	const pageCount = await pagesOf(ctx, head, () =>
 		chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size),
 	);
 	if (!budget.fits(size)) return { size, head, tail, digest, pageCount };
@@ -239,6 +245,7 @@ interface Read {
 }
 
 async function inMemory(
+	ctx: IExecuteFunctions,
 	bytes: Buffer,
 ): Promise<Pick<Read, 'size' | 'head' | 'tail' | 'bytes' | 'digest' | 'pageCount'>> {
 	return {
@@ -246,7 +253,7 @@ async function inMemory(
 		digest: digestOf(bytes),
 		head: bytes.subarray(0, HEAD_BYTES),
 		tail: bytes.subarray(-TAIL_BYTES),
-		pageCount: await pagesOf(bytes, bytes),
+		pageCount: await pagesOf(ctx, bytes, bytes),
 		bytes,
 	};
 }
@@ -262,7 +269,7 @@ async function readBase64(ctx: IExecuteFunctions, itemIndex: number): Promise<Re
 		});
 	}
 	const { bytes, declaredMime } = decodeBase64Input(ctx, itemIndex, raw);
-	return { ...(await inMemory(bytes)), fileName: '', declaredMime };
+	return { ...(await inMemory(ctx, bytes)), fileName: '', declaredMime };
 }
 
 /**
@@ -296,7 +303,7 @@ async function readBinary(
 	if (binary.id && readsWhole(binary.bytes, budget)) {
 		const bytes = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
 		budget.take(bytes.length);
-		return { ...(await inMemory(bytes)), ...named };
+		return { ...(await inMemory(ctx, bytes)), ...named };
 	}
 	if (binary.id) {
 		const id = binary.id;
@@ -308,7 +315,7 @@ async function readBinary(
 		return { ...scanned, size, ...named };
 	}
 	const bytes = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
-	return { ...(await inMemory(bytes)), ...named };
+	return { ...(await inMemory(ctx, bytes)), ...named };
 }
 
 /**
@@ -325,7 +332,7 @@ async function readUrl(
 	return await reads.whole.run(async () => {
 		const fetched = await fetchDocument(ctx, itemIndex, raw, () => true);
 		const { size, head, tail, digest, fileName, bytes } = fetched;
-		const pageCount = bytes ? await pagesOf(head, bytes) : NOT_READ;
+		const pageCount = bytes ? await pagesOf(ctx, head, bytes) : NOT_READ;
 		if (bytes && size <= KEEP_BYTES && reads.kept.fits(size)) {
 			reads.kept.take(size);
 			return { size, head, tail, digest, pageCount, bytes, fileName };

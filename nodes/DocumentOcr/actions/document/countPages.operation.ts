@@ -15,7 +15,9 @@ export const description = updateDisplayOptions(
 /**
  * Count Pages: the document's type, size and pages, counted here (documents/pages.ts); nothing
  * is sent to the service and nothing is charged. `pages` is null when the count is not certain,
- * with the reason in `pagesUnknownReason`. The document is let go once counted.
+ * with the reason in `pagesUnknownReason`; where it rests on an assumption (the frames of an
+ * animated image, a TIFF's directories, each counted as a page), `pageCountAssumption` says it.
+ * The document is let go once counted.
  */
 export async function prepare(
 	this: IExecuteFunctions,
@@ -33,6 +35,9 @@ export async function prepare(
 		size,
 		pages: pageCount.pages,
 		...(pageCount.pages === null ? { pagesUnknownReason: pageCount.reason } : {}),
+		...(pageCount.pages !== null && pageCount.assumed
+			? { pageCountAssumption: pageCount.assumed }
+			: {}),
 	};
 	return async () => [{ json }];
 }

@@ -1,11 +1,16 @@
 /**
- * What the page counter shares between its readers: the answer's type, the bounds on the work
- * done for one file, and the errors that say why a count is unknown.
+ * What the page counter shares between its readers: the answer's type, the limits on the work
+ * done for one file, the meter of that work, and the errors that say why a count is unknown.
  */
+import { sleep } from 'n8n-workflow';
 
-export type PageCount = { pages: number } | { pages: null; reason: string };
+/**
+ * A document's pages, or why they are unknown. `assumed` says what the number rests on where the
+ * service's spec does not say how it bills (the frames of an animated image, a TIFF's directories).
+ */
+export type PageCount = { pages: number; assumed?: string } | { pages: null; reason: string };
 
-/** Bounds on the work done for one file. */
+/** Limits on the work done for one file. */
 export const PAGE_LIMITS = {
 	/** Objects read from the file (the page tree and what leads to it). */
 	maxObjects: 200_000,
@@ -15,13 +20,18 @@ export const PAGE_LIMITS = {
 	maxTreeDepth: 64,
 	/** Nesting of arrays and dictionaries inside one object. */
 	maxNesting: 32,
+	/**
+	 * Bytes one object may take: an object is read in one go, without letting the event loop run
+	 * (page tree objects take a few kB; a /Kids of maxObjects references, 1.8 MB at most).
+	 */
+	maxObjectBytes: 2_000_000,
 	/** Cross-reference sections followed through /Prev. */
 	maxXrefSections: 256,
-	/** Image directories of a TIFF. */
-	maxTiffDirectories: 100_000,
+	/** Images in one file: a TIFF's directories, the frames of an animated GIF, PNG or WEBP. */
+	maxImages: 100_000,
 	/**
 	 * Inflated object streams kept for later reads, as a multiple of the file's size (the stream
-	 * being read is always kept; one let go is inflated again when needed, from the budget below).
+	 * being read is always kept; one let go is inflated again when needed, within the limits below).
 	 */
 	streamCacheFactor: 0.25,
 	/** Compressed streams (cross-reference and object streams) inflated for one file, again included. */
@@ -30,7 +40,7 @@ export const PAGE_LIMITS = {
 	maxInflatedStream: 8_000_000,
 	/**
 	 * ...and no more than this multiple of the file's size, plus 128 kB: the stream is held in
-	 * memory whole, and while its output grows the old and the new buffer are held together.
+	 * memory whole.
 	 */
 	inflatedStreamFactor: 0.5,
 	/** Bytes all streams of a file may inflate to: this multiple of the file's size, plus 1 MB... */
@@ -39,25 +49,75 @@ export const PAGE_LIMITS = {
 	maxInflatedTotal: 64_000_000,
 };
 
-/** What one file may still spend: parsed bytes, inflated bytes, inflated streams. */
-export interface Budget {
-	bytes: number;
+/** How long a count holds the event loop before it lets other work run, in ms. */
+const PAUSE_AFTER_MS = 10;
+/**
+ * Units of work between two looks at the clock: a unit is about a byte read or an element
+ * handled, so even code not yet optimised by V8 looks every few ms.
+ */
+const CLOCK_EVERY = 4096;
+
+/**
+ * The work of one count: what it may still do (the limits above, for the file's size) and the
+ * meter of what it did. The readers charge the meter for everything they do (bytes parsed,
+ * scanned, inflated and decoded; entries read and elements copied; objects, directories, frames
+ * and chunks), so the same file always costs the same, whatever the machine. Their loops ask
+ * `due()` and await `pause()`, which lets the event loop run about every 10 ms.
+ */
+export class Work {
+	/** The meter: units of work done so far. */
+	done = 0;
+	/** Bytes the parser may still read. */
+	parse: number;
+	/** Bytes all compressed streams may still inflate to. */
 	inflated: number;
+	/** Compressed streams that may still be inflated. */
 	streams: number;
 	/** The bytes one stream may inflate to (its share of memory). */
-	stream: number;
-}
+	readonly stream: number;
+	/** The meter's reading at which the clock is read next. */
+	private look = CLOCK_EVERY;
+	/** When the event loop last ran. */
+	private since = Date.now();
 
-export function budgetFor(size: number): Budget {
-	return {
-		stream: Math.min(
+	constructor(
+		size: number,
+		private readonly signal?: AbortSignal,
+	) {
+		this.parse = size * PAGE_LIMITS.parseFactor + 65_536;
+		this.inflated = Math.min(
+			size * PAGE_LIMITS.inflateFactor + 1_000_000,
+			PAGE_LIMITS.maxInflatedTotal,
+		);
+		this.streams = PAGE_LIMITS.maxInflatedStreams;
+		this.stream = Math.min(
 			PAGE_LIMITS.maxInflatedStream,
 			Math.floor(size * PAGE_LIMITS.inflatedStreamFactor) + 131_072,
-		),
-		bytes: size * PAGE_LIMITS.parseFactor + 65_536,
-		inflated: Math.min(size * PAGE_LIMITS.inflateFactor + 1_000_000, PAGE_LIMITS.maxInflatedTotal),
-		streams: PAGE_LIMITS.maxInflatedStreams,
-	};
+		);
+	}
+
+	charge(units: number): void {
+		this.done += units;
+	}
+
+	/** Whether the count has held the event loop long enough (the clock is read now and then). */
+	due(): boolean {
+		if (this.done < this.look) return false;
+		this.look = this.done + CLOCK_EVERY;
+		return Date.now() - this.since >= PAUSE_AFTER_MS;
+	}
+
+	/** Lets the event loop run; the count is unknown once its execution is cancelled. */
+	async pause(): Promise<void> {
+		await sleep(0);
+		this.ran();
+	}
+
+	/** The event loop ran (a pause, or a stream's chunk awaited). */
+	ran(): void {
+		this.since = Date.now();
+		if (this.signal?.aborted) throw new Unknown('the count was cancelled');
+	}
 }
 
 /** Why a count is unknown; thrown inside the readers, caught by countPages. */
@@ -68,10 +128,10 @@ export class BrokenXref extends Unknown {}
 /** A count, or why it is unknown (a read past the end included); `broken` for BrokenXref. */
 export type Attempt = { pages: number } | { pages: null; reason: string; broken: boolean };
 
-/** Runs a counter: its count, or why it is unknown; never throws. */
-export function attempt(count: () => number): Attempt {
+/** Runs a counter: its count, or why it is unknown; never rejects. */
+export async function attempt(count: () => Promise<number>): Promise<Attempt> {
 	try {
-		return { pages: count() };
+		return { pages: await count() };
 	} catch (error) {
 		if (error instanceof Unknown)
 			return { pages: null, reason: error.message, broken: error instanceof BrokenXref };

@@ -5,10 +5,12 @@
  * and two 32-bit numbers); the arrays never reach past the numbers a file of its size can hold.
  * Numbers beyond that, or far beyond those already listed (a sparse or hostile cross-reference),
  * and values too large for 32 bits go to a Map instead, so the arrays stay proportional to the
- * entries read and to the file. NumberSet does the same for the page tree walk's visited set.
+ * entries read and to the file. The arrays grow at least twofold, so however many sections list
+ * the numbers, the elements copied stay within twice the last size (each copy is charged to the
+ * count's work). NumberSet does the same for the page tree walk's visited set.
  */
 
-import { Unknown } from './limits';
+import { Unknown, type Work } from './limits';
 
 /** At an offset in the file (-1: free), or the i-th object of an object stream. */
 export type Location = { offset: number } | { stream: number; index: number };
@@ -32,7 +34,10 @@ export class Locations {
 	private readonly sparse = new Map<number, Location>();
 
 	/** `limit`: the most numbers kept in the arrays (maxObjectsIn the file's size). */
-	constructor(private readonly limit: number) {}
+	constructor(
+		private readonly limit: number,
+		private readonly work: Work,
+	) {}
 
 	has(num: number): boolean {
 		return num < this.kind.length ? this.kind[num] !== UNKNOWN : this.sparse.has(num);
@@ -96,7 +101,7 @@ export class Locations {
 
 	/**
 	 * Room for `count` numbers from `first`, which a section about to be read lists (its length
-	 * checked against the file): one allocation of the size needed instead of doublings.
+	 * checked against the file): the arrays grow once for the whole section.
 	 */
 	reserve(first: number, count: number): void {
 		const last = first + count - 1;
@@ -105,15 +110,15 @@ export class Locations {
 
 	/**
 	 * Makes the arrays reach `num` when it is within the file's limit and near the numbers listed
-	 * so far (or `coming` more are about to be); false if not.
+	 * so far (or `coming` more are about to be); false if not. They grow to twice their size at
+	 * least (within the limit), so a file listing its numbers one section at a time copies each
+	 * element a few times, not once per section.
 	 */
 	private grow(num: number, coming: number): boolean {
 		if (!Number.isInteger(num) || num < 0 || num >= this.limit) return false;
 		if (num > 4 * (this.entries + coming) + 4096) return false;
-		const size = Math.min(
-			this.limit,
-			coming > 0 ? num + 1 : Math.max(num + 1, this.kind.length * 2, 64),
-		);
+		const size = Math.min(this.limit, Math.max(num + 1, this.kind.length * 2, 64));
+		this.work.charge(size + this.sparse.size);
 		const kind = new Uint8Array(size);
 		const first = new Uint32Array(size);
 		const second = new Uint32Array(size);
@@ -139,6 +144,8 @@ export class NumberSet {
 	private size = 0;
 	private readonly sparse = new Set<number>();
 
+	constructor(private readonly work: Work) {}
+
 	has(num: number): boolean {
 		return num < this.dense.length ? this.dense[num] === 1 : this.sparse.has(num);
 	}
@@ -150,6 +157,7 @@ export class NumberSet {
 				return;
 			}
 			const grown = new Uint8Array(Math.max(num + 1, this.dense.length * 2));
+			this.work.charge(grown.length + this.sparse.size);
 			grown.set(this.dense);
 			this.dense = grown;
 			// Numbers kept in the Set while the bytes did not reach them move into the bytes.

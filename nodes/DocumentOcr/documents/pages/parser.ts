@@ -1,9 +1,12 @@
 /**
  * A bounded reader of PDF objects over a file's bytes (or a decoded object stream's): numbers,
  * names, references, arrays and dictionaries are built; strings and the values of keys the
- * counter does not read are passed over. Every byte read is spent from the file's budget.
+ * counter does not read are passed over. Every byte read is charged to the file's work and
+ * counted against what it may parse; every value built is charged too. An object is read in one
+ * go, without letting the event loop run, so one object may take no more than
+ * PAGE_LIMITS.maxObjectBytes (`at()` sets where it starts).
  */
-import { PAGE_LIMITS, Unknown } from './limits';
+import { PAGE_LIMITS, Unknown, type Work } from './limits';
 import { KEYS, NAMES, type WordTable } from './words';
 
 export interface Ref {
@@ -51,13 +54,35 @@ for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CL
 const digit = (c: number) => c >= 0x30 && c <= 0x39;
 export { CLASS_OF as CLASS, digit as isDigit };
 
+/** What a quiet parser throws, whatever the bytes it cannot read. */
+const UNREADABLE = new Unknown('an object cannot be read');
+
 /** A bounded reader of PDF objects over the file's bytes (or a decoded object stream's). */
 export class Parser {
+	pos = 0;
+	/**
+	 * Where what is read must end by: the file's end (a cross-reference table may run to it), or
+	 * since `at()` an object's start and maxObjectBytes.
+	 */
+	private end: number;
+	/** Whether its errors are one shared error (unreadable()). */
+	quiet = false;
+	/** The kinds of the brackets skipContainer has open, the innermost last (1 array, 2 dict). */
+	private readonly open = new Uint8Array(PAGE_LIMITS.maxNesting + 1);
+
 	constructor(
 		private readonly buf: Buffer,
-		private readonly budget: { bytes: number },
-	) {}
-	pos = 0;
+		private readonly work: Work,
+	) {
+		this.end = buf.length;
+	}
+
+	/** Moves to `pos`, where an object starts: what follows is read as one object at most. */
+	at(pos: number): this {
+		this.pos = pos;
+		this.end = Math.min(this.buf.length, pos + PAGE_LIMITS.maxObjectBytes);
+		return this;
+	}
 
 	/** Moves past `n` bytes the caller has read. */
 	advance(n: number) {
@@ -66,74 +91,137 @@ export class Parser {
 	}
 
 	private spend(n: number) {
-		this.budget.bytes -= n;
-		if (this.budget.bytes < 0)
-			throw new Unknown('reading the file took more work than its size allows');
+		const { work } = this;
+		work.done += n;
+		work.parse -= n;
+		if (work.parse < 0) throw new Unknown('reading the file took more work than its size allows');
+	}
+
+	/**
+	 * A read that failed at `pos`, having passed over the bytes from `start`: they are charged
+	 * too (a scan reads on after a failure), and the error says why.
+	 */
+	private failed(start: number, pos: number, error: Unknown): Unknown {
+		this.pos = pos;
+		this.spend(pos - start);
+		return error;
+	}
+
+	/**
+	 * The error of bytes that cannot be read as an object; a quiet parser's is one shared error,
+	 * made once (the object scan reads on after it, and a stack for each would cost more than the
+	 * read).
+	 */
+	private unreadable(message: string): Unknown {
+		return this.quiet ? UNREADABLE : new Unknown(message);
+	}
+
+	/** Why a value stops at `end`: the file ends there, or the object passes its share. */
+	private cut(what: string): Unknown {
+		return this.unreadable(
+			this.end < this.buf.length
+				? `an object is larger than ${PAGE_LIMITS.maxObjectBytes} bytes, more than is read of one object`
+				: what,
+		);
 	}
 
 	skipSpace() {
-		const { buf } = this;
 		const start = this.pos;
-		let pos = start;
-		while (pos < buf.length) {
+		this.pos = this.blank(start);
+		if (this.pos > start) this.spend(this.pos - start);
+	}
+
+	/**
+	 * Where the white space and comments at `pos` end (not past the object's end); the caller
+	 * charges the bytes passed over.
+	 */
+	private blank(pos: number): number {
+		const { buf, end } = this;
+		while (pos < end) {
 			const c = buf[pos];
 			if (CLASS_OF[c] === 1) pos++;
 			else if (c === 0x25) {
-				while (pos < buf.length && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
+				pos++;
+				while (pos < end && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
 			} else break;
 		}
-		this.pos = pos;
-		if (pos > start) this.spend(pos - start);
+		return pos;
 	}
 
 	private token(): string {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
-		while (this.pos < buf.length && CLASS_OF[buf[this.pos]] === 0) this.pos++;
-		this.spend(this.pos - start);
-		return buf.toString('latin1', start, this.pos);
+		let pos = start;
+		while (pos < end && CLASS_OF[buf[pos]] === 0) pos++;
+		this.pos = pos;
+		this.spend(pos - start);
+		return buf.toString('latin1', start, pos);
 	}
 
-	/** Passes over a name's bytes; the entry of `table` it spells, if any (no string made). */
+	/**
+	 * Passes over a name's bytes; the entry of `table` it spells, if any. A name without `#` is
+	 * matched by its bytes, no string made; one with `#xx` escapes (ISO 32000 §7.3.5: `/K#69ds`
+	 * is `/Kids`) is decoded first.
+	 */
 	private lookup<T>(table: WordTable<T>): T | undefined {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
 		let pos = start;
 		let hash = 0;
+		let escaped = false;
 		// The hash of words.ts, computed inline: this loop runs for every key of every object.
-		while (pos < buf.length && CLASS_OF[buf[pos]] === 0)
-			hash = (Math.imul(hash, 31) + buf[pos++]) | 0;
+		while (pos < end && CLASS_OF[buf[pos]] === 0) {
+			const c = buf[pos++];
+			if (c === 0x23) escaped = true;
+			hash = (Math.imul(hash, 31) + c) | 0;
+		}
 		this.pos = pos;
 		this.spend(pos - start);
-		return table.find(buf, start, pos, hash);
+		return escaped ? table.get(this.name(start, pos)) : table.find(buf, start, pos, hash);
+	}
+
+	/**
+	 * The name `buf[start, end)` spells, its `#xx` escapes decoded; a `#` not followed by two hex
+	 * digits stays as it is, as readers keep it.
+	 */
+	private name(start: number, end: number): string {
+		const { buf } = this;
+		const text = buf.toString('latin1', start, end);
+		if (!text.includes('#')) return text;
+		this.work.charge(end - start);
+		return text.replace(/#([0-9A-Fa-f]{2})/g, (_escape, hex: string) =>
+			String.fromCharCode(parseInt(hex, 16)),
+		);
 	}
 
 	/** The next object; `N G R` references are folded into one value. */
 	value(depth = 0): PdfValue {
-		if (depth > PAGE_LIMITS.maxNesting) throw new Unknown('an object is nested too deeply');
+		if (depth > PAGE_LIMITS.maxNesting) throw this.unreadable('an object is nested too deeply');
+		this.work.done++;
 		this.skipSpace();
 		const { buf } = this;
-		if (this.pos >= buf.length) throw new Unknown('the file ends inside an object');
+		if (this.pos >= this.end) throw this.cut('the file ends inside an object');
 		const c = buf[this.pos];
 		if (c === 0x2f) {
-			this.pos++;
+			this.advance(1);
 			const start = this.pos;
 			const known = this.lookup(NAMES);
-			return known ?? { name: buf.toString('latin1', start, this.pos) };
+			return known ?? { name: this.name(start, this.pos) };
 		}
 		if (c === 0x3c && buf[this.pos + 1] === 0x3c) {
-			this.pos += 2;
+			this.advance(2);
 			// Only the keys read are set (none is a property of Object.prototype).
 			const dict: Record<string, PdfValue> = {};
 			for (;;) {
 				this.skipSpace();
 				if (buf[this.pos] === 0x3e && buf[this.pos + 1] === 0x3e) {
-					this.pos += 2;
+					this.advance(2);
 					return { dict };
 				}
 				// The key is matched by its bytes: no string or name object is made for it.
-				if (buf[this.pos] !== 0x2f) throw new Unknown('a dictionary key is not a name');
-				this.pos++;
+				if (this.pos >= this.end) throw this.cut('the file ends inside an object');
+				if (buf[this.pos] !== 0x2f) throw this.unreadable('a dictionary key is not a name');
+				this.advance(1);
 				const key = this.lookup(KEYS);
 				if (key === 'Kids') dict[key] = this.kids(depth + 1);
 				else if (key !== undefined) dict[key] = this.value(depth + 1);
@@ -141,29 +229,30 @@ export class Parser {
 			}
 		}
 		if (c === 0x3c) {
-			const end = buf.indexOf(0x3e, this.pos);
-			if (end === -1) throw new Unknown('a hex string is not closed');
-			this.spend(end + 1 - this.pos);
-			this.pos = end + 1;
+			// Searched for within the object's share only: the search is charged, found or not.
+			const close = buf.subarray(this.pos, this.end).indexOf(0x3e);
+			if (close === -1)
+				throw this.failed(this.pos, this.end, this.cut('a hex string is not closed'));
+			this.advance(close + 1);
 			return '';
 		}
 		if (c === 0x5b) {
-			this.pos++;
+			this.advance(1);
 			const items: PdfValue[] = [];
 			for (;;) {
 				this.skipSpace();
 				if (buf[this.pos] === 0x5d) {
-					this.pos++;
+					this.advance(1);
 					return items;
 				}
-				if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
+				if (this.pos >= this.end) throw this.cut('the file ends inside an array');
 				items.push(this.value(depth + 1));
 			}
 		}
 		if (c === 0x28) return this.literal();
 		if (c === 0x29 || c === 0x3e || c === 0x5d || c === 0x7b || c === 0x7d) {
 			this.pos++;
-			throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${this.pos - 1}`);
+			throw this.unreadable(`an unexpected "${String.fromCharCode(c)}" at byte ${this.pos - 1}`);
 		}
 		if (digit(c)) {
 			const start = this.pos;
@@ -176,7 +265,7 @@ export class Parser {
 				const gen = this.unsigned();
 				this.skipSpace();
 				if (buf[this.pos] === 0x52 && CLASS_OF[buf[this.pos + 1] ?? 0x20] !== 0) {
-					this.pos++;
+					this.advance(1);
 					return { ref: number, gen };
 				}
 			}
@@ -187,45 +276,57 @@ export class Parser {
 		const word = this.token();
 		if (word === 'true' || word === 'false') return word === 'true';
 		if (word === 'null') return null;
-		if (word === '') throw new Unknown(`an unreadable byte at ${this.pos}`);
+		if (word === '') throw this.unreadable(`an unreadable byte at ${this.pos}`);
 		return { keyword: word };
 	}
 
-	/** A /Kids value: a RefList when it is an array of references, else the value as read. */
+	/**
+	 * A /Kids value: a RefList when it is an array of references, else the value as read. The
+	 * references are read byte by byte, `N G R` as value() reads one (the hot path of a large
+	 * tree: one charge for the array); at the first item that is not one, the array is read again
+	 * from its start as values (the references before it are read twice, nothing else).
+	 */
 	private kids(depth: number): PdfValue {
 		this.skipSpace();
-		const { buf } = this;
+		const { buf, end } = this;
 		if (buf[this.pos] !== 0x5b) return this.value(depth);
 		const start = this.pos;
-		this.pos++;
 		const refs: number[] = [];
-		for (;;) {
-			this.skipSpace();
-			if (buf[this.pos] === 0x5d) {
-				this.pos++;
-				return { refs };
-			}
-			if (this.pos >= buf.length) throw new Unknown('the file ends inside an array');
-			const item = this.value(depth + 1);
-			if (!isRef(item)) break;
-			refs.push(item.ref);
+		let pos = this.blank(start + 1);
+		while (pos < end && buf[pos] !== 0x5d) {
+			let num = 0;
+			let at = pos;
+			while (at < end && digit(buf[at])) num = num * 10 + buf[at++] - 0x30;
+			if (at === pos || CLASS_OF[buf[at] ?? 0x20] === 0) break;
+			at = this.blank(at);
+			if (!digit(buf[at])) break;
+			while (at < end && digit(buf[at])) at++;
+			at = this.blank(at);
+			if (buf[at] !== 0x52 || CLASS_OF[buf[at + 1] ?? 0x20] === 0) break;
+			refs.push(num);
+			pos = this.blank(at + 1);
 		}
-		// Not references alone: read again as an array (the bytes are spent twice, once at most).
+		this.spend(pos - start);
+		if (pos < end && buf[pos] === 0x5d) {
+			this.pos = pos;
+			this.advance(1);
+			return { refs };
+		}
 		this.pos = start;
 		return this.value(depth);
 	}
 
 	/** Passes over the next object without building it (values of keys nothing reads). */
 	skip(depth: number): void {
-		if (depth > PAGE_LIMITS.maxNesting) throw new Unknown('an object is nested too deeply');
+		if (depth > PAGE_LIMITS.maxNesting) throw this.unreadable('an object is nested too deeply');
 		this.skipSpace();
 		const { buf } = this;
-		if (this.pos >= buf.length) throw new Unknown('the file ends inside an object');
+		if (this.pos >= this.end) throw this.cut('the file ends inside an object');
 		const c = buf[this.pos];
 		if (c === 0x3c && buf[this.pos + 1] === 0x3c) return this.skipContainer(depth, 2);
 		if (c === 0x5b) return this.skipContainer(depth, 1);
 		if (c === 0x2f) {
-			this.pos++;
+			this.advance(1);
 			this.skipRegular();
 			return;
 		}
@@ -239,7 +340,7 @@ export class Parser {
 				this.skipRegular();
 				this.skipSpace();
 				if (buf[this.pos] === 0x52 && CLASS_OF[buf[this.pos + 1] ?? 0x20] !== 0) {
-					this.pos++;
+					this.advance(1);
 					return;
 				}
 			}
@@ -255,23 +356,25 @@ export class Parser {
 	 * (nothing reads it). Mismatched or stray closing brackets and deep nesting are refused.
 	 */
 	private skipContainer(depth: number, opener: 1 | 2): void {
-		const { buf } = this;
+		const { buf, end, open } = this;
 		const start = this.pos;
 		let pos = start + opener;
-		// The open brackets as digits of a base-3 number, the innermost last (1 array, 2 dict).
-		let open = opener;
+		open[0] = opener;
 		let level = 1;
 		while (level > 0) {
-			if (pos >= buf.length) throw new Unknown('the file ends inside an object');
+			if (pos >= end) throw this.failed(start, end, this.cut('the file ends inside an object'));
 			const c = buf[pos];
-			if (CLASS_OF[c] !== 2) pos++;
-			else if (c === 0x2f) pos++;
-			else if (c === 0x25) {
-				while (pos < buf.length && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
+			if (CLASS_OF[c] !== 2 || c === 0x2f) {
+				pos++;
+				continue;
+			}
+			if (c === 0x25) {
+				pos++;
+				while (pos < end && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
 			} else if (c === 0x28) {
 				let strings = 0;
 				for (;;) {
-					if (pos >= buf.length) throw new Unknown('a string is not closed');
+					if (pos >= end) throw this.failed(start, end, this.cut('a string is not closed'));
 					const d = buf[pos++];
 					if (d === 0x5c) pos++;
 					else if (d === 0x28) strings++;
@@ -279,72 +382,90 @@ export class Parser {
 				}
 			} else if (c === 0x5b || (c === 0x3c && buf[pos + 1] === 0x3c)) {
 				if (depth + level >= PAGE_LIMITS.maxNesting)
-					throw new Unknown('an object is nested too deeply');
-				open = open * 3 + (c === 0x5b ? 1 : 2);
-				level++;
+					throw this.failed(start, pos, this.unreadable('an object is nested too deeply'));
+				open[level++] = c === 0x5b ? 1 : 2;
 				pos += c === 0x5b ? 1 : 2;
 			} else if (c === 0x3c) {
-				const end = buf.indexOf(0x3e, pos);
-				if (end === -1) throw new Unknown('a hex string is not closed');
-				pos = end + 1;
-			} else if (c === 0x5d && open % 3 === 1) {
-				open = (open - 1) / 3;
+				const close = buf.subarray(pos, end).indexOf(0x3e);
+				if (close === -1) throw this.failed(start, end, this.cut('a hex string is not closed'));
+				pos += close + 1;
+			} else if (c === 0x5d && open[level - 1] === 1) {
 				level--;
 				pos++;
-			} else if (c === 0x3e && buf[pos + 1] === 0x3e && open % 3 === 2) {
-				open = (open - 2) / 3;
+			} else if (c === 0x3e && buf[pos + 1] === 0x3e && open[level - 1] === 2) {
 				level--;
 				pos += 2;
-			} else throw new Unknown(`an unexpected "${String.fromCharCode(c)}" at byte ${pos}`);
+			} else
+				throw this.failed(
+					start,
+					pos,
+					this.unreadable(`an unexpected "${String.fromCharCode(c)}" at byte ${pos}`),
+				);
 		}
 		this.pos = pos;
 		this.spend(pos - start);
 	}
 
 	private skipRegular() {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
 		let pos = start;
-		while (pos < buf.length && CLASS_OF[buf[pos]] === 0) pos++;
+		while (pos < end && CLASS_OF[buf[pos]] === 0) pos++;
 		this.pos = pos;
 		this.spend(pos - start);
 	}
 
 	/** Digits at the position, as a number (no string made: the hot path of xref tables). */
 	unsigned(): number {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
 		let pos = start;
 		let value = 0;
-		while (pos < buf.length && digit(buf[pos])) value = value * 10 + buf[pos++] - 0x30;
+		while (pos < end && digit(buf[pos])) value = value * 10 + buf[pos++] - 0x30;
 		this.pos = pos;
 		this.spend(pos - start);
 		return value;
 	}
 
-	/** A signed or real number starting at `start`. */
+	/**
+	 * A signed or real number starting at `start`: a sign, then digits with at most one point
+	 * among them (checked byte by byte: a regular expression with two runs of digits backtracks
+	 * over a long token, in time its square).
+	 */
 	private real(start: number): number {
 		this.pos = start;
 		const word = this.token();
-		if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(word))
-			throw new Unknown(`an unreadable number "${word.slice(0, 20)}" at byte ${start}`);
+		this.work.charge(word.length);
+		let at = word[0] === '+' || word[0] === '-' ? 1 : 0;
+		let digits = 0;
+		let points = 0;
+		for (; at < word.length; at++) {
+			const c = word.charCodeAt(at);
+			if (digit(c)) digits++;
+			else if (c === 0x2e && points === 0) points++;
+			else break;
+		}
+		if (at < word.length || digits === 0)
+			throw this.unreadable(`an unreadable number "${word.slice(0, 20)}" at byte ${start}`);
 		return Number(word);
 	}
 
 	private literal(): string {
-		const { buf } = this;
+		const { buf, end } = this;
 		const start = this.pos;
+		let pos = start;
 		let level = 0;
-		while (this.pos < buf.length) {
-			const c = buf[this.pos++];
-			if (c === 0x5c) this.pos++;
+		while (pos < end) {
+			const c = buf[pos++];
+			if (c === 0x5c) pos++;
 			else if (c === 0x28) level++;
 			else if (c === 0x29 && --level === 0) {
-				this.spend(this.pos - start);
+				this.pos = pos;
+				this.spend(pos - start);
 				return '';
 			}
 		}
-		throw new Unknown('a string is not closed');
+		throw this.failed(start, end, this.cut('a string is not closed'));
 	}
 
 	/** `N G obj` at the current position: the object's number, or undefined. */
@@ -368,7 +489,7 @@ export class Parser {
 	/** After a stream dictionary: the stream's raw bytes (by /Length when it is direct). */
 	streamData(dict: Record<string, PdfValue>): Buffer {
 		this.skipSpace();
-		if (this.token() !== 'stream') throw new Unknown('a stream dictionary has no stream');
+		if (this.token() !== 'stream') throw this.unreadable('a stream dictionary has no stream');
 		const { buf } = this;
 		if (buf[this.pos] === 0x0d) this.pos++;
 		if (buf[this.pos] === 0x0a) this.pos++;
@@ -378,7 +499,8 @@ export class Parser {
 			end = this.pos + length;
 		else {
 			end = buf.indexOf('endstream', this.pos, 'latin1');
-			if (end === -1) throw new Unknown('a stream is not closed');
+			if (end === -1)
+				throw this.failed(this.pos, buf.length, this.unreadable('a stream is not closed'));
 			// The end-of-line before `endstream` is not part of the data.
 			if (buf[end - 1] === 0x0a && end > this.pos) end--;
 			if (buf[end - 1] === 0x0d && end > this.pos) end--;

@@ -3,18 +3,17 @@
  * cross-reference (xref.ts) and checked against a walk of the /Kids tree (cycles, depth, a page
  * listed twice, a count the kids contradict: unknown). Objects inside object streams are read
  * from the stream's decoded bytes (inflate.ts), each object stream inflated when an object in it
- * is first read. The work is synchronous; countPages keeps its promise.
+ * is first read. The walk lets the event loop run as it goes (Work).
  */
 import { decodeStream } from './inflate';
 import { NumberSet } from './locations';
 import {
 	attempt,
-	budgetFor,
 	PAGE_LIMITS,
 	strip,
 	Unknown,
 	BrokenXref,
-	type Budget,
+	type Work,
 	type PageCount,
 } from './limits';
 import {
@@ -31,50 +30,62 @@ import { readXref, scanObjects, type Xref } from './xref';
 
 const MAX_PAGES_PER_BYTE = 1 / 10;
 
-export function countPdfPages(buf: Buffer): PageCount {
-	const budget = budgetFor(buf.length);
-	const direct = attempt(() => {
-		const xref = readXref(buf, budget);
-		if (!xref.root) throw new BrokenXref('the trailer names no document catalog (/Root)');
-		return countThrough(new ObjectReader(buf, xref, budget), xref.root, buf.length);
-	});
-	if (direct.pages !== null || !direct.broken) return strip(direct);
-	const broken = direct.reason;
-	const scanned = attempt(() => {
-		const xref = scanObjects(buf, budget);
-		return countThrough(new ObjectReader(buf, xref, budget), xref.root!, buf.length);
+export async function countPdfPages(buf: Buffer, work: Work): Promise<PageCount> {
+	// Offsets count from the `%PDF` header: where bytes precede it (a byte order mark, a mail
+	// header), they are read from the header first, as readers do, then from the file's start.
+	const header = buf.subarray(0, 1024).indexOf('%PDF-', 0, 'latin1');
+	const views = header > 0 ? [buf.subarray(header), buf] : [buf];
+	let broken: string | undefined;
+	for (const view of views) {
+		const direct = await attempt(async () => {
+			const xref = await readXref(view, work);
+			if (!xref.root) throw new BrokenXref('the trailer names no document catalog (/Root)');
+			return await countThrough(new ObjectReader(view, xref, work), xref.root, view.length, work);
+		});
+		if (direct.pages !== null || !direct.broken) return strip(direct);
+		broken ??= direct.reason;
+	}
+	const scanned = await attempt(async () => {
+		const xref = await scanObjects(buf, work);
+		return await countThrough(new ObjectReader(buf, xref, work), xref.root!, buf.length, work);
 	});
 	if (scanned.pages !== null) return { pages: scanned.pages };
 	return { pages: null, reason: `${broken}; in a scan of the objects instead: ${scanned.reason}` };
 }
 
-function countThrough(reader: ObjectReader, root: Ref, size: number): number {
-	const catalog = reader.get(root);
+async function countThrough(
+	reader: ObjectReader,
+	root: Ref,
+	size: number,
+	work: Work,
+): Promise<number> {
+	const catalog = await reader.get(root);
 	if (!isDict(catalog) || !isRef(catalog.dict.Pages))
 		throw new Unknown('the document catalog has no page tree (/Pages)');
-	const rootNode = reader.get(catalog.dict.Pages);
+	const rootNode = await reader.get(catalog.dict.Pages);
 	if (!isDict(rootNode)) throw new Unknown('the page tree root is not a dictionary');
-	const declared = reader.resolve(rootNode.dict.Count);
+	const declared = await reader.resolve(rootNode.dict.Count);
 	if (typeof declared !== 'number' || !Number.isInteger(declared) || declared < 0)
 		throw new Unknown('the page tree root has no valid /Count');
 	if (declared > size * MAX_PAGES_PER_BYTE || declared > PAGE_LIMITS.maxObjects)
 		throw new Unknown(
 			`the page tree claims ${declared} pages, more than a file of this size can hold`,
 		);
-	const walked = walkTree(reader, catalog.dict.Pages);
+	const walked = await walkTree(reader, catalog.dict.Pages, work);
 	if (walked !== declared)
 		throw new Unknown(`the page tree's /Count (${declared}) contradicts its pages (${walked})`);
 	return declared;
 }
 
 /** Counts the leaves of the page tree; refuses cycles, a page listed twice and deep trees. */
-function walkTree(reader: ObjectReader, rootRef: Ref): number {
-	const seen = new NumberSet();
+async function walkTree(reader: ObjectReader, rootRef: Ref, work: Work): Promise<number> {
+	const seen = new NumberSet(work);
 	let leaves = 0;
 	// The numbers of the nodes still to visit and their depths, side by side (no object per kid).
 	const stack: number[] = [rootRef.ref];
 	const depths: number[] = [0];
 	while (stack.length > 0) {
+		if (work.due()) await work.pause();
 		const num = stack.pop()!;
 		const depth = depths.pop()!;
 		if (seen.has(num))
@@ -82,14 +93,20 @@ function walkTree(reader: ObjectReader, rootRef: Ref): number {
 		seen.add(num);
 		if (depth > PAGE_LIMITS.maxTreeDepth)
 			throw new Unknown(`the page tree is deeper than ${PAGE_LIMITS.maxTreeDepth} levels`);
+		// An object in an object stream not yet inflated waits for it; any other is read at once.
+		const loading = reader.load(num);
+		if (loading) await loading;
 		const node = reader.read(num);
 		if (!isDict(node)) throw new Unknown(`page tree object ${num} is not a dictionary`);
 		const type = nameOf(node.dict.Type);
-		const value = reader.resolve(node.dict.Kids);
+		// Awaited only when indirect: a leaf has none, and an await per leaf costs.
+		const direct = node.dict.Kids;
+		const value = isRef(direct) ? await reader.get(direct) : direct;
 		// A direct /Kids of references comes as their numbers (RefList), an indirect one as values.
 		const kids = isRefList(value) ? value.refs : Array.isArray(value) ? value : undefined;
 		if (type === 'Pages' || (type === undefined && kids)) {
 			if (!kids) throw new Unknown(`page tree node ${num} has no /Kids`);
+			work.charge(kids.length);
 			for (let i = kids.length - 1; i >= 0; i--) {
 				const kid = kids[i];
 				const ref = isRefList(value) ? (kid as number) : isRef(kid) ? kid.ref : undefined;
@@ -115,9 +132,9 @@ interface ObjectStream {
 /**
  * Reads objects through the cross-reference. Inflated object streams are kept for later reads,
  * the least recently read let go once those kept pass their share of the file's size (the one
- * being read is always kept); one let go is inflated again when read again, from the same
- * budget of inflated streams and bytes, so a file whose reads bounce between streams ends within
- * that work.
+ * being read is always kept); one let go is inflated again when read again, within the same
+ * limits of inflated streams and bytes, so a file whose reads bounce between streams ends within
+ * that work. An object in a stream is read once its stream is loaded (`load`, which inflates).
  */
 class ObjectReader {
 	private reads = 0;
@@ -132,21 +149,30 @@ class ObjectReader {
 	constructor(
 		private readonly buf: Buffer,
 		private readonly xref: Xref,
-		private readonly budget: Budget,
+		private readonly work: Work,
 	) {
-		this.parser = new Parser(buf, budget);
+		this.parser = new Parser(buf, work);
 		this.keep = buf.length * PAGE_LIMITS.streamCacheFactor;
 	}
 
-	resolve(value: PdfValue | undefined): PdfValue | undefined {
-		return isRef(value) ? this.get(value) : value;
+	async resolve(value: PdfValue | undefined): Promise<PdfValue | undefined> {
+		return isRef(value) ? await this.get(value) : value;
 	}
 
-	get(ref: Ref): PdfValue {
+	async get(ref: Ref): Promise<PdfValue> {
+		const loading = this.load(ref.ref);
+		if (loading) await loading;
 		return this.read(ref.ref);
 	}
 
-	/** Object `num` (its generation is not checked). */
+	/** Inflates the object stream object `num` is in, unless it is kept (or `num` is in none). */
+	load(num: number): Promise<void> | undefined {
+		const where = this.xref.objects.get(num);
+		if (!where || 'offset' in where || this.streams.has(where.stream)) return undefined;
+		return this.inflate(where.stream);
+	}
+
+	/** Object `num` (its generation is not checked); one in an object stream once loaded. */
 	read(num: number): PdfValue {
 		if (++this.reads > PAGE_LIMITS.maxObjects)
 			throw new Unknown(`reading the page tree needs more than ${PAGE_LIMITS.maxObjects} objects`);
@@ -158,8 +184,7 @@ class ObjectReader {
 				throw new Unknown(`object ${num} is free in the cross-reference${hidden}`);
 			if (where.offset >= this.buf.length)
 				throw new BrokenXref(`the cross-reference puts object ${num} outside the file`);
-			const { parser } = this;
-			parser.pos = where.offset;
+			const parser = this.parser.at(where.offset);
 			const head = parser.objHeader();
 			if (!head || head.num !== num)
 				throw new BrokenXref(
@@ -171,45 +196,47 @@ class ObjectReader {
 		const at = where.index < stream.offsets.length ? stream.offsets[where.index] : undefined;
 		if (at === undefined)
 			throw new Unknown(`object ${num} is not in object stream ${where.stream}`);
-		stream.parser.pos = at;
-		return stream.parser.value();
+		return stream.parser.at(at).value();
 	}
 
-	/** Object stream `num`, inflated or kept; made the most recently read. */
+	/** Object stream `num`, loaded; made the most recently read. */
 	private stream(num: number): ObjectStream {
-		let stream = this.streams.get(num);
-		if (stream) {
-			if (num !== this.last) {
-				this.streams.delete(num);
-				this.streams.set(num, stream);
-			}
-		} else {
-			stream = this.objectStream(num);
+		const stream = this.streams.get(num);
+		if (!stream) throw new Unknown(`object stream ${num} was not loaded`);
+		if (num !== this.last) {
+			this.streams.delete(num);
 			this.streams.set(num, stream);
-			this.kept += stream.bytes;
-			for (const [old, kept] of this.streams) {
-				if (this.kept <= this.keep || old === num) break;
-				this.streams.delete(old);
-				this.kept -= kept.bytes;
-			}
 		}
 		this.last = num;
 		return stream;
 	}
 
-	private objectStream(num: number): ObjectStream {
+	/** Inflates object stream `num` and keeps it, letting go of the least recently read. */
+	private async inflate(num: number): Promise<void> {
+		const stream = await this.objectStream(num);
+		this.streams.set(num, stream);
+		this.last = num;
+		this.kept += stream.bytes;
+		for (const [old, kept] of this.streams) {
+			if (this.kept <= this.keep || old === num) break;
+			this.work.charge(1);
+			this.streams.delete(old);
+			this.kept -= kept.bytes;
+		}
+	}
+
+	private async objectStream(num: number): Promise<ObjectStream> {
 		const where = this.xref.objects.get(num);
 		if (!where || !('offset' in where) || where.offset < 0 || where.offset >= this.buf.length)
 			throw new Unknown(`object stream ${num} is not in the cross-reference`);
-		const parser = new Parser(this.buf, this.budget);
-		parser.pos = where.offset;
+		const parser = new Parser(this.buf, this.work).at(where.offset);
 		if (!parser.objHeader())
 			throw new Unknown(`object stream ${num} is not where the cross-reference says`);
 		const dict = parser.value();
 		if (!isDict(dict) || nameOf(dict.dict.Type) !== 'ObjStm')
 			throw new Unknown(`object ${num} is not an object stream`);
 		const raw = parser.streamData(dict.dict);
-		const data = decodeStream(dict.dict, raw, `object stream ${num}`, this.budget);
+		const data = await decodeStream(dict.dict, raw, `object stream ${num}`, this.work);
 		const n = dict.dict.N;
 		const first = dict.dict.First;
 		if (
@@ -221,14 +248,15 @@ class ObjectReader {
 		)
 			throw new Unknown(`object stream ${num} has no valid /N and /First`);
 		// The decoded bytes may be read once more by the parser than the file's size allows.
-		if (data !== raw) this.budget.bytes += data.length;
-		const header = new Parser(data, this.budget);
+		if (data !== raw) this.work.parse += data.length;
+		const header = new Parser(data, this.work);
 		// n pairs take 4n - 1 bytes at least: a larger /N is refused before anything is allocated.
 		if (4 * n - 1 > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
 		const offsets = new Uint32Array(Math.ceil(n));
 		// Pairs of unsigned integers (number, offset), read without building values.
 		for (let i = 0; i < n; i++) {
-			header.skipSpace();
+			if (this.work.due()) await this.work.pause();
+			header.at(header.pos).skipSpace();
 			if (!isDigit(data[header.pos])) throw new Unknown(`object stream ${num} has a bad offset`);
 			header.unsigned(); // the object's number
 			header.skipSpace();

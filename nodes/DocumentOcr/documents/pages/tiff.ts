@@ -1,7 +1,7 @@
 /** The pages of a TIFF: its chain of image file directories (classic and BigTIFF, either byte order). */
-import { PAGE_LIMITS, Unknown } from './limits';
+import { PAGE_LIMITS, Unknown, type Work } from './limits';
 
-export function countTiffPages(buf: Buffer): number {
+export async function countTiffPages(buf: Buffer, work: Work): Promise<number> {
 	if (buf.length < 8) throw new Unknown('the TIFF header is cut off');
 	const le = buf[0] === 0x49;
 	const u16 = (o: number) => (le ? buf.readUInt16LE(o) : buf.readUInt16BE(o));
@@ -17,10 +17,13 @@ export function countTiffPages(buf: Buffer): number {
 		throw new Unknown('the BigTIFF header is not the one of its specification');
 	// The directories' offsets seen, a bit per byte of the file: an eighth of its size at most.
 	const seen = new Uint8Array(Math.floor(buf.length / 8) + 1);
+	work.charge(seen.length);
 	let offset = big ? u64(8) : u32(4);
 	let pages = 0;
 	while (offset !== 0) {
+		if (work.due()) await work.pause();
 		const head = big ? 8 : 2;
+		work.charge(2 * head); // the directory's entry count and its next offset, read
 		const entry = big ? 20 : 12;
 		if (offset + head > buf.length)
 			throw new Unknown(`a TIFF image directory at byte ${offset} is past the end of the file`);
@@ -28,8 +31,8 @@ export function countTiffPages(buf: Buffer): number {
 		const bit = 1 << offset % 8;
 		if (seen[byte] & bit) throw new Unknown('the TIFF image directories form a loop');
 		seen[byte] |= bit;
-		if (pages >= PAGE_LIMITS.maxTiffDirectories)
-			throw new Unknown(`more than ${PAGE_LIMITS.maxTiffDirectories} TIFF image directories`);
+		if (pages >= PAGE_LIMITS.maxImages)
+			throw new Unknown(`more than ${PAGE_LIMITS.maxImages} TIFF image directories`);
 		const entries = big ? u64(offset) : u16(offset);
 		const next = offset + head + entries * entry;
 		if (next + (big ? 8 : 4) > buf.length)

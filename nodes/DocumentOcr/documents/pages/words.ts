@@ -53,6 +53,16 @@ export class WordTable<T> {
 		});
 	}
 
+	/** The value of `text`, if it is one of the words (a name decoded of its escapes). */
+	get(text: string): T | undefined {
+		const hash = hashOf(text);
+		for (let at = hash & 63; ; at = (at + 1) & 63) {
+			const i = this.slots[at];
+			if (i === -1) return undefined;
+			if (this.hashes[at] === hash && this.words[i] === text) return this.values[i];
+		}
+	}
+
 	/** The value of the word `buf[start, end)` spells (its hash given), if it is one. */
 	find(buf: Buffer, start: number, end: number, hash: number): T | undefined {
 		for (let at = hash & 63; ; at = (at + 1) & 63) {

@@ -5,7 +5,7 @@
  */
 import { decodeStream } from './inflate';
 import { Locations, maxObjectsIn } from './locations';
-import { BrokenXref, PAGE_LIMITS, Unknown, type Budget } from './limits';
+import { BrokenXref, PAGE_LIMITS, Unknown, type Work } from './limits';
 import { CLASS, isDict, isDigit, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
 
 export interface Xref {
@@ -15,14 +15,16 @@ export interface Xref {
 	hidden?: string;
 }
 
-export function readXref(buf: Buffer, budget: Budget): Xref {
-	const tailStart = Math.max(0, buf.length - 2048);
-	const at = buf.lastIndexOf('startxref', buf.length, 'latin1');
-	if (at === -1 || at < tailStart) throw new BrokenXref('the file has no startxref at its end');
-	const parser = new Parser(buf, budget);
-	parser.pos = at + 'startxref'.length;
-	let offset = parser.value();
-	const xref: Xref = { objects: new Locations(maxObjectsIn(buf.length)) };
+/** Where `startxref` is looked for: the file's last bytes. */
+const TAIL = 2048;
+
+export async function readXref(buf: Buffer, work: Work): Promise<Xref> {
+	const tailStart = Math.max(0, buf.length - TAIL);
+	const inTail = buf.subarray(tailStart).lastIndexOf('startxref', undefined, 'latin1');
+	work.charge(buf.length - tailStart);
+	if (inTail === -1) throw new BrokenXref('the file has no startxref at its end');
+	let offset = new Parser(buf, work).at(tailStart + inTail + 'startxref'.length).value();
+	const xref: Xref = { objects: new Locations(maxObjectsIn(buf.length), work) };
 	const visited = new Set<number>();
 	const freed = new Set<number>();
 	while (typeof offset === 'number') {
@@ -33,61 +35,64 @@ export function readXref(buf: Buffer, budget: Budget): Xref {
 		visited.add(offset);
 		if (visited.size > PAGE_LIMITS.maxXrefSections)
 			throw new Unknown(`more than ${PAGE_LIMITS.maxXrefSections} cross-reference sections`);
-		const trailer = readSection(buf, offset, xref, budget, freed);
+		const trailer = await readSection(buf, offset, xref, work, freed);
 		// The newest section is read first: its /Root wins; older ones only fill gaps.
 		if (!xref.root && isRef(trailer.Root)) xref.root = trailer.Root;
 		// A hybrid file: its table marks free what only its cross-reference stream (/XRefStm) lists.
 		if (typeof trailer.XRefStm === 'number') {
 			try {
-				readSection(buf, trailer.XRefStm, xref, budget, freed);
+				await readSection(buf, trailer.XRefStm, xref, work, freed);
 			} catch (error) {
 				xref.hidden ??= (error as Error).message;
 			}
 		}
+		work.charge(freed.size);
 		freed.clear();
 		offset = trailer.Prev;
 	}
 	return xref;
 }
 
+const malformed = (offset: number) =>
+	new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
+
 /** One section (a table + trailer, or a cross-reference stream); keeps entries not yet known. */
-function readSection(
+async function readSection(
 	buf: Buffer,
 	offset: number,
 	xref: Xref,
-	budget: Budget,
+	work: Work,
 	freed: Set<number>,
-): Record<string, PdfValue> {
-	const parser = new Parser(buf, budget);
-	parser.pos = offset;
+): Promise<Record<string, PdfValue>> {
+	const parser = new Parser(buf, work).at(offset);
 	parser.skipSpace();
 	if (buf.toString('latin1', parser.pos, parser.pos + 4) === 'xref') {
-		parser.pos += 4;
+		parser.advance(4);
 		for (;;) {
-			const first = parser.value();
-			if (isDict(first) || (typeof first === 'object' && first !== null && 'keyword' in first)) {
-				if (
-					typeof first === 'object' &&
-					first !== null &&
-					'keyword' in first &&
-					first.keyword === 'trailer'
-				) {
-					const trailer = parser.value();
-					if (!isDict(trailer)) throw new Unknown('the trailer is not a dictionary');
-					return trailer.dict;
-				}
-				throw new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
+			// A subsection's first number and count, read as digits; else the trailer. Each of them
+			// and each entry is read as an object is, within maxObjectBytes.
+			parser.at(parser.pos).skipSpace();
+			if (!isDigit(buf[parser.pos])) {
+				const word = parser.value();
+				if (typeof word !== 'object' || word === null || !('keyword' in word))
+					throw malformed(offset);
+				if (word.keyword !== 'trailer') throw malformed(offset);
+				const trailer = parser.at(parser.pos).value();
+				if (!isDict(trailer)) throw new Unknown('the trailer is not a dictionary');
+				return trailer.dict;
 			}
-			const count = parser.value();
-			if (typeof first !== 'number' || typeof count !== 'number' || count < 0)
-				throw new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
+			const first = parser.unsigned();
+			parser.skipSpace();
+			if (!isDigit(buf[parser.pos])) throw malformed(offset);
+			const count = parser.unsigned();
 			if (count * 20 > buf.length)
 				throw new Unknown('a cross-reference subsection is longer than the file');
 			xref.objects.reserve(first, count);
 			for (let i = 0; i < count; i++) {
+				if (work.due()) await work.pause();
 				// `oooooooooo ggggg n`, read without making a string per entry: the standard form
 				// byte by byte, any other spacing token by token.
-				parser.skipSpace();
+				parser.at(parser.pos).skipSpace();
 				let at = standardEntry(buf, parser.pos);
 				let kind: number;
 				if (at >= 0) {
@@ -100,11 +105,11 @@ function readSection(
 					const genDigits = isDigit(buf[parser.pos]);
 					parser.unsigned();
 					parser.skipSpace();
-					kind = buf[parser.pos++];
+					kind = buf[parser.pos];
+					parser.advance(1);
 					if (!digits || !genDigits) kind = 0;
 				}
-				if (kind !== 0x6e && kind !== 0x66)
-					throw new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
+				if (kind !== 0x6e && kind !== 0x66) throw malformed(offset);
 				const num = first + i;
 				if (!xref.objects.has(num) && kind === 0x6e) xref.objects.set(num, { offset: at });
 				else if (!xref.objects.has(num)) {
@@ -115,14 +120,14 @@ function readSection(
 		}
 	}
 	// A cross-reference stream.
-	const head = parser.objHeader();
+	const head = parser.at(parser.pos).objHeader();
 	if (!head)
 		throw new BrokenXref(`the cross-reference offset ${offset} points to no cross-reference`);
 	const dict = parser.value();
 	if (!isDict(dict) || nameOf(dict.dict.Type) !== 'XRef')
 		throw new BrokenXref(`the cross-reference offset ${offset} points to no cross-reference`);
 	const raw = parser.streamData(dict.dict);
-	const data = decodeStream(dict.dict, raw, 'cross-reference stream', budget, BrokenXref);
+	const data = await decodeStream(dict.dict, raw, 'cross-reference stream', work, BrokenXref);
 	const w = dict.dict.W;
 	if (
 		!Array.isArray(w) ||
@@ -146,9 +151,12 @@ function readSection(
 		const count = index[s + 1];
 		if (typeof first !== 'number' || typeof count !== 'number' || count < 0)
 			throw new Unknown('the cross-reference stream has no valid /Index');
+		work.charge(1);
 		if (count * row <= data.length - at) xref.objects.reserve(first, count);
 		for (let i = 0; i < count; i++, at += row) {
+			if (work.due()) await work.pause();
 			if (at + row > data.length) throw new Unknown('the cross-reference stream is cut off');
+			work.charge(row);
 			const type = w0 === 0 ? 1 : field(at, w0);
 			const a = field(at + w0, w1);
 			const b = field(at + w0 + w1, w2);
@@ -204,34 +212,43 @@ function headerBefore(buf: Buffer, at: number): number {
 	return p < low || space(buf[p]) ? p + 1 : -1;
 }
 
+/** A dictionary that may name the root: where it is in the file, and its /Root if it has one. */
+interface Revision {
+	at: number;
+	root?: Ref;
+}
+
 /**
  * Stand-in for an unreadable cross-reference: every `N G obj` header in the file. Only certain
  * when nothing is hidden in object streams and every object is defined once (a number defined
- * twice is left out, so reading it fails with "not in the cross-reference").
+ * twice is left out, so reading it fails with "not in the cross-reference"). The root is the
+ * newest revision's: the /Root of whichever comes last in the file, the last trailer or a
+ * cross-reference stream's dictionary (unknown if that one names none); with neither, the one
+ * object typed /Catalog.
  */
-export function scanObjects(buf: Buffer, budget: Budget): Xref {
+export async function scanObjects(buf: Buffer, work: Work): Promise<Xref> {
+	work.charge(buf.length);
 	if (buf.indexOf('/ObjStm', 0, 'latin1') !== -1)
 		throw new Unknown(
 			'the file has object streams, so no scan can stand in for its cross-reference',
 		);
-	const objects = new Locations(maxObjectsIn(buf.length));
+	const objects = new Locations(maxObjectsIn(buf.length), work);
 	const twice = new Set<number>();
-	// The last trailer names the root; without one, the last cross-reference stream's dictionary
-	// or else the one /Type /Catalog (both read from each object's first bytes, only then).
-	let root: Ref | undefined;
+	const parser = new Parser(buf, work);
+	parser.quiet = true;
+	const dictionaryAt = (pos: number) => readDictionary(buf, parser, work, pos);
+	let newest: Revision | undefined;
 	const trailerAt = buf.lastIndexOf('trailer', buf.length, 'latin1');
-	if (trailerAt !== -1) {
-		const m = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(
-			buf.toString('latin1', trailerAt, trailerAt + 1024),
-		);
-		if (m) root = { ref: Number(m[1]), gen: Number(m[2]) };
-	}
-	const fromTrailer = root !== undefined;
+	const trailer = trailerAt === -1 ? null : dictionaryAt(trailerAt + 'trailer'.length);
+	if (trailer !== null)
+		newest = { at: trailerAt, root: isRef(trailer?.Root) ? trailer.Root : undefined };
 	let catalogs = 0;
 	let catalog: number | undefined;
 	for (let at = buf.indexOf(OBJ, 0); at !== -1; at = buf.indexOf(OBJ, at + 3)) {
-		budget.bytes -= 16;
-		if (budget.bytes < 0) throw new Unknown('scanning for objects took too much work');
+		if (work.due()) await work.pause();
+		work.charge(16);
+		work.parse -= 16;
+		if (work.parse < 0) throw new Unknown('scanning for objects took too much work');
 		// `endobj` and words ending in "obj" are passed over before any string is made.
 		if (at === 0 || CLASS[buf[at - 1]] !== 1 || CLASS[buf[at + 3] ?? 0x20] === 0) continue;
 		const start = headerBefore(buf, at);
@@ -240,19 +257,62 @@ export function scanObjects(buf: Buffer, budget: Budget): Xref {
 		for (let k = start; isDigit(buf[k]); k++) num = num * 10 + buf[k] - 0x30;
 		if (objects.has(num)) twice.add(num);
 		objects.set(num, { offset: start });
-		if (fromTrailer) continue;
-		const peek = buf.toString('latin1', at + 3, Math.min(buf.length, at + 3 + 200));
-		if (/\/Type\s*\/Catalog(?![A-Za-z])/.test(peek)) {
+		// An object before the newest revision found so far cannot name a newer root (and with a
+		// root named, no catalog is looked for): its dictionary is not read.
+		if (newest && at < newest.at) continue;
+		const dict = dictionaryAt(at + 3);
+		const type = nameOf(dict?.Type);
+		const newer = !newest || at > newest.at;
+		if (type === 'Catalog') {
 			catalogs++;
 			catalog = num;
-		}
-		if (/^\s*<<[^]*\/Type\s*\/XRef/.test(peek)) {
-			const m = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(peek);
-			if (m) root = { ref: Number(m[1]), gen: Number(m[2]) };
-		}
+		} else if (type === 'XRef' && newer)
+			newest = { at, root: isRef(dict?.Root) ? dict.Root : undefined };
+		// A dictionary that cannot be read but names /XRef: which root is newest is not known.
+		else if (dict === undefined && newer && mentionsXref(buf, at + 3, work)) newest = { at };
 	}
+	work.charge(twice.size);
 	for (const num of twice) objects.delete(num);
-	if (!root && catalogs === 1 && catalog !== undefined) root = { ref: catalog, gen: 0 };
+	if (newest && !newest.root)
+		throw new Unknown(
+			'the newest trailer or cross-reference stream names no document catalog that can be read',
+		);
+	const root = newest?.root ?? (catalogs === 1 ? { ref: catalog!, gen: 0 } : undefined);
 	if (!root) throw new Unknown('no unambiguous document catalog was found');
 	return { objects, root };
+}
+
+/**
+ * The dictionary at `pos` (after white space), read as an object is: its entries, null where
+ * no dictionary begins, undefined where one begins but cannot be read (a header the scan found in
+ * a stream's data, say). Reading it is charged as any parse; once the file's parse limit is
+ * spent, the scan ends.
+ */
+function readDictionary(
+	buf: Buffer,
+	parser: Parser,
+	work: Work,
+	pos: number,
+): Record<string, PdfValue> | null | undefined {
+	parser.at(pos).skipSpace();
+	if (buf[parser.pos] !== 0x3c || buf[parser.pos + 1] !== 0x3c) return null;
+	let value: PdfValue | undefined;
+	try {
+		value = parser.value();
+	} catch {
+		value = undefined;
+	}
+	if (work.parse < 0) throw new Unknown('scanning for objects took too much work');
+	return isDict(value) ? value.dict : undefined;
+}
+
+/** Whether the 200 bytes after `pos` name /XRef, #xx escapes decoded. */
+function mentionsXref(buf: Buffer, pos: number, work: Work): boolean {
+	work.charge(200);
+	const text = buf.toString('latin1', pos, pos + 200);
+	return /\/XRef(?![A-Za-z0-9])/.test(
+		text.replace(/#([0-9A-Fa-f]{2})/g, (_escape, hex: string) =>
+			String.fromCharCode(parseInt(hex, 16)),
+		),
+	);
 }

@@ -2,8 +2,31 @@
 
 import { API_URL, fileItem, multipartBody, runNode } from '../../../support/context';
 
+/** A PNG's chunks (length, type, data, a CRC nothing here checks). */
+const chunk = (type: string, data: number[]) => [
+	0,
+	0,
+	0,
+	data.length,
+	...Buffer.from(type),
+	...data,
+	0,
+	0,
+	0,
+	0,
+];
 const PNG = Buffer.from([
-	0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 0x49, 0x45, 0x4e, 0x44,
+	0x89,
+	0x50,
+	0x4e,
+	0x47,
+	0x0d,
+	0x0a,
+	0x1a,
+	0x0a,
+	...chunk('IHDR', Array<number>(13).fill(0)),
+	...chunk('IDAT', [1, 2, 3]),
+	...chunk('IEND', []),
 ]);
 const params = { resource: 'document', operation: 'recognize' };
 
