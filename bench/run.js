@@ -81,13 +81,13 @@ async function main() {
 
 	const urls = await require('./url-memory').main();
 	const waiting = urls['this build'].rows.at(-1);
-	const before = urls.before?.rows.at(-1);
+	const waitingBefore = urls.before?.rows.at(-1);
 	add(
 		'URL documents waiting to be sent (issue 35)',
 		`memory per item when the first request goes out, ${waiting.items.toLocaleString('en')} links to 70 kB PDFs: ArrayBuffers + heap`,
 		`${waiting.arrayBuffersPerItem} + ${waiting.heapPerItem} bytes`,
-		before
-			? `BENCH_BEFORE_DIST, same run: ${before.arrayBuffersPerItem} + ${before.heapPerItem} bytes`
+		waitingBefore
+			? `BENCH_BEFORE_DIST, same run: ${waitingBefore.arrayBuffersPerItem} + ${waitingBefore.heapPerItem} bytes`
 			: 'before issue 35 (46611e3): 9,557 + 2,441 bytes',
 		'—',
 		'no bytes of the file (ArrayBuffers ≤ 0.5 kB); ≤ 2 kB in all',
