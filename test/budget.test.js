@@ -395,7 +395,7 @@ describe('Page Budget: one workflow execution, however n8n runs the node', () =>
 		expect(errors.map(([i]) => i)).toEqual([2, 3, 4]);
 		// Batch 3 (item 4 of the input) is item 0 of its run.
 		expect(errors[2][1]).toMatch(
-			/^Item 0 was not sent: the Page Budget of 7 pages was reached by an earlier run of this node in this execution \(this document has 1 page\); 6 pages billed so far in this workflow execution$/,
+			/^Item 0 was not sent: the Page Budget of 7 pages was reached earlier in this workflow execution, by an earlier run or try of this node \(this document has 1 page\); 6 pages billed so far in this workflow execution$/,
 		);
 	});
 

@@ -299,19 +299,58 @@ describe('Retry On Fail: a try reuses what the tries before it billed, in the sa
 		['Job → Create', () => h.job('create', { waitForCompletion: false }), '/v1/jobs'],
 		['Document → Convert to Markdown', () => h.doc('markdown'), '/v1/markdown'],
 	])(
-		'%s: the node fails at item 2, n8n tries again: items 0 and 1 are not billed again',
-		async (_name, params, path) => {
+		'%s: the node fails at item 2, n8n tries again: items 0 and 1 are not billed again, and are output as the first try had them',
+		async (name, params, path) => {
 			refuseThird(path);
 			const { output, error } = await retried(params(), docs(3));
 			expect(error).toBeUndefined();
 			expect(output).toHaveLength(3);
 			expect(h.netCharged(emu)).toBe(3);
-			const again = output
-				.slice(0, 2)
-				.map((o) => o.json.previouslySubmitted ?? o.json.previouslyBilled);
-			expect(again).toEqual([true, true]);
+			// The retry's output is what one try would have given: no "previously" flags, the
+			// answer's fields and the pages.
+			for (const { json } of output) {
+				expect(json.previouslySubmitted ?? json.previouslyBilled).toBeUndefined();
+				expect(json.pagesCounted).toBe(1);
+			}
+			if (name === 'Task → Submit')
+				expect(output[0].json).toMatchObject({ success: true, provider: 'provider-async' });
 		},
 	);
+
+	test('with Retry On Fail and Continue on Fail, the last try is kept: the next batch of a loop finds nothing of it', async () => {
+		// Loop Over Items in batches of 2: [bad, A], [B, bad]. Batch 1's first item is an error
+		// item, so n8n tries it twice and keeps the second; batch 2 must not see batch 1's A.
+		const bad = h.binaryItem(Buffer.from('not a document'), 'bad.pdf');
+		const { executions } = await runShape('loop2', {
+			parameters: h.submit({ waitForCompletion: false }),
+			items: [bad, h.pdfItem('A', 'a.pdf'), h.pdfItem('B', 'b.pdf'), bad],
+			credentials: h.credentials(emu),
+			nodeSettings: {
+				retryOnFail: true,
+				maxTries: 2,
+				waitBetweenTries: 1,
+				onError: 'continueRegularOutput',
+			},
+		});
+		const { output } = flatten(executions[0]);
+		const [, a, b, last] = output;
+		expect(h.netCharged(emu)).toBe(2);
+		expect(submissions()).toBe(2);
+		expect(b.json.taskId).not.toBe(a.json.taskId);
+		expect(last.json.error).toMatch(/^Item 1: /);
+		expect(last.json.taskId).toBeUndefined();
+	});
+
+	test('an answer whose "error" field is empty: n8n counts the item as failed and tries again; nothing is billed twice', async () => {
+		// n8n retries when the first item's `error` is anything but undefined, null or false.
+		const send = emu.sendJson.bind(emu);
+		emu.sendJson = (ctx, status, body, ...rest) =>
+			send(ctx, status, body?.taskId && body.success ? { ...body, error: '' } : body, ...rest);
+		const { output } = await retried(h.submit({ waitForCompletion: false }), docs(2));
+		expect(output).toHaveLength(2);
+		expect(h.netCharged(emu)).toBe(2);
+		expect(submissions()).toBe(2);
+	});
 
 	test('Continue on Fail with the first item an error item: n8n tries again, and only that item is sent again', async () => {
 		emu.faults.add({
@@ -639,5 +678,44 @@ describe('re-run safety: Skip Already Submitted Documents', () => {
 		const newId = second.output[0].json.taskId;
 		const ownReads = emu.stats().pollLog.filter((p) => p.taskId === newId).length;
 		expect(h.hits(emu, 'GET /api/tasks/:id') - reads).toBe(ownReads);
+	});
+});
+
+describe('an answer too wide or too deep to walk by recursion', () => {
+	// A stand-in service: POST /api/ocr bills a task and answers with `words` of `width` entries.
+	async function wideService(width) {
+		const http = require('node:http');
+		const billed = [];
+		const server = http.createServer((req, res) => {
+			req.resume();
+			req.on('end', () => {
+				if (req.method === 'POST' && req.url === '/api/ocr') {
+					const taskId = `tsk_wide_${billed.length + 1}`;
+					billed.push(taskId);
+					res.writeHead(200, { 'content-type': 'application/json' });
+					res.end(JSON.stringify({ success: true, taskId, words: new Array(width).fill(0) }));
+					return;
+				}
+				res.writeHead(404, { 'content-type': 'application/json' });
+				res.end('{"error":"not_found"}');
+			});
+		});
+		await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const url = `http://127.0.0.1:${server.address().port}`;
+		return { url, billed, close: () => new Promise((resolve) => server.close(resolve)) };
+	}
+
+	test('a billed answer holding an array of 300,000 entries is read, and Retry On Fail bills nothing twice', async () => {
+		const service = await wideService(300_000);
+		try {
+			const creds = { apiKey: h.FULL_KEY, baseUrl: service.url, apiUrl: '' };
+			const params = h.submit({ waitForCompletion: false });
+			const { output, error } = await h.run(emu, params, [h.pdfItem('A', 'a.pdf')], { creds });
+			expect(error).toBeUndefined();
+			expect(output[0].json.taskId).toBe('tsk_wide_1');
+			expect(output[0].json.words).toHaveLength(300_000);
+		} finally {
+			await service.close();
+		}
 	});
 });

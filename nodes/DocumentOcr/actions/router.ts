@@ -122,9 +122,26 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const concurrency = concurrencyOf(this);
 	const stopOnFailure = !this.continueOnFail();
 	const run = new Execution(this, { concurrency, stopOnFailure, pageBudget: pageBudgetOf(this) });
-	const outcomes: Array<Outcome | undefined> = new Array(items.length);
-	const sends = await checkItems(this, run, operation, outcomes);
-	const sent = await sendItems(run, sends, concurrency);
+	let output: INodeExecutionData[] | undefined;
+	try {
+		output = await runItems(this, run, operation, items.length);
+		return [output];
+	} finally {
+		// Whether n8n's Retry On Fail will run this again decides what the next try finds.
+		run.tried.settle(output);
+	}
+}
+
+/** Both phases over the run's items, and the output (or the error that fails the node). */
+async function runItems(
+	ctx: IExecuteFunctions,
+	run: Execution,
+	operation: Operation,
+	count: number,
+): Promise<INodeExecutionData[]> {
+	const outcomes: Array<Outcome | undefined> = new Array(count);
+	const sends = await checkItems(ctx, run, operation, outcomes);
+	const sent = await sendItems(run, sends, run.client.slots.concurrency);
 	run.budget.nameBilled();
 
 	if (run.order.halted) {
@@ -134,15 +151,14 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			(outcome) => outcome && 'error' in outcome && !(outcome.error instanceof StoppedError),
 		);
 		const { error } = sent[first] as { error: Error };
-		run.tried.settle(undefined);
-		if (this.getExecutionCancelSignal()?.aborted) throw error;
-		throw await reportBilled(this, run.ledger, withItemIndex(this, error, first), sent, first);
+		if (ctx.getExecutionCancelSignal()?.aborted) throw error;
+		throw await reportBilled(ctx, run.ledger, withItemIndex(ctx, error, first), sent, first);
 	}
 
 	// The run reaches the user: results held from an earlier run and output now are let go.
-	releaseHeld(this, run.ledger.deliveredHeld);
+	releaseHeld(ctx, run.ledger.deliveredHeld);
 	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
 		const outcome = outcomes[itemIndex] ?? sent[itemIndex];
 		if (!outcome) continue;
 		if ('items' in outcome) {
@@ -150,13 +166,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			continue;
 		}
 		const { error } = outcome;
-		if (this.getExecutionCancelSignal()?.aborted) throw error;
+		if (ctx.getExecutionCancelSignal()?.aborted) throw error;
 		if (error instanceof StoppedError) continue;
 		output.push({
 			json: errorJson(error, run.ledger.createdBy(itemIndex)),
 			pairedItem: { item: itemIndex },
 		});
 	}
-	run.tried.settle(output);
-	return [output];
+	return output;
 }

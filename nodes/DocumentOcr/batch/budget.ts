@@ -158,7 +158,7 @@ export class PageBudget {
 			this.refusedAt === itemIndex
 				? `its ${pages} would pass the Page Budget of ${plural(limit)}`
 				: this.refusedAt === -1
-					? `the Page Budget of ${plural(limit)} was reached by an earlier run of this node in this execution (this document has ${pages})`
+					? `the Page Budget of ${plural(limit)} was reached earlier in this workflow execution, by an earlier run or try of this node (this document has ${pages})`
 					: `the Page Budget of ${plural(limit)} was reached at item ${this.refusedAt} (this document has ${pages})`;
 		const error = new NodeOperationError(
 			this.node,

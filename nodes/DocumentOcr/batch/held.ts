@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { DocumentInput } from '../documents/read';
 import type { ServiceClient } from '../service/client';
 import type { StreamedBlob } from '../shared/blob';
+import { pagesBilled as billedIn } from '../shared/records';
 import { mayHaveCreated } from '../transport/errors';
 import { pageFields, spentOnlyIfCreated } from './budget';
 import type { Execution } from './execution';
@@ -111,6 +112,18 @@ export async function sendDocumentOnce(
 	const { endpoint, settings, document, body } = request;
 	const key = async () =>
 		await submissionKey(client, itemIndex, `v1-${endpoint}`, settings, document);
+	// Retry On Fail: a try before this one of the same run may have billed this document already
+	// (./tried.ts); what it billed stands for this try's answer, as the first try would have
+	// output it (and a result the failed try held for the next run is let go with the run).
+	const tried = run.tried.active ? await key() : undefined;
+	const earlier = tried === undefined ? undefined : run.tried.earlier(itemIndex, tried);
+	if (earlier && tried !== undefined) {
+		run.order.passTurn(itemIndex);
+		if (!('json' in earlier)) throw run.tried.lostError(itemIndex);
+		if (anythingHeld(ctx) && heldResult(ctx, tried)) ledger.deliveredHeld.add(tried);
+		const pages = pageFields(document.pageCount, billedIn(earlier.json));
+		return { result: earlier.json, previouslyBilled: false, pages };
+	}
 	if (anythingHeld(ctx)) {
 		const held = await key();
 		const result = heldResult(ctx, held);
@@ -118,14 +131,6 @@ export async function sendDocumentOnce(
 			ledger.deliveredHeld.add(held);
 			return { result, previouslyBilled: true, pages: {} };
 		}
-	}
-	// Retry On Fail: a try before this one may have billed this document already (./tried.ts).
-	const tried = run.tried.active ? await key() : undefined;
-	const earlier = tried === undefined ? undefined : run.tried.earlier(itemIndex, tried);
-	if (earlier) {
-		run.order.passTurn(itemIndex);
-		if (!('json' in earlier)) throw run.tried.lostError(itemIndex);
-		return { result: earlier.json, previouslyBilled: true, pages: {} };
 	}
 	const attempt = client.postDocument(
 		itemIndex,

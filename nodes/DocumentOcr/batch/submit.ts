@@ -69,7 +69,7 @@ export async function submitAndWait(
 	const tried = run.tried.active ? await key() : undefined;
 	const earlier = tried === undefined ? undefined : run.tried.earlier(itemIndex, tried);
 	const outcome = earlier
-		? await reuseTried(run, itemIndex, submission, earlier, waitSettings)
+		? { submitted: reuseTried(run, itemIndex, earlier) }
 		: submission.skip
 			? await sendRemembered(run, itemIndex, submission, await key(), waitSettings)
 			: { submitted: await send(run, itemIndex, submission, tried) };
@@ -106,7 +106,7 @@ async function send(
 	spentOnlyIfCreated(run, itemIndex, attempt);
 	if (tried !== undefined)
 		attempt.then(
-			({ id }) => run.tried.keep(itemIndex, tried, { kind: post.kind, id }),
+			({ id, answer }) => run.tried.keep(itemIndex, tried, { kind: post.kind, id, answer }),
 			(error: unknown) => {
 				if (mayHaveCreated(error))
 					run.tried.keep(itemIndex, tried, { kind: post.kind, lost: true });
@@ -171,23 +171,16 @@ async function sendRemembered(
 }
 
 /**
- * A try before this one of the same run (Retry On Fail) billed this document: its task or job is
- * returned — once finished, with `wait` — and nothing is sent; a document whose answer that try
- * lost is not sent again (it may have been charged).
+ * A try before this one of the same run (Retry On Fail) billed this document: what the service
+ * answered then stands for this try's submission — its task or job is output (and waited for) as
+ * the first try would have, and nothing is sent. A document whose answer that try lost is not
+ * sent again (it may have been charged).
  */
-async function reuseTried(
-	run: Execution,
-	itemIndex: number,
-	submission: Submission,
-	earlier: Tried,
-	waitSettings: () => WaitSettings,
-): Promise<{ reused: IDataObject }> {
+function reuseTried(run: Execution, itemIndex: number, earlier: Tried): Accepted {
 	run.order.passTurn(itemIndex);
-	if ('lost' in earlier || !('id' in earlier)) throw run.tried.lostError(itemIndex);
-	const { kind, wait } = submission;
-	const { id } = earlier;
-	if (!wait) return { reused: { [kind === 'task' ? 'taskId' : 'id']: id } };
-	return { reused: await waitFor(run, itemIndex, kind, id, waitSettings()) };
+	if (!('id' in earlier)) throw run.tried.lostError(itemIndex);
+	const answer = earlier.answer ?? {};
+	return { answer, id: earlier.id, pagesBilled: pagesBilled(answer) };
 }
 
 /**

@@ -19,20 +19,51 @@ import type { RecordKind } from '../service/client';
  * is kept.
  */
 
-/** What a try did with a document: created (`id`), billed a `/v1` result (`json`), or lost the answer. */
+/**
+ * What a try did with a document: created (`id`, with the submission's `answer`), billed a `/v1`
+ * result (`json`), or lost the answer.
+ */
 export type Tried =
-	| { kind: RecordKind; id: string }
+	| { kind: RecordKind; id: string; answer?: IDataObject }
 	| { kind: 'document'; json: IDataObject; fileName?: string }
 	| { kind: RecordKind | 'document'; lost: true };
 
+/** The tries of one run as the node's context keeps them. */
+interface Kept {
+	/** Tries of this run so far, this one included. */
+	tries: number;
+	/** By `<itemIndex>:<key>`. */
+	documents: Record<string, Tried>;
+}
+
+/** The tries n8n makes with Retry On Fail (its own rule: Max Tries, at least 2 and at most 5). */
+function maxTries(ctx: IExecuteFunctions): number {
+	return Math.min(5, Math.max(2, Number(ctx.getNode().maxTries) || 3));
+}
+
+/**
+ * Whether n8n keeps a run that ended with `output` (undefined: the node threw): n8n tries it again
+ * when it threw, or when its first item's `error` is anything but undefined, null or false (its
+ * own test, `isErrorValue`), unless the try was its last.
+ */
+function retried(output: INodeExecutionData[] | undefined, tries: number, max: number): boolean {
+	if (tries >= max) return false;
+	if (output === undefined) return true;
+	const error = output[0]?.json?.error;
+	return error !== undefined && error !== null && error !== false;
+}
+
 export class TriedDocuments {
-	private readonly kept?: Record<string, Tried>;
+	private readonly kept?: Kept;
 
 	constructor(private readonly ctx: IExecuteFunctions) {
 		if (ctx.getNode().retryOnFail !== true) return;
 		const memory = ctx.getContext('node');
-		memory.tried ??= {};
-		this.kept = memory.tried as Record<string, Tried>;
+		const kept = memory.tried as Kept | undefined;
+		// A run's first try finds nothing kept: the run before it was kept by n8n, or was its last try.
+		if (kept && typeof kept.tries === 'number' && kept.documents) kept.tries++;
+		else memory.tried = { tries: 1, documents: {} } satisfies Kept;
+		this.kept = memory.tried as Kept;
 	}
 
 	/**
@@ -40,7 +71,7 @@ export class TriedDocuments {
 	 * ledger starts with it, so that its errors name everything the run billed.
 	 */
 	*billed(): Generator<{ itemIndex: number; key: string; tried: Tried }> {
-		for (const [at, tried] of Object.entries(this.kept ?? {})) {
+		for (const [at, tried] of Object.entries(this.kept?.documents ?? {})) {
 			const colon = at.indexOf(':');
 			yield { itemIndex: Number(at.slice(0, colon)), key: at.slice(colon + 1), tried };
 		}
@@ -51,24 +82,28 @@ export class TriedDocuments {
 		return this.kept !== undefined;
 	}
 
+	/** Whether this is a retry: an earlier try of the same run came before it. */
+	get retry(): boolean {
+		return (this.kept?.tries ?? 1) > 1;
+	}
+
 	/** What an earlier try of this run did with item `itemIndex`'s document `key`. */
 	earlier(itemIndex: number, key: string): Tried | undefined {
-		return this.kept?.[`${itemIndex}:${key}`];
+		return this.kept?.documents[`${itemIndex}:${key}`];
 	}
 
 	/** Keeps what this try did with the document, at once: the try may fail next. */
 	keep(itemIndex: number, key: string, tried: Tried) {
-		if (this.kept) this.kept[`${itemIndex}:${key}`] = tried;
+		if (this.kept) this.kept.documents[`${itemIndex}:${key}`] = tried;
 	}
 
 	/**
-	 * The run is over with `output` (undefined: it failed). Unless n8n will try it again, what was
-	 * kept is let go.
+	 * The try is over with `output` (undefined: it threw). Unless n8n will try the run again, what
+	 * was kept is let go: the node's next run starts with nothing kept.
 	 */
 	settle(output: INodeExecutionData[] | undefined) {
-		if (!this.kept) return;
-		const retried = output === undefined || Boolean(output[0]?.json?.error);
-		if (!retried) delete this.ctx.getContext('node').tried;
+		if (!this.kept || retried(output, this.kept.tries, maxTries(this.ctx))) return;
+		delete this.ctx.getContext('node').tried;
 	}
 
 	/** The item's error when the try before sent its document and lost the answer. */

@@ -223,7 +223,13 @@ async function attempt(
 		billable?.beforeBillableSend();
 		// A copy per attempt: the HTTP helper adds the credential's headers to what it is given.
 		const copy = { ...options, headers: options.headers && { ...options.headers } };
-		const verdict = judge(await send(conn.ctx, copy, conn.endpoints.credential));
+		const sent = await send(conn.ctx, copy, conn.endpoints.credential);
+		let verdict: Verdict;
+		try {
+			verdict = judge(sent);
+		} catch (error) {
+			verdict = { action: 'fail', error: unreadable(conn, itemIndex, billable, sent, error) };
+		}
 		if (verdict.action === 'fail') billable?.onBillableFailure();
 		return verdict;
 	} finally {
@@ -232,6 +238,33 @@ async function attempt(
 }
 
 type Attempted = Awaited<ReturnType<typeof send>>;
+
+/**
+ * An answer the verdict could not even read (it threw): the request fails with an error that says
+ * so and, for a submission the service answered, that it may have created and charged something,
+ * so that it is named and never sent again unawares.
+ */
+function unreadable(
+	conn: Connection,
+	itemIndex: number,
+	billable: BillableHooks | undefined,
+	sent: Attempted,
+	error: unknown,
+): NodeApiError {
+	const why = redact(String((error as Error)?.message ?? error), conn.endpoints.secrets);
+	const message = `The answer of the OCR service could not be read (${why})`;
+	const answered = billable !== undefined && 'response' in sent;
+	const description = answered
+		? 'The service answered the submission, so it may have created and charged it although the node could not read the answer. Check the task list (Task → Get Many) before sending this document again.'
+		: 'Nothing in the answer could be used. Try again; if it keeps happening, the service (or a proxy in front of it) sends answers the node cannot read.';
+	const failure = new NodeApiError(
+		conn.ctx.getNode(),
+		{ message },
+		{ message, description, itemIndex },
+	);
+	if (answered) failure.context.mayHaveCreated = true;
+	return failure;
+}
 
 /** What one attempt comes to: the answer, the request's error, or a retry after a wait. */
 type Verdict =

@@ -60,23 +60,32 @@ export function scrubAnswer<T>(body: T, secrets: string[] | undefined): T {
 }
 
 /**
- * Whether a secret is in any string of `body`. Walked with a stack of its own rather than by
- * recursion: an answer nested a million levels deep (JSON.parse makes one from 6 MB) must not
- * overflow the call stack inside the transport, where the error would hide what was billed.
+ * Whether a secret is in any string of `body`, its object keys included. Walked with a stack of its
+ * own rather than by recursion — an answer nested a million levels deep (JSON.parse makes one from
+ * 6 MB) must not overflow the call stack inside the transport, where the error would hide what
+ * was billed — and filled one element at a time: spreading a wide array into push() overflows it
+ * too.
  */
 function holds(body: unknown, secrets: string[]): boolean {
+	const found = (text: string) => secrets.some((s) => isSecret(s) && text.includes(s));
 	const stack = [body];
 	while (stack.length > 0) {
 		const value = stack.pop();
 		if (typeof value === 'string') {
-			if (secrets.some((s) => isSecret(s) && value.includes(s))) return true;
-		} else if (Array.isArray(value)) stack.push(...value);
-		else if (isObject(value)) for (const inner of Object.values(value)) stack.push(inner);
+			if (found(value)) return true;
+		} else if (Array.isArray(value)) {
+			for (const inner of value) stack.push(inner);
+		} else if (isObject(value)) {
+			for (const [key, inner] of Object.entries(value)) {
+				if (found(key)) return true;
+				stack.push(inner);
+			}
+		}
 	}
 	return false;
 }
 
-/** A copy of `body` with every string scrubbed; its shape and key order kept (walked as `holds`). */
+/** A copy of `body` with every string and key scrubbed; its shape and order kept (walked as `holds`). */
 function scrubbed(body: unknown, secrets: string[]): unknown {
 	const copy = (value: unknown): unknown =>
 		typeof value === 'string'
@@ -97,7 +106,7 @@ function scrubbed(body: unknown, secrets: string[]): unknown {
 			: Object.entries(from as Record<string, unknown>);
 		for (const [key, value] of entries) {
 			const made = copy(value);
-			to[key] = made;
+			to[typeof key === 'string' ? withoutSecrets(key, secrets) : key] = made;
 			if (made !== value && typeof made === 'object' && made !== null)
 				stack.push([value, made as Record<string, unknown>]);
 		}
