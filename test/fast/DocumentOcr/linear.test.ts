@@ -164,8 +164,11 @@ const READERS: Array<[string, (n: number) => unknown, (input: unknown) => unknow
 describe('the readers of answers, deliveries and headers do work linear in what they read', () => {
 	test.each(READERS)('%s', async (_name, make, run) => {
 		const { counts, ratios } = await workPerDoubling(make, run, SIZES);
-		const worst = Math.max(...ratios);
-		if (worst > 2.2)
+		// Over the three doublings together: V8 may move a block's count between two sizes when
+		// it optimises the code (one step ×1.5, the next ×2.7), never the sum. Linear work grows
+		// about 8×, quadratic 64×.
+		const growth = counts[counts.length - 1] / Math.max(1, counts[0]);
+		if (growth > 2.2 ** (SIZES.length - 1))
 			throw new Error(
 				`work ${counts.join(' → ')} (×${ratios.map((r) => r.toFixed(2)).join(', ×')})`,
 			);
