@@ -79,7 +79,7 @@ function counterAt(commit) {
 			...['--outDir', path.join(dir, 'dist'), '--rootDir', dir, '--module', 'commonjs'],
 			...['--target', 'es2022', '--lib', 'es2022', '--types', 'node', '--skipLibCheck'],
 			'--strict',
-			path.join(dir, 'nodes/DocumentOcr/documents/pages.ts'),
+			path.join(dir, 'nodes/DocumentOcr/documents/pages/index.ts'),
 		],
 		{ stdio: 'inherit' },
 	);

@@ -18,13 +18,13 @@ import { pollOnce } from './trigger/walk';
 
 /** Where the trigger's memory lives in the node's static data (n8n saves it with the workflow). */
 const STATE_KEY = 'taskPoll';
-/** A poll never takes longer than this, whatever budget n8n grants. */
+/** A poll never takes longer than this, whatever time n8n grants it. */
 const MAX_POLL_MS = 4 * 60_000;
 const DETAILS_TIMEOUT_MS = 10_000;
 
 /**
  * Requests of one poll: 5xx and network errors are retried a little, and a 429 is waited out as
- * its Retry-After asks — within the poll's budget (each request carries the poll's deadline, and
+ * its Retry-After asks — within the poll's time (each request carries the poll's deadline, and
  * no wait goes past it). What does not fit is left to the next poll, which goes on from there.
  */
 function pollClient(ctx: IPollFunctions): ServiceClient {
@@ -157,7 +157,7 @@ const DETAILS_NOT_FETCHED =
 /**
  * The items of the finished tasks. With Include Task Details, each task is read here — inside the
  * one-poll-at-a-time mark and the poll's time, so a tick meanwhile starts nothing and the poll ends
- * within its budget; a task the time does not reach is emitted without its details and says so
+ * within its time; a task the time does not reach is emitted without its details and says so
  * (`taskDetailsError`), as a failed read does: the event is reported once, and not held back.
  */
 async function itemsOf(
@@ -196,8 +196,8 @@ function pollSettings(ctx: IPollFunctions) {
 	const events = (ctx.getNodeParameter('events', EVENTS) as string[]).filter(isTaskEvent);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const fields = nodeFields(ctx);
-	const budget = Math.min(MAX_POLL_MS, Math.max(10_000, Number(ctx.getPollBudgetMs?.()) || 0));
-	const deadline = Date.now() + budget;
+	const pollMs = Math.min(MAX_POLL_MS, Math.max(10_000, Number(ctx.getPollBudgetMs?.()) || 0));
+	const deadline = Date.now() + pollMs;
 	const settings: PollSettings & { pageSize: number; deadline: number } = {
 		...DEFAULT_SETTINGS,
 		events,

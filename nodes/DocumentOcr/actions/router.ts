@@ -12,7 +12,7 @@ import { concurrencyOf } from './shared.description';
 import * as document from './document/Document.resource';
 import * as job from './job/Job.resource';
 import * as task from './task/Task.resource';
-import type { Operation, Send } from './types';
+import type { Operation, SendPhase } from './types';
 
 const resources: Record<string, Record<string, Operation>> = {
 	task: task.operations,
@@ -44,15 +44,15 @@ async function checkItems(
 	run: Execution,
 	operation: Operation,
 	outcomes: Array<Outcome | undefined>,
-): Promise<Array<Send | undefined>> {
+): Promise<Array<SendPhase | undefined>> {
 	const count = outcomes.length;
 	const continueOnFail = ctx.continueOnFail();
-	const sends: Array<Send | undefined> = new Array(count);
+	const phases: Array<SendPhase | undefined> = new Array(count);
 	let firstBad = Infinity;
 	await runPool(count, CHECKS_IN_FLIGHT, async (itemIndex) => {
 		if (!continueOnFail && itemIndex > firstBad) return;
 		try {
-			sends[itemIndex] = await operation.prepare.call(ctx, itemIndex, run);
+			phases[itemIndex] = await operation.prepare.call(ctx, itemIndex, run);
 		} catch (error) {
 			outcomes[itemIndex] = { error: error as Error };
 			firstBad = Math.min(firstBad, itemIndex);
@@ -62,32 +62,32 @@ async function checkItems(
 		const { error } = outcomes[firstBad] as { error: Error };
 		throw withItemIndex(ctx, error, firstBad);
 	}
-	return sends;
+	return phases;
 }
 
 /**
- * Send phase: `concurrency` bounds the requests in flight; items run further ahead, since most of
+ * SendPhase phase: `concurrency` bounds the requests in flight; items run further ahead, since most of
  * an item's time is spent waiting for the service, which costs nothing to wait on together.
  * Concurrency 1 is the one-at-a-time loop, exactly: an item is submitted only once the one before
  * it has finished (waits included), so a failure bills nothing after it.
  */
 async function sendItems(
 	run: Execution,
-	sends: Array<Send | undefined>,
+	phases: Array<SendPhase | undefined>,
 	concurrency: number,
 ): Promise<Array<Outcome | undefined>> {
 	return await runPool<Outcome | undefined>(
-		sends.length,
+		phases.length,
 		concurrency === 1 ? 1 : ITEMS_IN_FLIGHT,
 		async (itemIndex) => {
-			const send = sends[itemIndex];
+			const phase = phases[itemIndex];
 			// Let go once started: what an item prepared (its document, its request body) is kept
 			// only until it is sent, not until the last item is.
-			sends[itemIndex] = undefined;
+			phases[itemIndex] = undefined;
 			try {
-				if (!send) return undefined;
+				if (!phase) return undefined;
 				await run.order.nearTurn(itemIndex, STARTED_AHEAD);
-				return { items: await send() };
+				return { items: await phase() };
 			} catch (error) {
 				run.order.failed();
 				return { error: error as Error };
@@ -140,8 +140,8 @@ async function runItems(
 	count: number,
 ): Promise<INodeExecutionData[]> {
 	const outcomes: Array<Outcome | undefined> = new Array(count);
-	const sends = await checkItems(ctx, run, operation, outcomes);
-	const sent = await sendItems(run, sends, run.client.slots.concurrency);
+	const phases = await checkItems(ctx, run, operation, outcomes);
+	const sent = await sendItems(run, phases, run.client.slots.concurrency);
 	run.budget.nameBilled();
 
 	if (run.order.halted) {

@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import type { Execution } from '../batch/execution';
 
 /** The send phase of one item: the requests, and the item's output (pairedItem is the router's). */
-export type Send = () => Promise<INodeExecutionData[]>;
+export type SendPhase = () => Promise<INodeExecutionData[]>;
 
 /**
  * One operation: its fields, and for one input item a check phase that reads and checks
@@ -14,5 +14,5 @@ export type Send = () => Promise<INodeExecutionData[]>;
  */
 export interface Operation {
 	description: INodeProperties[];
-	prepare(this: IExecuteFunctions, itemIndex: number, run: Execution): Promise<Send>;
+	prepare(this: IExecuteFunctions, itemIndex: number, run: Execution): Promise<SendPhase>;
 }

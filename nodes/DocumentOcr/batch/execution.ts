@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { DocumentReads } from '../documents/budget';
-import { documentReads } from '../documents/budget';
+import type { DocumentReads } from '../documents/kept';
+import { documentReads } from '../documents/kept';
 import type { PageCount } from '../documents/pages';
 import { ServiceClient } from '../service/client';
 import type { BillableHooks } from '../transport/request';
@@ -42,7 +42,7 @@ export class Execution {
 	/** What the earlier tries of this run billed, for n8n's Retry On Fail (./tried.ts). */
 	readonly tried: TriedDocuments;
 
-	/** How the check phase reads documents (documents/budget.ts). */
+	/** How the check phase reads documents (documents/kept.ts). */
 	readonly reads: DocumentReads;
 
 	private madePoller?: Poller;

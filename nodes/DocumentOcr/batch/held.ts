@@ -132,15 +132,15 @@ export async function sendDocumentOnce(
 			return { result, previouslyBilled: true, pages: {} };
 		}
 	}
-	const attempt = client.postDocument(
+	const posting = client.postDocument(
 		itemIndex,
 		endpoint,
 		body,
 		run.billable(itemIndex, document.pageCount),
 	);
-	spentOnlyIfCreated(run, itemIndex, attempt);
+	spentOnlyIfCreated(run, itemIndex, posting);
 	if (tried !== undefined)
-		attempt.then(
+		posting.then(
 			({ answer }) => {
 				const { fileName } = document;
 				run.tried.keep(itemIndex, tried, { kind: 'document', json: answer, fileName });
@@ -150,7 +150,7 @@ export async function sendDocumentOnce(
 					run.tried.keep(itemIndex, tried, { kind: 'document', lost: true });
 			},
 		);
-	const posted = await attempt;
+	const posted = await posting;
 	const { answer: result, id, pagesBilled } = posted;
 	ledger.record({ itemIndex, kind: 'document', id, pagesBilled, fileName: document.fileName });
 	ledger.billedResults.set(itemIndex, { result, key });

@@ -72,7 +72,7 @@ export async function submitAndWait(
 		? { submitted: reuseTried(run, itemIndex, earlier) }
 		: submission.skip
 			? await sendRemembered(run, itemIndex, submission, await key(), waitSettings)
-			: { submitted: await send(run, itemIndex, submission, tried) };
+			: { submitted: await submitBilled(run, itemIndex, submission, tried) };
 	const counted = submission.pageCount;
 	// A reused record was billed by an earlier run, not this one: it carries no page fields.
 	if ('reused' in outcome) return { ...outcome.reused, previouslySubmitted: true };
@@ -92,27 +92,27 @@ export async function submitAndWait(
  * Retry On Fail (`tried`: the document's key), what it created, or a lost answer, is kept for
  * the next try (./tried.ts).
  */
-async function send(
+async function submitBilled(
 	run: Execution,
 	itemIndex: number,
 	post: Post,
 	tried?: string,
 ): Promise<Accepted> {
 	const billable = run.billable(itemIndex, post.pageCount);
-	const attempt =
+	const posting =
 		post.kind === 'task'
 			? run.client.submitTask(itemIndex, post.path, post.body, billable)
 			: run.client.createJob(itemIndex, post.body, billable);
-	spentOnlyIfCreated(run, itemIndex, attempt);
+	spentOnlyIfCreated(run, itemIndex, posting);
 	if (tried !== undefined)
-		attempt.then(
+		posting.then(
 			({ id, answer }) => run.tried.keep(itemIndex, tried, { kind: post.kind, id, answer }),
 			(error: unknown) => {
 				if (mayHaveCreated(error))
 					run.tried.keep(itemIndex, tried, { kind: post.kind, lost: true });
 			},
 		);
-	const accepted = await attempt;
+	const accepted = await posting;
 	const { id, pagesBilled: billed } = accepted;
 	run.ledger.record({ itemIndex, kind: post.kind, id, pagesBilled: billed });
 	run.budget.billed(itemIndex, billed);
@@ -146,19 +146,19 @@ async function sendRemembered(
 	const { kind, wait } = submission;
 	const resend = submission.skip?.resendUnconfirmed === true;
 	const idField = kind === 'task' ? 'taskId' : 'id';
-	for (let attempt = 0; ; attempt++) {
+	for (let round = 0; ; round++) {
 		const claim = await run.submitted.claim(itemIndex, key, kind, resend);
 		if ('send' in claim) {
-			const attempt = send(run, itemIndex, submission, run.tried.active ? key : undefined);
-			claim.sending(attempt);
-			return { submitted: await attempt };
+			const posting = submitBilled(run, itemIndex, submission, run.tried.active ? key : undefined);
+			claim.sending(posting);
+			return { submitted: await posting };
 		}
 		const id = claim.earlierId;
 		// Without waiting, the ID is the answer, as it was when the document was sent: no read.
 		if (!wait) return { reused: { [idField]: id } };
 		// A record of this run is what it is; one of an earlier run is read once first, and sent
 		// anew if the service lost it (404) or could not process it (failed).
-		if (claim.fromEarlierRun && attempt === 0) {
+		if (claim.fromEarlierRun && round === 0) {
 			const current = await run.client.findRecord(itemIndex, kind, id);
 			if (current === undefined || classifyStatus(current.status) === 'failed') {
 				run.submitted.forget(key);

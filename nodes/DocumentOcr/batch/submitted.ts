@@ -167,7 +167,7 @@ export type Claim =
 	| {
 			/** This item sends the document, and hands its submission over as it starts. */
 			send: true;
-			sending: (attempt: Promise<{ id: string }>) => void;
+			sending: (posting: Promise<{ id: string }>) => void;
 	  }
 	| {
 			/** The document was submitted already: by an earlier run, or by another item of this one. */
@@ -235,8 +235,8 @@ export class SubmittedDocuments {
 		// document (then they must not send it) or refused it (then the next of them sends it).
 		let settle!: (outcome: FirstOutcome) => void;
 		this.inFlight.set(key, new Promise<FirstOutcome>((resolve) => (settle = resolve)));
-		const sending = (attempt: Promise<{ id: string }>) =>
-			void attempt.then(
+		const sending = (posting: Promise<{ id: string }>) =>
+			void posting.then(
 				({ id }) => {
 					settle({ id });
 					remember(ctx, key, { kind, id, at: Date.now() });

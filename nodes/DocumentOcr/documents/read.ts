@@ -2,8 +2,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { safeFileName } from '../shared/text';
-import type { DocumentReads, KeepBudget } from './budget';
-import { KEEP_BYTES } from './budget';
+import type { DocumentReads, KeptBytes } from './kept';
+import { KEEP_BYTES } from './kept';
 import type { PageCount } from './pages';
 import { countPages } from './pages';
 import { digestOf, DocumentScan } from './scan';
@@ -38,18 +38,18 @@ export interface DocumentInput {
 	size: number;
 	/** SHA-256 (hex) of the bytes, learnt while the check read them. */
 	digest: string;
-	/** Its pages, counted while the check held the whole file (./pages.ts), or why unknown. */
+	/** Its pages, counted while the check held the whole file (./pages), or why unknown. */
 	pageCount: PageCount;
 	bytes?: Buffer;
 	binaryId?: string;
 	/** Reads the bytes again from where they came from (a URL), when they were not kept. */
 	reopen?: () => AsyncIterable<Buffer>;
 	/**
-	 * A large stored document as read in the check phase, kept (within the execution's budget)
+	 * A large stored document as read in the check phase, kept (within the execution's limit of kept bytes)
 	 * so that its submission does not read it a second time; let go once sent (see openDocument).
 	 */
 	chunks?: Buffer[];
-	/** Gives the kept chunks' share of the budget back. */
+	/** Gives the kept chunks' share of the kept bytes back. */
 	release?: () => void;
 }
 
@@ -93,7 +93,7 @@ interface Scanned {
 	pageCount: PageCount;
 	/** The whole file, when small enough to keep. */
 	bytes?: Buffer;
-	/** A large file's chunks, kept within the budget. */
+	/** A large file's chunks, kept within the limit of kept bytes. */
 	chunks?: Buffer[];
 	release?: () => void;
 }
@@ -122,15 +122,15 @@ const NOT_READ: PageCount = { pages: null, reason: 'the file was not read whole'
 
 /**
  * Reads a stored binary once, from n8n's binary store, as a stream, learns it (./scan.ts) and
- * counts its pages; called in a whole-read turn (documents/budget.ts), which bounds how many such
- * files are held at once. The file is then kept for the send when the budget has room (whole when
+ * counts its pages; called in a whole-read turn (documents/kept.ts), which bounds how many such
+ * files are held at once. The file is then kept for the send when the kept bytes have room (whole when
  * small, as the chunks read when large), else let go: it is streamed from the store again when
  * sent.
  */
 async function scanStored(
 	ctx: IExecuteFunctions,
 	binaryId: string,
-	budget: KeepBudget,
+	kept: KeptBytes,
 ): Promise<Scanned> {
 	const stream = await ctx.helpers.getBinaryStream(binaryId);
 	const scan = new DocumentScan(() => true);
@@ -144,31 +144,31 @@ async function scanStored(
 	const chunks = scan.kept();
 	if (!chunks) return { size, head, tail, digest, pageCount: NOT_READ };
 	// The chunks, not the copy the count reads, are what is kept for the send (each let go as soon
-	// as it is sent), within the budget.
+	// as it is sent), within the limit of kept bytes.
 	const pageCount = await pagesOf(ctx, head, () =>
 		chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size),
 	);
-	if (!budget.fits(size)) return { size, head, tail, digest, pageCount };
-	budget.take(size);
+	if (!kept.fits(size)) return { size, head, tail, digest, pageCount };
+	kept.take(size);
 	if (size <= KEEP_BYTES)
 		return { size, head, tail, digest, pageCount, bytes: Buffer.concat(chunks, size) };
-	const release = budget.releaser(size);
+	const release = kept.releaser(size);
 	return { size, head, tail, digest, pageCount, chunks, release };
 }
 
 /**
  * Whether a stored document is read whole in one call rather than scanned as a stream: n8n
  * recorded its size (`bytes`, which n8n sets when it stores binary data), it is small enough to
- * keep, and the budget has room. One call costs a fraction of a stream per file. The size read is
+ * keep, and the kept bytes have room. One call costs a fraction of a stream per file. The size read is
  * what counts afterwards, not the recorded one.
  */
-function readsWhole(recorded: unknown, budget: KeepBudget): boolean {
+function readsWhole(recorded: unknown, kept: KeptBytes): boolean {
 	return (
 		typeof recorded === 'number' &&
 		Number.isInteger(recorded) &&
 		recorded > 0 &&
 		recorded <= KEEP_BYTES &&
-		budget.fits(recorded)
+		kept.fits(recorded)
 	);
 }
 
@@ -282,7 +282,7 @@ async function readBinary(
 	itemIndex: number,
 	reads: DocumentReads,
 ): Promise<Read> {
-	const budget = reads.kept;
+	const { kept } = reads;
 	const property = (ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim();
 	const item = ctx.getInputData()[itemIndex];
 	const binary = item?.binary?.[property];
@@ -300,14 +300,14 @@ async function readBinary(
 		);
 	}
 	const named = { fileName: safeFileName(binary.fileName ?? ''), binaryId: binary.id };
-	if (binary.id && readsWhole(binary.bytes, budget)) {
+	if (binary.id && readsWhole(binary.bytes, kept)) {
 		const bytes = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
-		budget.take(bytes.length);
+		kept.take(bytes.length);
 		return { ...(await inMemory(ctx, bytes)), ...named };
 	}
 	if (binary.id) {
 		const id = binary.id;
-		const scanned = await reads.whole.run(async () => await scanStored(ctx, id, budget));
+		const scanned = await reads.whole.run(async () => await scanStored(ctx, id, kept));
 		const size =
 			scanned.size > MAX_BODY_BYTES
 				? (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize
@@ -319,8 +319,8 @@ async function readBinary(
 }
 
 /**
- * The "URL" source: fetched whole and learnt now, in a whole-read turn (documents/budget.ts), its
- * pages counted; a small file is kept (within the budget), any other is let go and fetched again
+ * The "URL" source: fetched whole and learnt now, in a whole-read turn (documents/kept.ts), its
+ * pages counted; a small file is kept (within the limit of kept bytes), any other is let go and fetched again
  * when it is sent, and must then be the same file (documents/url.ts).
  */
 async function readUrl(

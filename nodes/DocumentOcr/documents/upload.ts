@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { StreamedBlob } from '../shared/blob';
 import { jsonWithDocument, multipartWithDocument } from './body';
-import type { DocumentReads } from './budget';
+import type { DocumentReads } from './kept';
 import { formatBytes, MAX_BODY_BYTES, V1_KINDS } from './check';
 import type { DocumentInput } from './read';
 import { readDocument } from './read';

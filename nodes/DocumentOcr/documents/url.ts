@@ -14,7 +14,7 @@ import { DocumentScan } from './scan';
  * next part of the file (see URL_FETCH).
  *
  * In the check phase the file is read once and learnt (size, type, end marker, SHA-256) without
- * being held, except a small one the execution's budget keeps. When it is sent, it is fetched
+ * being held, except a small one the execution keeps (documents/kept.ts). When it is sent, it is fetched
  * again and streamed into the request while it is compared with what was checked: the last
  * chunk is held back until the whole file is known to be the same, so a file that changed, or a
  * second fetch that fails, cuts the request off before its end and the service creates and

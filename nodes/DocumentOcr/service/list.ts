@@ -53,7 +53,7 @@ export function samePage(before: string[], again: string[]): boolean {
 }
 
 /**
- * A walk through the task list: reads pages (through `read`, which may refuse one: a budget, a
+ * A walk through the task list: reads pages (through `read`, which may refuse one: the poll's time, a
  * failure), remembers the longest page read, and holds the two decisions every reader of the list
  * makes — whether a page is the last, and whether a page made only of tasks met before means the
  * list moved or the service ignores `page`. Get Many and the poll trigger both walk with it.

@@ -118,7 +118,7 @@ interface RawResponse {
  * execution is passed along (`credentialsDecrypted`): otherwise n8n loads it from its database
  * and decrypts it again for every request — most of a request's cost in a batch of thousands.
  */
-async function send(
+async function callHelper(
 	ctx: TransportContext,
 	options: IHttpRequestOptions,
 	credential: ICredentialsDecrypted,
@@ -223,7 +223,7 @@ async function attempt(
 		billable?.beforeBillableSend();
 		// A copy per attempt: the HTTP helper adds the credential's headers to what it is given.
 		const copy = { ...options, headers: options.headers && { ...options.headers } };
-		const sent = await send(conn.ctx, copy, conn.endpoints.credential);
+		const sent = await callHelper(conn.ctx, copy, conn.endpoints.credential);
 		let verdict: Verdict;
 		try {
 			verdict = judge(sent);
@@ -237,7 +237,7 @@ async function attempt(
 	}
 }
 
-type Attempted = Awaited<ReturnType<typeof send>>;
+type Attempted = Awaited<ReturnType<typeof callHelper>>;
 
 /**
  * An answer the verdict could not even read (it threw): the request fails with an error that says

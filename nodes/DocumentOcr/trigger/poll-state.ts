@@ -63,7 +63,7 @@ export interface PollSettings {
 	maxPending: number;
 	/** Most gaps remembered (beyond, the deepest are merged two by two into one; see Gap.through). */
 	maxGaps: number;
-	/** Whether the poll may send another request (its time budget); always, unless given. */
+	/** Whether the poll may send another request (its time); always, unless given. */
 	canRead?: () => boolean;
 }
 

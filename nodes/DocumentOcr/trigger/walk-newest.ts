@@ -1,6 +1,6 @@
 import type { Gap, PollState } from './poll-state';
-import type { Walk } from './reading';
-import { Stretch } from './reading';
+import type { Walk } from './stretches';
+import { Stretch } from './stretches';
 
 /**
  * Newest first: the top until known tasks, then the gaps left by earlier polls, in order (from the

@@ -1,7 +1,7 @@
 import { idsOf } from '../service/list';
 import type { PollState } from './poll-state';
-import type { Walk } from './reading';
-import { Stretch } from './reading';
+import type { Walk } from './stretches';
+import { Stretch } from './stretches';
 
 /**
  * Oldest first: new tasks are appended at the end. Resume one page before where the previous poll
@@ -51,7 +51,7 @@ export async function walkOldest(walk: Walk, previous: PollState | undefined, ba
 	if (!reachedEnd) {
 		lastPage = Math.max(lastPage, n - 1) + 1;
 		walk.warnings.push(
-			`The task list did not end within this poll's budget: the next poll continues at page ${lastPage}.`,
+			`The task list did not end within this poll's time: the next poll continues at page ${lastPage}.`,
 		);
 	}
 	// The other end, until new tasks have appeared at the end once (see walkNewest): a service that

@@ -2,13 +2,13 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { PollResult, PollSettings, PollState, PageReader, TaskReader } from './poll-state';
 import { eventOf } from './events';
-import { Walk } from './reading';
+import { Walk } from './stretches';
 import { walkNewest } from './walk-newest';
 import { walkOldest } from './walk-oldest';
 
 /**
  * What the poll trigger remembers between polls, and one poll as a pure function of it: no n8n
- * context, no HTTP, no clock (a budget check is injected). The node hands in two readers (a page of
+ * context, no HTTP, no clock (a check of the poll's time is injected). The node hands in two readers (a page of
  * `GET /api/tasks`, one `GET /api/tasks/{id}`) and stores the returned state.
  *
  * Why it reads the list WITHOUT the status filter: tasks finish out of order, so a task still
@@ -18,7 +18,7 @@ import { walkOldest } from './walk-oldest';
  * walks anyway, else one by one (`GET /api/tasks/{id}`, a bounded number per poll, in turn).
  *
  * A poll never throws away what it learnt. It reads until it meets the tasks of the previous
- * poll, the end of the list, or the end of its budget (pages, time, a request that failed); where
+ * poll, the end of the list, or the end of what it may read (pages, time, a request that failed); where
  * it stopped before meeting known tasks it leaves a gap — the page and the deepest task read, found
  * again however the list moved — and the next polls go on from there. So a burst of thousands of
  * tasks, or a service that rate-limits, is worked off over several polls instead of dropped, and

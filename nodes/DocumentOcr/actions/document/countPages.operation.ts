@@ -5,7 +5,7 @@ import type { Execution } from '../../batch/execution';
 import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
 import { documentFields } from '../shared.description';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['document'], operation: ['countPages'] } },
@@ -13,7 +13,7 @@ export const description = updateDisplayOptions(
 );
 
 /**
- * Count Pages: the document's type, size and pages, counted here (documents/pages.ts); nothing
+ * Count Pages: the document's type, size and pages, counted here (documents/pages/index.ts); nothing
  * is sent to the service and nothing is charged. `pages` is null when the count is not certain,
  * with the reason in `pagesUnknownReason`; where it rests on an assumption (the frames of an
  * animated image, a TIFF's directories, each counted as a page), `pageCountAssumption` says it.
@@ -23,7 +23,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const accepts = { accept: TASK_API_KINDS, target: 'Count Pages' };
 	const document = await readDocument(this, itemIndex, accepts, run.reads);
 	document.release?.();

@@ -6,7 +6,7 @@ import type { Execution } from '../../batch/execution';
 import { isObject } from '../../shared/object';
 import { sendDocumentOnce } from '../../batch/held';
 import { v1Upload } from '../../documents/upload';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
 const EXAMPLE_SCHEMA = JSON.stringify(
@@ -85,7 +85,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const schema = readSchema(this, itemIndex);
 	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'extract', [
 		['schema', JSON.stringify(schema)],

@@ -6,7 +6,7 @@ import type { Execution } from '../../batch/execution';
 import { sendDocumentOnce } from '../../batch/held';
 import { v1Upload } from '../../documents/upload';
 import { booleanField, itemFields } from '../../shared/validate';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
 const outputFileField: INodeProperties = {
@@ -45,7 +45,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'markdown');
 	const outputFile = booleanField(itemFields(this, itemIndex), outputFileField);
 	const property =

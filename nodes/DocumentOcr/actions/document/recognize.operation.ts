@@ -5,7 +5,7 @@ import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { sendDocumentOnce } from '../../batch/held';
 import { v1Upload } from '../../documents/upload';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 import { simplifyRecognition } from '../../shared/records';
 import {
 	concurrencyOption,
@@ -33,7 +33,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'ocr');
 	const simplify = simplified(this, itemIndex);
 	return async () => {

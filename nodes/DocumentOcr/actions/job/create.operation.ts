@@ -6,7 +6,7 @@ import type { Execution } from '../../batch/execution';
 import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
 import { v1Upload } from '../../documents/upload';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 import {
 	concurrencyOption,
 	documentFields,
@@ -61,7 +61,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const node = this.getNode();
 	const pairs = ((this.getNodeParameter('jobFields', itemIndex, {}) as IDataObject).field ??
 		[]) as IDataObject[];

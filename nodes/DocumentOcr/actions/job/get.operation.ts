@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { Execution } from '../../batch/execution';
 import { requireIdParameter } from '../../shared/validate';
 import { jobIdField } from '../shared.description';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['job'], operation: ['get'] } },
@@ -16,7 +16,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const id = requireIdParameter(this, itemIndex, 'jobId', 'job ID');
 	return async () => [{ json: (await run.client.getRecord(itemIndex, 'job', id)).record }];
 }

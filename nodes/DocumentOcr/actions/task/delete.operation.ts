@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { Execution } from '../../batch/execution';
 import { requireIdParameter } from '../../shared/validate';
 import { taskIdField } from '../shared.description';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['task'], operation: ['delete'] } },
@@ -16,7 +16,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const taskId = requireIdParameter(this, itemIndex, 'taskId', 'task ID');
 	return async () => {
 		const answer = await run.client.deleteTask(itemIndex, taskId);

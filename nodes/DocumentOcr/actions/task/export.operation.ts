@@ -8,7 +8,7 @@ import { fileNameFromDisposition, safeFileName } from '../../shared/text';
 import { requireIdParameter } from '../../shared/validate';
 import { httpStatus, quoteAnswer } from '../../transport/errors';
 import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 
 const FORMATS: Record<string, { mime: string; label: string }> = {
 	docx: {
@@ -55,7 +55,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const node = this.getNode();
 	const taskId = requireIdParameter(this, itemIndex, 'taskId', 'task ID');
 	const format = String(this.getNodeParameter('format', itemIndex)).trim().toLowerCase();

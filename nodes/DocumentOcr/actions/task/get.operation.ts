@@ -5,7 +5,7 @@ import type { Execution } from '../../batch/execution';
 import { simplifyTask } from '../../shared/records';
 import { requireIdParameter } from '../../shared/validate';
 import { simplified, simplifyField, taskIdField } from '../shared.description';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['task'], operation: ['get'] } },
@@ -17,7 +17,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const id = requireIdParameter(this, itemIndex, 'taskId', 'task ID');
 	const simplify = simplified(this, itemIndex);
 	return async () => {

@@ -12,7 +12,7 @@ import { idsOf, ListWalk } from '../../service/list';
 import { booleanField, itemFields, numberField } from '../../shared/validate';
 import { simplifyTask } from '../../shared/records';
 import { optionsCollection, simplified, simplifyField } from '../shared.description';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 
 const MAX_PAGES = 10_000;
 const MAX_PAGE_SIZE = 1_000;
@@ -93,7 +93,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const fields = itemFields(this, itemIndex);
 	const returnAll = booleanField(fields, returnAllField);
 	const limit = returnAll ? Infinity : numberField(fields, limitField);

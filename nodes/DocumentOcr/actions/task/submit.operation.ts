@@ -20,7 +20,7 @@ import {
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 
 const properties: INodeProperties[] = [
 	...documentFields,
@@ -88,7 +88,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const accepts = { accept: TASK_API_KINDS, target: 'the task API' };
 	const document = await readDocument(this, itemIndex, accepts, run.reads);
 	const provider = this.getNodeParameter('provider', itemIndex) as string;

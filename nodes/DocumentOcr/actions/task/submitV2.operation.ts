@@ -11,7 +11,7 @@ import { taskBody } from '../../documents/upload';
 import type { Accepted } from '../../service/client';
 import { simplifyTask } from '../../shared/records';
 import { booleanField, isFieldSet, itemFields } from '../../shared/validate';
-import type { Send } from '../types';
+import type { SendPhase } from '../types';
 import {
 	concurrencyOption,
 	documentFields,
@@ -138,7 +138,7 @@ export async function prepare(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: Execution,
-): Promise<Send> {
+): Promise<SendPhase> {
 	const path = ['api', 'v2', 'ocr'];
 	const accepts = { accept: TASK_API_KINDS, target: '/api/v2/ocr', requireFileName: true };
 	const document = await readDocument(this, itemIndex, accepts, run.reads);

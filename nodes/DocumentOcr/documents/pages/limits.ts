@@ -126,10 +126,10 @@ export class Unknown extends Error {}
 export class BrokenXref extends Unknown {}
 
 /** A count, or why it is unknown (a read past the end included); `broken` for BrokenXref. */
-export type Attempt = { pages: number } | { pages: null; reason: string; broken: boolean };
+export type CountOutcome = { pages: number } | { pages: null; reason: string; broken: boolean };
 
 /** Runs a counter: its count, or why it is unknown; never rejects. */
-export async function attempt(count: () => Promise<number>): Promise<Attempt> {
+export async function readCount(count: () => Promise<number>): Promise<CountOutcome> {
 	try {
 		return { pages: await count() };
 	} catch (error) {
@@ -143,6 +143,6 @@ export async function attempt(count: () => Promise<number>): Promise<Attempt> {
 	}
 }
 
-export function strip(result: Attempt): PageCount {
+export function strip(result: CountOutcome): PageCount {
 	return result.pages === null ? { pages: null, reason: result.reason } : { pages: result.pages };
 }

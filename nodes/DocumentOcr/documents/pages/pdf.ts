@@ -2,13 +2,13 @@
  * The pages of a PDF: the page tree's /Count under the catalog's /Pages, found through the
  * cross-reference (xref.ts) and checked against a walk of the /Kids tree (cycles, depth, a page
  * listed twice, a count the kids contradict: unknown). Objects inside object streams are read
- * from the stream's decoded bytes (inflate.ts), each object stream inflated when an object in it
+ * from the stream's decoded bytes (streams.ts), each object stream inflated when an object in it
  * is first read. The walk lets the event loop run as it goes (Work).
  */
-import { decodeStream } from './inflate';
+import { decodeStream } from './streams';
 import { NumberSet } from './locations';
 import {
-	attempt,
+	readCount,
 	PAGE_LIMITS,
 	strip,
 	Unknown,
@@ -37,7 +37,7 @@ export async function countPdfPages(buf: Buffer, work: Work): Promise<PageCount>
 	const views = header > 0 ? [buf.subarray(header), buf] : [buf];
 	let broken: string | undefined;
 	for (const view of views) {
-		const direct = await attempt(async () => {
+		const direct = await readCount(async () => {
 			const xref = await readXref(view, work);
 			if (!xref.root) throw new BrokenXref('the trailer names no document catalog (/Root)');
 			return await countThrough(new ObjectReader(view, xref, work), xref.root, view.length, work);
@@ -45,7 +45,7 @@ export async function countPdfPages(buf: Buffer, work: Work): Promise<PageCount>
 		if (direct.pages !== null || !direct.broken) return strip(direct);
 		broken ??= direct.reason;
 	}
-	const scanned = await attempt(async () => {
+	const scanned = await readCount(async () => {
 		const xref = await scanObjects(buf, work);
 		return await countThrough(new ObjectReader(buf, xref, work), xref.root!, buf.length, work);
 	});

@@ -3,7 +3,7 @@
  * (classic tables, cross-reference streams, a hybrid file's /XRefStm), or, when it cannot be read,
  * a scan for `N G obj` headers that stands in only where it is certain.
  */
-import { decodeStream } from './inflate';
+import { decodeStream } from './streams';
 import { Locations, maxObjectsIn } from './locations';
 import { BrokenXref, PAGE_LIMITS, Unknown, type Work } from './limits';
 import { CLASS, isDict, isDigit, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';

@@ -1,11 +1,11 @@
 /**
  * The page count of a document, read from its bytes before anything is sent (issue 31): the
  * service bills per page, so a workflow can see the cost before paying it. Pure, no dependencies
- * (compressed PDF streams are inflated by pages/inflate.ts).
+ * (compressed PDF streams are inflated by pages/streams.ts).
  *
  * - PDF (pages/pdf.ts): the page tree's /Count under the catalog's /Pages, found through the
  *   cross-reference (pages/xref.ts: classic tables, cross-reference and object streams stored
- *   without a filter or FlateDecode-compressed with or without a PNG predictor, pages/inflate.ts;
+ *   without a filter or FlateDecode-compressed with or without a PNG predictor, pages/streams.ts;
  *   incremental updates and linearized files through the last startxref and /Prev), checked
  *   against a walk of the /Kids tree. Where the cross-reference cannot be read, a scan for
  *   `N G obj` headers stands in only when it is unambiguous (every object needed defined once,
@@ -25,13 +25,13 @@
  * (inflated object streams kept within a share of the file's size, one stream's inflated size,
  * object locations no more than the file can hold); the promise never rejects.
  */
-import type { DocumentKind } from './check';
-import { gifFrames, pngFrames, webpFrames } from './pages/images';
-import { attempt, strip, Work, type PageCount } from './pages/limits';
-import { countPdfPages } from './pages/pdf';
-import { countTiffPages } from './pages/tiff';
+import type { DocumentKind } from '../check';
+import { gifFrames, pngFrames, webpFrames } from './images';
+import { readCount, strip, Work, type PageCount } from './limits';
+import { countPdfPages } from './pdf';
+import { countTiffPages } from './tiff';
 
-export { PAGE_LIMITS, type PageCount } from './pages/limits';
+export { PAGE_LIMITS, type PageCount } from './limits';
 
 /** The pages of `bytes`, a document of `kind`; `signal` cancels the count (null, with why). */
 export async function countPages(
@@ -83,7 +83,7 @@ async function count(bytes: Buffer, kind: DocumentKind, work: Work): Promise<Pag
 		if (kind === 'pdf') return await countPdfPages(bytes, work);
 		const images = IMAGES[kind];
 		if (!images) return { pages: 1 };
-		const read = await attempt(async () => await images.read(bytes, work));
+		const read = await readCount(async () => await images.read(bytes, work));
 		if (read.pages === null || read.pages === 1) return strip(read);
 		return { pages: read.pages, assumed: images.assumed };
 	} catch (error) {

@@ -6,7 +6,7 @@ import type { Finished, Gap, PageReader, PollSettings, PollState } from './poll-
 import { eventOf } from './events';
 
 /**
- * One poll's reading of the task list: the budget, what it met, and the stretches it reads (see
+ * One poll's reading of the task list: the poll's time, what it met, and the stretches it reads (see
  * ./walk.ts for the whole poll, ./walk-newest.ts and ./walk-oldest.ts for the two orders).
  *
  * The list moves while it is read: tasks submitted meanwhile push every task down. A stretch is
@@ -17,11 +17,11 @@ import { eventOf } from './events';
  * reading of that gap never meets the stretch's own tasks and takes them for the end of the gap.
  * Pages are read one after the other: tasks only move down, so the next page never skips a task.
  * Reading down a list that moves by a page per read makes no headway (every page shows the same
- * tasks again); the stretch stops at the budget with its gap and goes on once the list calms,
+ * tasks again); the stretch stops when the poll's time is up, with its gap and goes on once the list calms,
  * where a task read above the gap (`Gap.top`) tells at once on which page the gap now begins.
  */
 
-/** How a stretch of reading ended: at tasks read before, at the list's end, or stopped (budget, failure). */
+/** How a stretch of reading ended: at tasks read before, at the list's end, or stopped (the poll's time, a failure). */
 export type Stop =
 	| { at: 'known' }
 	| { at: 'end'; page: number; last?: string }
@@ -158,10 +158,10 @@ export class Walk {
 		this.pendingBefore = new Set(previous?.pending ?? []);
 		this.selected = new Set(settings.events);
 		this.honoursPage = previous?.honoursPage === true;
-		this.pages = new ListWalk(async (n) => await this.readWithinBudget(n));
+		this.pages = new ListWalk(async (n) => await this.readInTime(n));
 	}
 
-	/** A page, or undefined when the budget is spent or the request failed (the walk stops there). */
+	/** A page, or undefined when the poll's time is up or the request failed (the walk stops there). */
 	async read(n: number): Promise<ListPage | undefined> {
 		const page = await this.pages.page(n);
 		if (!page) return undefined;
@@ -180,7 +180,7 @@ export class Walk {
 		return Math.max(1, page?.pageSize ?? this.pages.longest);
 	}
 
-	private async readWithinBudget(n: number): Promise<ListPage | undefined> {
+	private async readInTime(n: number): Promise<ListPage | undefined> {
 		if (this.failure !== undefined || this.pagesRead >= this.settings.maxPages) return undefined;
 		if (this.settings.canRead && !this.settings.canRead()) return undefined;
 		this.pagesRead++;
@@ -276,7 +276,7 @@ export class Walk {
 
 	/**
 	 * Reads down from page `n` until a page that `connects` (the walk has reached tasks read before),
-	 * the end of the list, or the end of the budget (`stopped`, leaving the gap below the cursor).
+	 * the end of the list, or the end of the poll's time (`stopped`, leaving the gap below the cursor).
 	 */
 	async down(n: number, quiet: boolean, stretch: Stretch, evidence?: 'top' | 'end'): Promise<Stop> {
 		// Whether a page holding no task of the stretch can be what follows the cursor: not after the

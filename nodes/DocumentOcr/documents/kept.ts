@@ -10,13 +10,13 @@ export const KEEP_BYTES = 64 * 1024;
  * of ~2 kB = 10 MB), large ones as the chunks read in the check phase until they are sent. A
  * large document that does not fit is read twice (check, then send) instead.
  */
-export const KEEP_BUDGET_BYTES = 32 * 1024 * 1024;
+export const KEPT_BYTES_MAX = 32 * 1024 * 1024;
 
 /** The bytes of documents one execution keeps in memory between its check and send phases. */
-export class KeepBudget {
+export class KeptBytes {
 	used = 0;
 
-	constructor(readonly limit = KEEP_BUDGET_BYTES) {}
+	constructor(readonly limit = KEPT_BYTES_MAX) {}
 
 	/** Whether `bytes` more would fit. */
 	fits(bytes: number): boolean {
@@ -39,7 +39,7 @@ export class KeepBudget {
 }
 
 /**
- * Documents held whole at once to count their pages (./pages.ts reads a PDF's cross-reference at
+ * Documents held whole at once to count their pages (./pages reads a PDF's cross-reference at
  * its end and its objects anywhere): a document that is not kept for the send is read whole only
  * in one of these turns, then let go, so the check phase holds at most this many such files
  * (each at most 10 MB) whatever the number of items checked at once.
@@ -74,11 +74,11 @@ export class WholeReads {
  * document whose pages cannot be counted is refused (`countRequired`: a Page Budget is set).
  */
 export interface DocumentReads {
-	kept: KeepBudget;
+	kept: KeptBytes;
 	whole: WholeReads;
 	countRequired: boolean;
 }
 
 export function documentReads(countRequired = false): DocumentReads {
-	return { kept: new KeepBudget(), whole: new WholeReads(), countRequired };
+	return { kept: new KeptBytes(), whole: new WholeReads(), countRequired };
 }
