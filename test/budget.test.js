@@ -270,24 +270,33 @@ describe('Page Budget: no run bills past it', () => {
 		expect(h.netCharged(emu)).toBe(5);
 	});
 
-	test.each([
-		[
+	/** Every operation that bills, by its value: its name, its parameters, the route it posts to. */
+	const BILLING = {
+		submit: ['Task → Submit', () => h.submit(), 'POST /api/ocr'],
+		submitV2: [
 			'Submit (V2)',
 			() => h.submit({ operation: 'submitV2', format: 'markdown' }),
 			'POST /api/v2/ocr',
 		],
-		['Convert to Markdown', () => h.doc('markdown'), 'POST /v1/markdown'],
-		['Recognize', () => h.doc('recognize'), 'POST /v1/ocr'],
-		[
+		markdown: ['Convert to Markdown', () => h.doc('markdown'), 'POST /v1/markdown'],
+		recognize: ['Recognize', () => h.doc('recognize'), 'POST /v1/ocr'],
+		extract: [
 			'Extract',
 			() =>
 				h.doc('extract', {
-					jsonSchema: JSON.stringify({ type: 'object', properties: { a: { type: 'string' } } }),
+					schema: JSON.stringify({ type: 'object', properties: { a: { type: 'string' } } }),
 				}),
 			'POST /v1/extract',
 		],
-		['Job → Create', () => h.job('create', { jobFields: {} }), 'POST /v1/jobs'],
-	])(
+		create: ['Job → Create', () => h.job('create', { jobFields: {} }), 'POST /v1/jobs'],
+	};
+
+	test('the table below holds exactly the operations the node says bill (their `bills`)', () => {
+		const { billingOperations } = require('../dist/nodes/DocumentOcr/actions/operations');
+		expect(Object.keys(BILLING).sort()).toEqual(billingOperations().sort());
+	});
+
+	test.each(Object.values(BILLING))(
 		'%s: 6 documents of 2 pages under a budget of 7 at concurrency 16 bill 6 pages',
 		async (_name, params, route) => {
 			const items = Array.from({ length: 6 }, (_, i) => pdf(2, `d${i}.pdf`));

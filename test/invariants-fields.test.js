@@ -122,6 +122,16 @@ function actionCases() {
 
 const CASES = actionCases();
 
+test('every operation of the node is in OPERATIONS above, so that its fields are checked', () => {
+	const { resources } = require('../dist/nodes/DocumentOcr/actions/operations');
+	const all = Object.entries(resources).flatMap(([resource, operations]) =>
+		Object.keys(operations).map((operation) => `${resource}.${operation}`),
+	);
+	// Count Pages, Delete and Job → Get have no number or boolean field of their own.
+	const without = ['document.countPages', 'task.delete', 'job.get'];
+	expect(all.filter((key) => !OPERATIONS[key] && !without.includes(key))).toEqual([]);
+});
+
 let files;
 let taskId;
 beforeAll(async () => {

@@ -115,6 +115,7 @@ const DOCUMENT_OPERATIONS = {
 	},
 	jobCreate: {
 		label: 'Job → Create',
+		value: 'create',
 		params: (source, random, o) =>
 			h.job('create', { ...source, waitForCompletion: random() < 0.7, options: o }),
 		remembers: true,
@@ -868,7 +869,14 @@ function violationsOf(results, invariant) {
 	return results.flatMap((r) => r.violations[invariant]);
 }
 
+/** The operation values of the document operations that bill (their key, unless `value` says). */
+const billingValues = () =>
+	Object.entries(DOCUMENT_OPERATIONS)
+		.filter(([, operation]) => !operation.free)
+		.map(([key, operation]) => operation.value ?? key);
+
 module.exports = {
+	billingValues,
 	FAMILIES,
 	INVARIANTS,
 	TITLES,

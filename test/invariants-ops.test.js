@@ -12,7 +12,14 @@
  * (4 by default: the hostility in focus turns with the seed, so each family meets each one);
  * INVARIANT_OPS_ONLY runs the families whose name contains it (e.g. "export", "from url").
  */
-const { FAMILIES, INVARIANTS, TITLES, opsRun, violationsOf } = require('./invariants-ops');
+const {
+	billingValues,
+	FAMILIES,
+	INVARIANTS,
+	TITLES,
+	opsRun,
+	violationsOf,
+} = require('./invariants-ops');
 
 const SEEDS = Number(process.env.INVARIANT_OPS_SEEDS || 4);
 const ONLY = process.env.INVARIANT_OPS_ONLY; // e.g. "export" or "markdown from url"
@@ -22,6 +29,11 @@ jest.setTimeout(60_000);
 const families = FAMILIES.filter(
 	(f) => !ONLY || f.label.toLowerCase().includes(ONLY.toLowerCase()) || f.operation === ONLY,
 );
+
+test('the families hold every operation the node says bills (their `bills`)', () => {
+	const { billingOperations } = require('../dist/nodes/DocumentOcr/actions/operations');
+	expect(billingValues().sort()).toEqual(billingOperations().sort());
+});
 
 describe.each(families.map((f) => [f.label, f]))('%s on a hostile service', (_label, family) => {
 	const results = [];

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { billingOperations } from './actions/operations';
 import { router } from './actions/router';
 import { searchTasks } from './actions/task/listSearch';
 import * as document from './actions/document/Document.resource';
@@ -45,8 +46,8 @@ export class DocumentOcr implements INodeType {
 				type: 'info',
 				location: 'inputPane',
 				whenToDisplay: 'beforeExecution',
-				displayCondition:
-					'={{ ["submit", "submitV2", "markdown", "recognize", "extract", "create"].includes($parameter["operation"]) }}',
+				// The operations that bill, as each says it does (actions/operations.ts).
+				displayCondition: `={{ ${JSON.stringify(billingOperations())}.includes($parameter["operation"]) }}`,
 			},
 		],
 		properties: [

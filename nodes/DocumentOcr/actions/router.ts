@@ -9,16 +9,8 @@ import type { Outcome } from '../batch/report';
 import { errorJson, reportBilled, withItemIndex } from '../batch/report';
 import { StoppedError } from '../transport/errors';
 import { concurrencyOf } from './shared.description';
-import * as document from './document/Document.resource';
-import * as job from './job/Job.resource';
-import * as task from './task/Task.resource';
+import { resources } from './operations';
 import type { Operation, SendPhase } from './types';
-
-const resources: Record<string, Record<string, Operation>> = {
-	task: task.operations,
-	document: document.operations,
-	job: job.operations,
-};
 
 /** Items under way at once (each mostly waiting); requests are bounded by `concurrency`. */
 const ITEMS_IN_FLIGHT = 500;

@@ -1,6 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { pageBudgetOption } from '../batch/budget';
 import { booleanField, itemFields, numberField } from '../shared/validate';
+import type { Operation } from './types';
 
 /** The document input fields shared by every operation that sends a file. */
 export const documentFields: INodeProperties[] = [
@@ -236,4 +238,23 @@ export function waitForCompletionField(description: string): INodeProperties {
 		default: true,
 		description,
 	};
+}
+
+/**
+ * An operation's fields as the node shows them: for an operation that bills, its Options with the
+ * Page Budget added — so that `bills` alone decides it. A billing operation without Options fails
+ * the node's load.
+ */
+export function fieldsOf(operation: Operation): INodeProperties[] {
+	if (!operation.bills) return operation.description;
+	let found = false;
+	const fields = operation.description.map((field) => {
+		if (field.name !== 'options' || field.type !== 'collection') return field;
+		found = true;
+		const options = [...((field.options as INodeProperties[]) ?? []), pageBudgetOption];
+		options.sort((a, b) => a.displayName.localeCompare(b.displayName));
+		return { ...field, options };
+	});
+	if (!found) throw new Error('An operation that bills has no Options to put the Page Budget in');
+	return fields;
 }

@@ -14,5 +14,10 @@ export type SendPhase = () => Promise<INodeExecutionData[]>;
  */
 export interface Operation {
 	description: INodeProperties[];
+	/**
+	 * It sends documents the service bills by their pages: the one fact the billing hint, the
+	 * Page Budget option (added to its Options: actions/operations.ts) and the tests derive from.
+	 */
+	bills?: boolean;
 	prepare(this: IExecuteFunctions, itemIndex: number, run: Execution): Promise<SendPhase>;
 }

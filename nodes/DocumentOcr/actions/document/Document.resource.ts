@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { fieldsOf } from '../shared.description';
 import type { Operation } from '../types';
 import * as countPages from './countPages.operation';
 import * as extract from './extract.operation';
@@ -46,8 +47,8 @@ export const description: INodeProperties[] = [
 		],
 		default: 'markdown',
 	},
-	...markdown.description,
-	...recognize.description,
-	...extract.description,
-	...countPages.description,
+	...fieldsOf(markdown),
+	...fieldsOf(recognize),
+	...fieldsOf(extract),
+	...fieldsOf(countPages),
 ];

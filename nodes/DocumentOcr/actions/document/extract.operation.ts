@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { isObject } from '../../shared/object';
 import { sendDocumentOnce } from '../../batch/held';
@@ -36,8 +35,11 @@ const properties: INodeProperties[] = [
 		description:
 			'Describes the values to read from the document: a JSON Schema of type "object" whose properties name each value and its type (string, number, ...), as in the example',
 	},
-	optionsCollection(concurrencyOption, pageBudgetOption),
+	optionsCollection(concurrencyOption),
 ];
+
+/** Each document this operation sends is billed by its pages: the Page Budget applies. */
+export const bills = true;
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['document'], operation: ['extract'] } },

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { sendDocumentOnce } from '../../batch/held';
 import { v1Upload } from '../../documents/upload';
@@ -32,8 +31,11 @@ const properties: INodeProperties[] = [
 		description:
 			'Name of the binary field the .md file is put in, for the next steps (e.g. Write Files to Disk)',
 	},
-	optionsCollection(concurrencyOption, pageBudgetOption),
+	optionsCollection(concurrencyOption),
 ];
+
+/** Each document this operation sends is billed by its pages: the Page Budget applies. */
+export const bills = true;
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['document'], operation: ['markdown'] } },

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { sendDocumentOnce } from '../../batch/held';
 import { v1Upload } from '../../documents/upload';
@@ -15,6 +14,9 @@ import {
 	simplifyField,
 } from '../shared.description';
 
+/** Each document this operation sends is billed by its pages: the Page Budget applies. */
+export const bills = true;
+
 export const description = updateDisplayOptions(
 	{ show: { resource: ['document'], operation: ['recognize'] } },
 	[
@@ -24,7 +26,7 @@ export const description = updateDisplayOptions(
 			description:
 				"Whether to return only the recognized text ('text') instead of the raw answer with its text blocks",
 		},
-		optionsCollection(concurrencyOption, pageBudgetOption),
+		optionsCollection(concurrencyOption),
 	] as INodeProperties[],
 );
 

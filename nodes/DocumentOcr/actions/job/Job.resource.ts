@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { fieldsOf } from '../shared.description';
 import type { Operation } from '../types';
 import * as create from './create.operation';
 import * as get from './get.operation';
@@ -30,6 +31,6 @@ export const description: INodeProperties[] = [
 		],
 		default: 'create',
 	},
-	...create.description,
-	...get.description,
+	...fieldsOf(create),
+	...fieldsOf(get),
 ];

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
@@ -44,12 +43,14 @@ const properties: INodeProperties[] = [
 	),
 	optionsCollection(
 		concurrencyOption,
-		pageBudgetOption,
 		resendUnconfirmedOption,
 		skipSubmittedOption,
 		waitTimeoutOption,
 	),
 ];
+
+/** Each document this operation sends is billed by its pages: the Page Budget applies. */
+export const bills = true;
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['job'], operation: ['create'] } },

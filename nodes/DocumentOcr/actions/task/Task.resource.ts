@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { fieldsOf } from '../shared.description';
 import type { Operation } from '../types';
 import * as deleteTask from './delete.operation';
 import * as exportTask from './export.operation';
@@ -67,10 +68,10 @@ export const description: INodeProperties[] = [
 		],
 		default: 'submit',
 	},
-	...submit.description,
-	...submitV2.description,
-	...get.description,
-	...getMany.description,
-	...deleteTask.description,
-	...exportTask.description,
+	...fieldsOf(submit),
+	...fieldsOf(submitV2),
+	...fieldsOf(get),
+	...fieldsOf(getMany),
+	...fieldsOf(deleteTask),
+	...fieldsOf(exportTask),
 ];

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { pageBudgetOption } from '../../batch/budget';
 import type { Execution } from '../../batch/execution';
 import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
@@ -77,7 +76,6 @@ const properties: INodeProperties[] = [
 	),
 	optionsCollection(
 		concurrencyOption,
-		pageBudgetOption,
 		resendUnconfirmedOption,
 		skipSubmittedOption,
 		formulasOption,
@@ -86,6 +84,9 @@ const properties: INodeProperties[] = [
 	),
 	simplifyField,
 ];
+
+/** Each document this operation sends is billed by its pages: the Page Budget applies. */
+export const bills = true;
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['task'], operation: ['submitV2'] } },
