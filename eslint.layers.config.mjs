@@ -15,6 +15,7 @@
  *   waiting/                    4  polling many records at once
  *   service/                    3  the service client: typed reads and writes, the list walker
  *   transport/                  2  send one request, the retry table, the error map, request slots
+ *                                  (not documents/: the bodies it sends are shared/blob.ts's)
  *   documents/                  1  bytes -> checked document, request bodies
  *   shared/                     0  pure helpers
  */
@@ -32,7 +33,14 @@ const NODE_FILES = [ACTION_NODE, ...TRIGGER_NODES];
 
 /** The folders from the bottom up; each may import only the ones before it. */
 const LAYERS = ['shared', 'documents', 'transport', 'service', 'waiting', 'batch'];
+/**
+ * Layers below a layer that it still may not import: documents/ builds request bodies and
+ * transport/ sends them, and neither needs the other (a body is a shared/blob.ts StreamedBlob).
+ */
+const APART = { transport: ['documents'] };
 const folder = (name) => `${FAMILY}/${name}`;
+const below = (layer, rank) =>
+	LAYERS.slice(0, rank).filter((other) => !(APART[layer] ?? []).includes(other));
 
 const zones = [
 	// Each layer below the node families: nothing above it, the node files and credentials included.
@@ -40,12 +48,13 @@ const zones = [
 		target: folder(layer),
 		from: [
 			...LAYERS.slice(rank + 1).map(folder),
+			...(APART[layer] ?? []).map(folder),
 			folder('actions'),
 			folder('trigger'),
 			...NODE_FILES,
 			'./credentials',
 		],
-		message: `${layer}/ may import only the layers below it (${LAYERS.slice(0, rank).join(', ') || 'none'}).`,
+		message: `${layer}/ may import only the layers below it (${below(layer, rank).join(', ') || 'none'}).`,
 	})),
 	// The two node families never import each other, nor the node files above them.
 	{

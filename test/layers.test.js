@@ -49,6 +49,12 @@ const PLANTED = [
 		/transport\/slots\.ts: import-x\/no-restricted-paths: .*"\.\.\/batch\/execution".*transport\/ may import only/,
 	],
 	[
+		'transport reaching into documents (below it, but kept apart)',
+		(dir) =>
+			append(dir, 'transport/endpoints.ts', "import type { KeptBytes } from '../documents/kept';"),
+		/transport\/endpoints\.ts: import-x\/no-restricted-paths: .*"\.\.\/documents\/kept".*transport\/ may import only the layers below it \(shared\)/,
+	],
+	[
 		"a trigger reaching into the action node's operations",
 		(dir) => append(dir, 'trigger/events.ts', "import type { Send } from '../actions/types';"),
 		/trigger\/events\.ts: import-x\/no-restricted-paths: .*trigger\/ .*may not import actions\//,
