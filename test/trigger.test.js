@@ -315,3 +315,10 @@ describe('deliveries from the emulator, for real tasks', () => {
 		emu.clearWebhooks();
 	});
 });
+
+test('the emulator sends the events the triggers offer, and no other', () => {
+	// emulator/surfaces/webhooks.js lists them on its own (the emulator uses no product code).
+	const { EVENTS } = require('../dist/nodes/DocumentOcr/trigger/events');
+	const emulated = require('../emulator/surfaces/webhooks').EVENTS;
+	expect([...emulated].sort()).toEqual([...EVENTS].sort());
+});
