@@ -60,11 +60,12 @@ async function main() {
 	const shareMetric =
 		"the count's share of a real document's check-and-send (issue 36): scans of 1, 10 and 40 pages (1.6–8.3 MB) from img2pdf, Ghostscript and qpdf (Flate object streams, also linearized), Convert to Markdown in n8n-core's engine against the emulator answering at once; the largest median share over the files, and the check-and-send's after − before in the same round over the files with Flate streams (median, quartiles)";
 	const { flate, control } = share.rows.length ? share : {};
+	const signed = (ms) => (ms > 0 ? `+${ms}` : `${ms}`);
 	add(
 		'Page count, platform inflate (issue 36)',
 		shareMetric,
 		share.rows.length
-			? `DecompressionStream: share ≤ ${share.largestShareAfterPct} %; check-and-send +${flate.nodeDiffMs.median} ms (${flate.nodeDiffMs.p25} / ${flate.nodeDiffMs.p75}) beside the files without Flate streams' +${control.nodeDiffMs.median} ms (${control.nodeDiffMs.p25} / ${control.nodeDiffMs.p75}); load ${share.load.min}–${share.load.max}`
+			? `DecompressionStream: share ≤ ${share.largestShareAfterPct} %; check-and-send ${signed(flate.nodeDiffMs.median)} ms (${flate.nodeDiffMs.p25} / ${flate.nodeDiffMs.p75}) beside the files without Flate streams' ${signed(control.nodeDiffMs.median)} ms (${control.nodeDiffMs.p25} / ${control.nodeDiffMs.p75}); load ${share.load.min}–${share.load.max}`
 			: `skipped: ${share.skipped.join('; ')}`,
 		share.rows.length
 			? `the synchronous inflate of ${share.commit} (flate.ts), same run: share ≤ ${share.largestShareBeforePct} %`
