@@ -24,8 +24,11 @@
  *     count's own time inside that run.
  *   Medians over BENCH_ROUNDS (default 21) rounds, after one round not counted (warm-up).
  *
- * `BENCH_SCANS=<dir>` makes the files there and keeps them (a later run reuses them); otherwise
- * they are made in a temporary folder (about a minute) and removed. Needs `npm run build`.
+ * `BENCH_OPERATION=countPages` runs Document → Count Pages instead (nothing sent: the count is
+ * most of the node's work there, the worst case for its share). `BENCH_SCANS=<dir>` makes the
+ * files there and keeps them (a later run reuses them); otherwise they are made in a temporary
+ * folder (about a minute) and removed. `BENCH_JSON=<file>` writes every round's figures there.
+ * Needs `npm run build`.
  */
 const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -109,7 +112,11 @@ function makeFiles(dir) {
 	for (const scan of SCANS) {
 		const at = (name) => path.join(dir, `${name}-${scan.pages}.pdf`);
 		const make = (name, producer, run) => {
-			if (!fs.existsSync(at(name))) run(at(name));
+			// Made under another name first: a run stopped halfway leaves no file a later one reuses.
+			if (!fs.existsSync(at(name))) {
+				run(`${at(name)}.part`);
+				fs.renameSync(`${at(name)}.part`, at(name));
+			}
 			files.push({
 				name: `${name}-${scan.pages}.pdf`,
 				producer,
@@ -174,20 +181,42 @@ const quantile = (values, q) => {
 	return sorted[low] + (sorted[Math.ceil(at)] - sorted[low]) * (at - low);
 };
 const median = (values) => quantile(values, 0.5);
-/** Median and quartiles, rounded: { median, p25, p75 }. */
+/**
+ * Where the median of `values` lies, 95 % of the time: the 2.5th and 97.5th percentiles of the
+ * medians of 2,000 resamplings (seeded, so a run's values always give the same interval).
+ */
+const medianInterval = (values) => {
+	let seed = 1;
+	const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+	const medians = Array.from({ length: 2000 }, () =>
+		median(Array.from(values, () => values[Math.floor(random() * values.length)])),
+	);
+	return [quantile(medians, 0.025), quantile(medians, 0.975)];
+};
+/** Median, quartiles and the median's 95 % interval, rounded. */
 const spread = (values, digits = 1) => {
 	const round = (x) => +x.toFixed(digits);
 	return {
 		median: round(median(values)),
 		p25: round(quantile(values, 0.25)),
 		p75: round(quantile(values, 0.75)),
+		interval: medianInterval(values).map(round),
 	};
 };
 
-async function main() {
+/**
+ * `operation`: 'markdown' (Convert to Markdown: the check-and-send) or 'countPages'; `scans`: the
+ * folder to make the files in and keep (run.js passes one to both rows).
+ */
+async function main({
+	operation = process.env.BENCH_OPERATION ?? 'markdown',
+	scans = process.env.BENCH_SCANS,
+} = {}) {
 	const rounds = Number(process.env.BENCH_ROUNDS ?? 21);
 	const commit = process.env.BENCH_BEFORE ?? '46611e3';
-	const keep = process.env.BENCH_SCANS;
+	const keep = scans;
+	if (operation !== 'markdown' && operation !== 'countPages')
+		throw new Error(`BENCH_OPERATION is markdown or countPages, not ${operation}`);
 	const dir = keep ? path.resolve(keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'inflate-share-'));
 	fs.mkdirSync(dir, { recursive: true });
 	let emulator;
@@ -202,7 +231,7 @@ async function main() {
 		emulator = await startEmulatorProcess();
 		const parameters = {
 			resource: 'document',
-			operation: 'markdown',
+			operation,
 			documentSource: 'binary',
 			binaryPropertyName: 'data',
 			options: {},
@@ -236,7 +265,11 @@ async function main() {
 					credentials,
 				});
 				const json = run.output?.[0]?.json;
-				if (run.error || json?.error || typeof json?.markdown !== 'string')
+				const answered =
+					operation === 'countPages'
+						? json?.pages === file.pages
+						: typeof json?.markdown === 'string';
+				if (run.error || json?.error || !answered)
 					throw new Error(`${file.name}: ${run.error?.message ?? JSON.stringify(json)}`);
 				return { nodeMs: run.runData.executionTime, countMs, pages };
 			} finally {
@@ -318,6 +351,7 @@ async function main() {
 		return {
 			rows,
 			skipped,
+			operation,
 			rounds,
 			commit,
 			load: { min: +Math.min(...load).toFixed(1), max: +Math.max(...load).toFixed(1) },
@@ -337,6 +371,7 @@ module.exports = { main };
 if (require.main === module) {
 	main().then(
 		(r) => {
+			if (process.env.BENCH_JSON) fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify(r));
 			for (const skip of r.skipped) console.log(`skipped: ${skip}`);
 			if (r.rows.length === 0) return;
 			console.table(
@@ -354,12 +389,12 @@ if (require.main === module) {
 			);
 			const line = (name, g) =>
 				console.log(
-					`${name} (${g.files} files × ${r.rounds} rounds): check-and-send after − before, same round: median ${g.nodeDiffMs.median} ms (quartiles ${g.nodeDiffMs.p25} / ${g.nodeDiffMs.p75}); the count in it: ${g.countInNodeDiffMs.median} ms (${g.countInNodeDiffMs.p25} / ${g.countInNodeDiffMs.p75})`,
+					`${name} (${g.files} files × ${r.rounds} rounds): check-and-send after − before, same round: median ${g.nodeDiffMs.median} ms (quartiles ${g.nodeDiffMs.p25} / ${g.nodeDiffMs.p75}; the median within ${g.nodeDiffMs.interval.join(' … ')}, 95 %); the count in it: ${g.countInNodeDiffMs.median} ms (${g.countInNodeDiffMs.p25} / ${g.countInNodeDiffMs.p75})`,
 				);
 			line('files with Flate streams', r.flate);
 			line('files without (control)', r.control);
 			console.log(
-				`medians of ${r.rounds} interleaved rounds; before = the counter of ${r.commit}, after = this build; load average ${r.load.min.toFixed(1)}–${r.load.max.toFixed(1)} on ${os.cpus().length} cores`,
+				`${r.operation === 'countPages' ? 'Count Pages' : 'Convert to Markdown'}; medians of ${r.rounds} interleaved rounds; before = the counter of ${r.commit}, after = this build; load average ${r.load.min.toFixed(1)}–${r.load.max.toFixed(1)} on ${os.cpus().length} cores`,
 			);
 			process.exit(0);
 		},
