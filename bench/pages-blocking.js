@@ -10,19 +10,15 @@
  * 46611e3) and by this build (dist/, `npm run build` first), one after the other in this run.
  * `BENCH_BEFORE=0` skips the earlier build (it takes a minute on that file).
  */
-const { execFileSync } = require('node:child_process');
-const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const v8 = require('node:v8');
 const vm = require('node:vm');
 const { craftedFiles, quadraticXref } = require('./page-files');
+const { counterAt, counterFile } = require('./page-counters');
 
 // A full collection before each count: the garbage of making a file is not collected during it.
 v8.setFlagsFromString('--expose-gc');
 const collect = vm.runInNewContext('gc');
-
-const ROOT = path.join(__dirname, '..');
 
 /**
  * Runs `fn` while a 1 ms timer ticks: its result, its time, the longest gap between two ticks
@@ -63,34 +59,8 @@ async function blocking(fn) {
 	};
 }
 
-/** The counter of `commit`, compiled into a temporary folder; its countPages. */
-function counterAt(commit) {
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-before-'));
-	const tar = execFileSync('git', ['archive', commit, 'nodes/DocumentOcr/documents'], {
-		cwd: ROOT,
-		maxBuffer: 64 * 1024 * 1024,
-	});
-	execFileSync('tar', ['-x', '-C', dir], { input: tar });
-	fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-	execFileSync(
-		process.execPath,
-		[
-			path.join(ROOT, 'node_modules/typescript/bin/tsc'),
-			...['--outDir', path.join(dir, 'dist'), '--rootDir', dir, '--module', 'commonjs'],
-			...['--target', 'es2022', '--lib', 'es2022', '--types', 'node', '--skipLibCheck'],
-			'--strict',
-			path.join(dir, 'nodes/DocumentOcr/documents/pages/index.ts'),
-		],
-		{ stdio: 'inherit' },
-	);
-	return {
-		countPages: require(path.join(dir, 'dist/nodes/DocumentOcr/documents/pages.js')).countPages,
-		remove: () => fs.rmSync(dir, { recursive: true, force: true }),
-	};
-}
-
 async function main() {
-	const { countPages } = require('../dist/nodes/DocumentOcr/documents/pages.js');
+	const { countPages } = require(counterFile(path.join(__dirname, '../dist')));
 	// What the machine alone adds: the same timer while nothing runs, for a second.
 	const idle = await blocking(() => new Promise((resolve) => setTimeout(resolve, 1000)));
 	const rows = [];

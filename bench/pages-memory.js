@@ -12,8 +12,9 @@
  * full one, so what survives it is exactly what is live), a 1 MB young generation (a collection
  * every MB the count allocates on the JS heap) and `--single-threaded-gc`. v8.GCProfiler records
  * the heap in use plus the external memory (ArrayBuffers: the file, typed arrays, inflated
- * streams) before and after every collection, taken by V8 inside the collection itself (the
- * count is synchronous: no sampler could run beside it). After a warm-up, the count runs 32 times,
+ * streams) before and after every collection, taken by V8 inside the collection itself (no
+ * sampler beside the count could see its peaks). A run is the whole count, its awaits included
+ * (the inflate is DecompressionStream's since 9cd5db3). After a warm-up, the count runs 32 times,
  * each after two forced collections and 0, 1/32, 2/32 ... 31/32 of the young generation filled
  * with garbage, so that its collections fall at other points of its work each time; a forced
  * collection ends each run.
@@ -31,6 +32,7 @@ const os = require('node:os');
 const path = require('node:path');
 const v8 = require('node:v8');
 const { pageFiles } = require('./page-files');
+const { counterFile } = require('./page-counters');
 
 const DIST = path.resolve(process.env.BENCH_DIST ?? path.join(__dirname, '../dist'));
 /** Runs per file, each started at another point of the young generation's MB. */
@@ -73,7 +75,7 @@ function period() {
 
 /** In the child: the count of `file` measured at each phase of the young generation, as JSON. */
 async function child(file, kind) {
-	const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/documents/pages.js'));
+	const { countPages } = require(counterFile(DIST));
 	const bytes = fs.readFileSync(file);
 	const inUse = (s) => s.usedHeapSize + s.externalMemory;
 	const now = () => {
@@ -94,10 +96,12 @@ async function child(file, kind) {
 		litter(Math.round((shift * full) / PHASES));
 		const profiler = new v8.GCProfiler();
 		profiler.start();
-		const result = countPages(bytes, kind); // synchronous inside: done when this returns
+		// The whole count, its awaits included (the inflate is DecompressionStream's since 9cd5db3:
+		// a count no longer ends when countPages returns its promise).
+		const result = await countPages(bytes, kind);
 		global.gc();
 		const { statistics } = profiler.stop();
-		pages = (await result).pages;
+		pages = result.pages;
 		// What V8 still had to free of earlier runs is not the count's: the lower of the two.
 		const base = Math.min(before, inUse(statistics.at(-1).afterGC.heapStatistics));
 		const during = statistics.slice(0, -1); // the last is the forced collection after it

@@ -6,11 +6,12 @@
  * the build (`npm run build`): it runs dist/; `BENCH_DIST=<dir>` measures another build's dist/.
  */
 const path = require('node:path');
-
-const DIST = path.resolve(process.env.BENCH_DIST ?? path.join(__dirname, '../dist'));
-const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/documents/pages.js'));
 const emulator = require('../emulator/documents.js');
 const { pageFiles } = require('./page-files');
+const { counterFile } = require('./page-counters');
+
+const DIST = path.resolve(process.env.BENCH_DIST ?? path.join(__dirname, '../dist'));
+const { countPages } = require(counterFile(DIST));
 
 /** ms per call (median of `rounds`, after a warm-up), for a file of `bytes`. */
 async function time(fn, rounds) {

@@ -56,6 +56,31 @@ async function main() {
 		'linear in the file; no block over 50 ms',
 	);
 
+	// The same files for both rows, made once.
+	const scans = fs.mkdtempSync(path.join(os.tmpdir(), 'inflate-share-'));
+	try {
+		for (const operation of ['markdown', 'countPages']) {
+			const share = await require('./inflate-share').main({ operation, scans });
+			const name = operation === 'markdown' ? 'Convert to Markdown' : 'Count Pages';
+			const { flate, control } = share.rows.length ? share : {};
+			const signed = (ms) => (ms > 0 ? `+${ms}` : `${ms}`);
+			add(
+				`Page count, platform inflate: ${name} (issue 36)`,
+				`the count's share of a real document's ${operation === 'markdown' ? 'check-and-send' : 'Count Pages (nothing sent)'}: scans of 1, 10 and 40 pages (1.6–8.3 MB) from img2pdf, Ghostscript and qpdf (Flate object streams, also linearized), ${name} in n8n-core's engine${operation === 'markdown' ? ' against the emulator answering at once' : ''}; the largest median share over the files, and the node's time after − before in the same round over the files with Flate streams (median, quartiles, the median's 95 % interval)`,
+				share.rows.length
+					? `DecompressionStream: share ≤ ${share.largestShareAfterPct} %; node ${signed(flate.nodeDiffMs.median)} ms (quartiles ${flate.nodeDiffMs.p25} / ${flate.nodeDiffMs.p75}; the median within ${flate.nodeDiffMs.interval.join(' … ')} ms) beside the files without Flate streams' ${signed(control.nodeDiffMs.median)} ms (${control.nodeDiffMs.interval.join(' … ')}); load ${share.load.min}–${share.load.max}`
+					: `skipped: ${share.skipped.join('; ')}`,
+				share.rows.length
+					? `the synchronous inflate of ${share.commit} (flate.ts), same run: share ≤ ${share.largestShareBeforePct} %`
+					: '—',
+				'—',
+				'no user-visible cost (else flate.ts comes back)',
+			);
+		}
+	} finally {
+		fs.rmSync(scans, { recursive: true, force: true });
+	}
+
 	const skip = await require('./skip-memory').main();
 	add(
 		'Skip Submitted Documents memory (n8n-core engine)',

@@ -1,0 +1,61 @@
+'use strict';
+/**
+ * The page counters the benchmarks compare: a build's (its dist/) and an earlier commit's,
+ * compiled from git into a temporary folder. The counter's module moved in 98e8ed9
+ * (documents/pages.ts → documents/pages/index.ts): both places are looked for, so a build or a
+ * commit from before the move is measured too.
+ */
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..');
+const MODULE = ['nodes/DocumentOcr/documents/pages/index', 'nodes/DocumentOcr/documents/pages'];
+
+/** The path of the page counter's module in `dist` (a build's dist/ folder). */
+function counterFile(dist) {
+	for (const name of MODULE) {
+		const file = path.join(dist, `${name}.js`);
+		if (fs.existsSync(file)) return file;
+	}
+	throw new Error(`${dist} holds no page counter: run "npm run build" first`);
+}
+
+/**
+ * The counter of `commit`, compiled into a temporary folder: { countPages, remove }. Only the
+ * documents/ folder is compiled (the counter depends on nothing else), in about ten seconds.
+ */
+function counterAt(commit) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-before-'));
+	try {
+		const tar = execFileSync('git', ['archive', commit, 'nodes/DocumentOcr/documents'], {
+			cwd: ROOT,
+			maxBuffer: 64 * 1024 * 1024,
+		});
+		execFileSync('tar', ['-x', '-C', dir], { input: tar });
+		const source = MODULE.map((name) => path.join(dir, `${name}.ts`)).find(fs.existsSync);
+		if (!source) throw new Error(`${commit} has no page counter`);
+		fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+		execFileSync(
+			process.execPath,
+			[
+				path.join(ROOT, 'node_modules/typescript/bin/tsc'),
+				...['--outDir', path.join(dir, 'dist'), '--rootDir', dir, '--module', 'commonjs'],
+				...['--target', 'es2022', '--lib', 'es2022', '--types', 'node', '--skipLibCheck'],
+				'--strict',
+				source,
+			],
+			{ stdio: 'inherit' },
+		);
+		return {
+			countPages: require(counterFile(path.join(dir, 'dist'))).countPages,
+			remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+		};
+	} catch (error) {
+		fs.rmSync(dir, { recursive: true, force: true });
+		throw error;
+	}
+}
+
+module.exports = { counterFile, counterAt };
