@@ -11,7 +11,7 @@ const path = require('node:path');
 const { classic, tree, oneEntrySubsections } = require('./fixtures/pages/crafted');
 
 const DIST = process.env.OCR_DIST || path.resolve(__dirname, '../dist');
-const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/documents/pages.js'));
+const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/documents/pages'));
 
 /** Runs `fn` while a 1 ms timer ticks: its result, its time and the longest gap between ticks. */
 async function blocking(fn) {
