@@ -433,8 +433,11 @@ class Emulator extends EventEmitter {
 		};
 	}
 
-	/** Resolves with the record once the task/job reaches done/failed (or `status`, canonical name). */
-	waitForTask(id, { timeoutMs = 10000, status } = {}) {
+	/**
+	 * Resolves with the record once the task/job reaches done/failed (or `status`, canonical name).
+	 * The timeout only guards a hang: a loaded machine must not trip it.
+	 */
+	waitForTask(id, { timeoutMs = 60_000, status } = {}) {
 		const ok = (t) => t && (status ? t.status === status : FINAL.has(t.status));
 		return new Promise((resolve, reject) => {
 			const now = this.getTask(id);
@@ -458,8 +461,8 @@ class Emulator extends EventEmitter {
 		});
 	}
 
-	/** Polls `predicate()` until truthy. */
-	async waitFor(predicate, { timeoutMs = 5000, intervalMs = 5 } = {}) {
+	/** Polls `predicate()` until truthy (the timeout only guards a hang). */
+	async waitFor(predicate, { timeoutMs = 60_000, intervalMs = 5 } = {}) {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const v = await predicate();
@@ -467,6 +470,25 @@ class Emulator extends EventEmitter {
 			if (Date.now() > deadline) throw new Error('waitFor: timed out');
 			await new Promise((r) => setTimeout(r, intervalMs).unref());
 		}
+	}
+
+	/**
+	 * Resolves once no request is under way and none came for `quietMs`: what a client was doing
+	 * (a poll's reads) is over, however long it took.
+	 */
+	async requestsIdle(quietMs, { timeoutMs = 300_000 } = {}) {
+		let seen = this._stats.requests;
+		let since = Date.now();
+		await this.waitFor(
+			() => {
+				if (this._stats.requests !== seen || this._stats.inFlight > 0) {
+					seen = this._stats.requests;
+					since = Date.now();
+				}
+				return Date.now() - since >= quietMs;
+			},
+			{ timeoutMs, intervalMs: 100 },
+		);
 	}
 
 	// ------------------------------------------------------------------ views

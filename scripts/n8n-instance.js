@@ -319,6 +319,17 @@ async function createInstance({
 			return { cookie, apiKey: instance.apiKey };
 		},
 
+		/** A workflow, through n8n's public API (its static data included). */
+		async workflow(id) {
+			const response = await fetch(`${instance.url}/api/v1/workflows/${id}`, {
+				headers: { 'x-n8n-api-key': instance.apiKey, accept: 'application/json' },
+			});
+			const body = await response.json().catch(() => ({}));
+			if (response.status !== 200)
+				throw new Error(`n8n public API /workflows/${id}: HTTP ${response.status}`);
+			return body;
+		},
+
 		/** Executions of a workflow, through n8n's public API (with their data unless told). */
 		async executions(workflowId, { includeData = true } = {}) {
 			return await rt.publicApiList(
@@ -354,7 +365,7 @@ async function createInstance({
 		 * `n8n worker` (queue mode) in its own process group, with its own task-broker port and its
 		 * health endpoint on a free port; resolves once it is ready. Stopped by close().
 		 */
-		async startWorker({ concurrency = 10, env: more = {}, timeoutMs = 120_000 } = {}) {
+		async startWorker({ concurrency = 10, env: more = {}, timeoutMs = 300_000 } = {}) {
 			await importPendingCredentials();
 			const [healthPort, workerBrokerPort] = await freePorts(2);
 			const name = `worker-${processes.filter((p) => p.kind === 'worker').length + 1}`;
@@ -386,7 +397,7 @@ async function createInstance({
 		 * `n8n webhook` (queue mode) in its own process group on `port` (a free one by default),
 		 * with its own task-broker port; resolves once it serves requests. Stopped by close().
 		 */
-		async startWebhook({ port: webhookPort, env: more = {}, timeoutMs = 120_000 } = {}) {
+		async startWebhook({ port: webhookPort, env: more = {}, timeoutMs = 300_000 } = {}) {
 			await importPendingCredentials();
 			// The given port is not bound yet: keep it out of the ports picked here.
 			const picked = (await freePorts(3)).filter((p) => p !== webhookPort);
@@ -419,9 +430,9 @@ async function createInstance({
 
 		/**
 		 * Waits until a workflow has at least `min` executions, none still running or queued, and
-		 * the count has not changed for `quietMs`; returns them.
+		 * the count has not changed for `quietMs`; returns them. The timeout only guards a hang.
 		 */
-		async settledExecutions(workflowId, min, { quietMs = 3000, timeoutMs = 90_000 } = {}) {
+		async settledExecutions(workflowId, min, { quietMs = 3000, timeoutMs = 300_000 } = {}) {
 			const started = Date.now();
 			let last = -1;
 			let since = Date.now();

@@ -598,7 +598,7 @@ async function startProcess(
 }
 
 /** Starts `n8n start` in its own process group and waits until the editor (and webhooks) are up. */
-async function startServer(runtime, node24, env, logFile, { timeoutMs = 120_000 } = {}) {
+async function startServer(runtime, node24, env, logFile, { timeoutMs = 300_000 } = {}) {
 	const url = `http://${localAddress(env.N8N_LISTEN_ADDRESS)}:${env.N8N_PORT}`;
 	const { child, seconds } = await startProcess(runtime, node24, env, ['start'], {
 		logFile,

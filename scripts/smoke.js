@@ -79,7 +79,7 @@ async function smokeCheck({
 		tasks.length === pdfs.length && tasks.every((item) => item.json.taskId),
 		`06 submitted ${tasks.length} of ${pdfs.length} PDFs`,
 	);
-	const deadline = Date.now() + 90_000;
+	const deadline = Date.now() + 300_000;
 	let done = [];
 	for (;;) {
 		const list = await rt.publicApiList(
@@ -89,7 +89,7 @@ async function smokeCheck({
 		);
 		done = list.filter((e) => e.finished || ['success', 'error', 'crashed'].includes(e.status));
 		if (done.length >= tasks.length) break;
-		check(Date.now() < deadline, `07 ran ${done.length} of ${tasks.length} times in 90 s`);
+		check(Date.now() < deadline, `07 ran ${done.length} of ${tasks.length} times in 300 s`);
 		await new Promise((resolve) => setTimeout(resolve, 500));
 	}
 	check(

@@ -12,12 +12,16 @@ beforeEach(async () => {
 });
 afterEach(async () => await files.close());
 
-/** GET with node:http: the status, headers, the bytes read and how the body ended. */
-function get(url, { readMs = 1_000 } = {}) {
+/**
+ * GET with node:http: the status, headers, the bytes read and how the body ended — 'still open'
+ * when it had not ended after `readMs`, or once `enough(bytes read)` said so.
+ */
+function get(url, { readMs = 1_000, enough = () => false } = {}) {
 	return new Promise((resolve) => {
 		const started = Date.now();
 		const req = http.get(url, (res) => {
 			const chunks = [];
+			let bytes = 0;
 			const done = (how) => {
 				clearTimeout(timer);
 				resolve({
@@ -26,6 +30,7 @@ function get(url, { readMs = 1_000 } = {}) {
 					body: Buffer.concat(chunks),
 					how,
 					headersAfterMs: headersAt - started,
+					readForMs: Date.now() - headersAt,
 				});
 			};
 			const headersAt = Date.now();
@@ -33,7 +38,14 @@ function get(url, { readMs = 1_000 } = {}) {
 				req.destroy();
 				done('still open');
 			}, readMs);
-			res.on('data', (c) => chunks.push(c));
+			res.on('data', (c) => {
+				chunks.push(c);
+				bytes += c.length;
+				if (enough(bytes)) {
+					req.destroy();
+					done('still open');
+				}
+			});
 			res.on('end', () => done('ended'));
 			res.on('aborted', () => done('reset'));
 			res.on('error', () => done('reset'));
@@ -52,11 +64,17 @@ test('plain and slow: the file, the slow one after its headers delay', async () 
 });
 
 test('drip: headers, then a byte at a time, never the end; stall: headers, then nothing', async () => {
-	const drip = await get(files.hostileUrl('drip', '/a.pdf'), { readMs: 400 });
+	// Read until 5 bytes came (a drip of 20 ms takes at least 80 ms for them), or 30 s.
+	const drip = await get(files.hostileUrl('drip', '/a.pdf'), {
+		readMs: 30_000,
+		enough: (bytes) => bytes >= 5,
+	});
 	expect(drip).toMatchObject({ status: 200, how: 'still open' });
 	expect(drip.headers['content-length']).toBeUndefined();
-	expect(drip.body.length).toBeGreaterThan(3);
-	expect(drip.body.length).toBeLessThan(40);
+	expect(drip.body.length).toBeGreaterThanOrEqual(5);
+	// A byte at a time: no more bytes than drips in the time read (not the file at once).
+	expect(drip.body.length).toBeLessThanOrEqual(Math.floor(drip.readForMs / 20) + 2);
+	expect(drip.body.length).toBeLessThan(pdf.length);
 	const stall = await get(files.hostileUrl('stall', '/a.pdf'), { readMs: 300 });
 	expect(stall).toMatchObject({ status: 200, how: 'still open' });
 	expect(stall.body.length).toBe(0);
@@ -81,17 +99,23 @@ test('chunked past the limit (no Content-Length); redirect loops, one path or tw
 });
 
 test('dropConnections ends an open drip at once; close ends everything', async () => {
-	const open = get(files.hostileUrl('drip', '/a.pdf'), { readMs: 5_000 });
-	await new Promise((resolve) => setTimeout(resolve, 100));
+	// The reads would stay open for 30 s: only the file server can end them sooner.
+	const READ_MS = 30_000;
+	// Each request is under way once the file server counted it.
+	const arrived = async (n) => {
+		while (files.stats.requests < n) await new Promise((resolve) => setTimeout(resolve, 10));
+	};
+	const open = get(files.hostileUrl('drip', '/a.pdf'), { readMs: READ_MS });
+	await arrived(1);
 	files.dropConnections();
 	const result = await open;
 	expect(result.how).not.toBe('still open');
-	const stalled = get(files.hostileUrl('stall', '/a.pdf'), { readMs: 5_000 });
-	await new Promise((resolve) => setTimeout(resolve, 100));
+	const stalled = get(files.hostileUrl('stall', '/a.pdf'), { readMs: READ_MS });
+	await arrived(2);
 	const started = Date.now();
 	await files.close();
 	expect((await stalled).how).not.toBe('still open');
-	expect(Date.now() - started).toBeLessThan(1_000);
+	expect(Date.now() - started).toBeLessThan(READ_MS);
 	files = await startFileServer();
 	expect(files.requests).toEqual([]);
 });

@@ -19,8 +19,6 @@ const OPERATIONS = ['markdown', 'recognize', 'extract', 'submit', 'jobCreate', '
 const SEEDS = Number(process.env.INVARIANT_DEADLINE_SEEDS || OPERATIONS.length);
 const MODES = ['drip', 'stall'];
 
-jest.setTimeout(60_000);
-
 describe.each(
 	Array.from({ length: SEEDS }, (_, i) => {
 		const family = FAMILIES.find(

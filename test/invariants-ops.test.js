@@ -24,8 +24,6 @@ const {
 const SEEDS = Number(process.env.INVARIANT_OPS_SEEDS || 4);
 const ONLY = process.env.INVARIANT_OPS_ONLY; // e.g. "export" or "markdown from url"
 
-jest.setTimeout(60_000);
-
 const families = FAMILIES.filter(
 	(f) => !ONLY || f.label.toLowerCase().includes(ONLY.toLowerCase()) || f.operation === ONLY,
 );

@@ -10,8 +10,6 @@ const { pollTriggerRun, pollTriggerStormRun } = require('./invariants');
 
 const SEEDS = Number(process.env.INVARIANT_POLL_SEEDS || 6);
 
-jest.setTimeout(180_000);
-
 describe('the poll trigger on a hostile service: every task that finishes is emitted exactly once', () => {
 	test.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i', async (seed) => {
 		const { twice, missing } = await pollTriggerRun(seed, { timeScale: 0.01 });

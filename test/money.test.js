@@ -6,6 +6,7 @@
  */
 const h = require('./helpers');
 const { KEYS } = require('../emulator');
+const { watchLateness } = require('./support/lateness');
 
 const emu = h.useEmulator({ perTest: true, workers: 4, msPerPage: 40 });
 
@@ -153,15 +154,14 @@ describe('deadlines: each item its own, from the moment the service accepted it'
 			path: '/api/tasks/',
 			times: 100,
 		});
+		const late = watchLateness();
 		const started = Date.now();
-		const { output, error } = await h.run(
-			emu,
-			h.submit({ options: { waitTimeout: 0.05 } }),
-			docs(3),
-			{ continueOnFail: true },
-		);
+		const { output, error } = await h
+			.run(emu, h.submit({ options: { waitTimeout: 0.05 } }), docs(3), { continueOnFail: true })
+			.finally(late.stop);
 		expect(error).toBeUndefined();
-		expect(Date.now() - started).toBeLessThan(3000 + 5000);
+		// Its 3 s, what a quiet machine adds and the machine's stalls meanwhile: not the hour.
+		expect(Date.now() - started).toBeLessThan(3000 + late.allowance(5000));
 		for (const item of output) {
 			expect(item.json.error).toBeDefined();
 			expect(item.json.taskId).toMatch(/\S/);
@@ -169,19 +169,23 @@ describe('deadlines: each item its own, from the moment the service accepted it'
 	});
 });
 
-test('a status check held 4 s by a Retry-After holds only its own task: the others are seen done soon after they finish', async () => {
-	// The first status read (the oldest task's) answers 503 with Retry-After: 4.
-	emu.fault({ kind: 'status', status: 503, retryAfter: 4, method: 'GET', path: '/api/tasks/' });
+test('a status check held 6 s by a Retry-After holds only its own task: the others are seen done while it waits', async () => {
+	// The first status read (the oldest task's) answers 503 with Retry-After: 6.
+	emu.fault({ kind: 'status', status: 503, retryAfter: 6, method: 'GET', path: '/api/tasks/' });
 	const { output, error } = await h.run(emu, h.submit({ options: { concurrency: 5 } }), docs(8));
 	expect(error).toBeUndefined();
 	expect(output.map((o) => o.json.status)).toEqual(Array(8).fill('done'));
 	const { pollLog } = emu.stats();
-	const held = emu.faults.log[0].path.split('/').pop();
+	const [fault] = emu.faults.log;
+	const held = fault.path.split('/').pop();
+	const heldUntil = Date.parse(fault.at) + 6000;
 	const seenDone = (id) => pollLog.find((p) => p.taskId === id && p.status === 'done').at;
 	const others = output.map((o) => o.json.taskId).filter((id) => id !== held);
 	expect(others).toHaveLength(7);
-	// The held one is seen done only after its 4 s; each of the 7 others at least 2 s before that.
-	for (const id of others) expect(seenDone(id)).toBeLessThan(seenDone(held) - 2000);
+	// The held one is read again only after its 6 s; each of the 7 others is seen done within
+	// them — a Retry-After that held every read would let none be read before it ends.
+	expect(pollLog.filter((p) => p.taskId === held).every((p) => p.at >= heldUntil)).toBe(true);
+	for (const id of others) expect(seenDone(id)).toBeLessThan(heldUntil);
 });
 
 describe('answers the reference describes', () => {

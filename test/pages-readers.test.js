@@ -17,7 +17,7 @@ const zlib = require('node:zlib');
 const { classic, tree, oneEntrySubsections } = require('./fixtures/pages/crafted');
 
 const DIST = process.env.OCR_DIST || path.resolve(__dirname, '../dist');
-const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/documents/pages.js'));
+const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/documents/pages'));
 const CORPUS = path.join(__dirname, 'fixtures', 'pages');
 
 /**
@@ -313,7 +313,7 @@ describe('the counter against qpdf and pdfinfo: the same count, or null with a r
 
 	test('the files made here', async () => {
 		await compareAll(madeHere(dir));
-	}, 120_000);
+	});
 
 	test('the committed corpus, as it is, behind a BOM and behind 900 bytes', async () => {
 		const files = fs.readdirSync(CORPUS).filter((f) => f.endsWith('.pdf'));
@@ -327,7 +327,7 @@ describe('the counter against qpdf and pdfinfo: the same count, or null with a r
 				];
 			}),
 		);
-	}, 120_000);
+	});
 
 	test("the review's files", async () => {
 		await compareAll(

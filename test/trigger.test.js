@@ -255,7 +255,7 @@ describe('event selection, tolerance and task details', () => {
 		const first = await deliver(signed(payload('ocr.done', taskId)));
 		expect(JSON.parse(first.text)).toEqual({ received: true });
 		// The sender is answered first; the run starts once the task was fetched.
-		await emu.waitFor(() => trigger.executions.length === 1, { timeoutMs: 10_000 });
+		await emu.waitFor(() => trigger.executions.length === 1);
 		expect(trigger.executions[0][0][0].json.task).toMatchObject({
 			taskId,
 			status: 'done',
@@ -263,7 +263,7 @@ describe('event selection, tolerance and task details', () => {
 		});
 
 		expect((await deliver(signed(payload('ocr.done', 'tsk_gone')))).status).toBe(200);
-		await emu.waitFor(() => trigger.executions.length === 2, { timeoutMs: 10_000 });
+		await emu.waitFor(() => trigger.executions.length === 2);
 		expect(trigger.executions[1][0][0].json.taskDetailsError).toBe('Task "tsk_gone" was not found');
 	});
 
@@ -271,8 +271,9 @@ describe('event selection, tolerance and task details', () => {
 		await startTrigger({ includeTaskDetails: true });
 		const { output } = await h.run(emu, h.submit(), [h.pdfItem('Slow details')]);
 		const { taskId } = output[0].json;
-		// The status request is answered 1.5 s late, then with a 429 and a Retry-After of 20 s.
-		emu.fault({ method: 'GET', path: '/api/tasks/', kind: 'latency', ms: 1500, times: 1 });
+		// The status request is answered 3 s late (the sender's answer comes long before; the
+		// node's own 5 s limit on the read is not reached), then with a 429 and a Retry-After of 20 s.
+		emu.fault({ method: 'GET', path: '/api/tasks/', kind: 'latency', ms: 3000, times: 1 });
 		emu.fault({ method: 'GET', path: '/api/tasks/', kind: 'rateLimit', retryAfter: 20, times: 1 });
 		const before = h.hits(emu, 'GET /api/tasks/:id');
 		let answeredAt;
@@ -284,7 +285,7 @@ describe('event selection, tolerance and task details', () => {
 		expect(JSON.parse(response.text)).toEqual({ received: true });
 		// The answer came before the run was handed over (which waits for the task request).
 		expect(answeredAt).toBe(0);
-		await emu.waitFor(() => trigger.executions.length === 1, { timeoutMs: 10_000 });
+		await emu.waitFor(() => trigger.executions.length === 1);
 		const [[item]] = trigger.executions[0];
 		expect(item.json.taskDetailsError).toMatch(/rate|429|throttl/i);
 		expect(h.hits(emu, 'GET /api/tasks/:id') - before).toBe(1);
@@ -302,7 +303,7 @@ describe('deliveries from the emulator, for real tasks', () => {
 			{ continueOnFail: true },
 		);
 		const doneId = output[0].json.taskId;
-		await emu.waitFor(() => trigger.executions.length >= 2, { timeoutMs: 5000 });
+		await emu.waitFor(() => trigger.executions.length >= 2);
 		await emu.webhooksIdle();
 		const runs = trigger.executions.map((run) => run[0][0].json);
 		expect(runs.map((r) => r.event).sort()).toEqual(['ocr.done', 'ocr.failed']);

@@ -54,4 +54,4 @@ test('a large URL document through a slow uplink: the upload takes many times th
 		fetchSettings.timeoutMs = 60_000;
 		await uplink.close();
 	}
-}, 120_000);
+});

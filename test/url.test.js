@@ -7,6 +7,7 @@
 const h = require('./helpers');
 const { startFileServer } = require('./support/file-server');
 const { collector } = require('./support/gc');
+const { watchLateness } = require('./support/lateness');
 
 const emu = h.useEmulator();
 let files;
@@ -216,6 +217,7 @@ describe('a file server that misbehaves while the file arrives', () => {
 		// HTTP client has no timeout of its own: the deadline ends a request that gets no headers.
 		const fetchSettings = require('../dist/nodes/DocumentOcr/documents/url').URL_FETCH;
 		fetchSettings.timeoutMs = 5_000;
+		const late = watchLateness();
 		try {
 			const before = h.netCharged(emu);
 			const started = Date.now();
@@ -233,15 +235,17 @@ describe('a file server that misbehaves while the file arrives', () => {
 					/did not arrive within 5 seconds \(\d+ (bytes|kB) received\)/,
 				);
 				expect(error.description).toMatch(/Nothing was sent to the OCR service or charged/);
-				expect(after).toBeLessThan(15_000);
+				// The 5 s deadline, what a quiet machine adds, and the machine's stalls meanwhile.
+				expect(after).toBeLessThan(5_000 + late.allowance(10_000));
 			}
 			expect(silent.error.message).toMatch(
 				/could not be fetched from \S+\/silent\.pdf: no file within 5 seconds/,
 			);
 			expect(silent.error.description).toMatch(/Nothing was sent to the OCR service or charged/);
-			expect(silent.after).toBeLessThan(15_000);
+			expect(silent.after).toBeLessThan(5_000 + late.allowance(10_000));
 			expect(h.netCharged(emu)).toBe(before);
 		} finally {
+			late.stop();
 			fetchSettings.timeoutMs = 60_000;
 		}
 	});
@@ -252,6 +256,7 @@ describe('a file server that misbehaves while the file arrives', () => {
 		// takes each byte at once). Shortened to 5 s as above.
 		const fetchSettings = require('../dist/nodes/DocumentOcr/documents/url').URL_FETCH;
 		fetchSettings.timeoutMs = 5_000;
+		const late = watchLateness();
 		try {
 			const before = h.netCharged(emu);
 			const started = Date.now();
@@ -273,12 +278,13 @@ describe('a file server that misbehaves while the file arrives', () => {
 				expect(error.description).toMatch(
 					/cut off before its end, so it created and charged nothing/,
 				);
-				expect(after).toBeLessThan(15_000);
+				expect(after).toBeLessThan(5_000 + late.allowance(10_000));
 			}
 			expect(fetched.get('/stalls-when-sent.pdf')).toBe(2);
 			expect(fetched.get('/drips-when-sent.pdf')).toBe(2);
 			expect(h.netCharged(emu)).toBe(before);
 		} finally {
+			late.stop();
 			fetchSettings.timeoutMs = 60_000;
 		}
 	});
@@ -363,7 +369,7 @@ test('many large URL documents are not held at once: memory stays near the keep 
 	console.log(
 		`${N} URL documents of 8 MB: ${Math.round(atFirstPost / 1e6)} MB held at the first request, ${Math.round(peak / 1e6)} MB peak`,
 	);
-}, 120_000);
+});
 
 test('URL documents waiting to be sent hold no bytes of their files, not even the first and last', async () => {
 	// Just over the 64 kB kept whole: each is let go after the check and fetched again when sent.
@@ -424,4 +430,4 @@ test('URL documents waiting to be sent hold no bytes of their files, not even th
 	// megabytes with what the tests before leave (bench/url-memory.js measures it, in a process of
 	// its own, at 10,000 items too).
 	expect(perItem('arrayBuffers')).toBeLessThan(1_000);
-}, 180_000);
+});

@@ -212,7 +212,7 @@ describe('n8n start', () => {
 		const run = await n8n.execute('ocrExampleNoWait');
 		expect(run.data.resultData.error).toBeUndefined();
 		await n8n.emu.waitFor(() => n8n.emu.deliveries.filter((d) => d.status === 200).length >= 3, {
-			timeoutMs: 30_000,
+			timeoutMs: 120_000,
 		});
 		await n8n.emu.webhooksIdle();
 

@@ -34,11 +34,15 @@ async function submit(emu, texts) {
 
 const listReads = () => n8n.emu.stats().byRoute['GET /api/tasks'] ?? 0;
 
-/** Resolves once the trigger has listed tasks again (a poll started), then lets it finish. */
-async function nextPoll({ timeoutMs = 75_000 } = {}) {
+/**
+ * Resolves once the trigger has listed tasks again (a poll started: n8n's next minute, or later on
+ * a loaded machine), its reads are over (no request for 3 s) and what it started has settled.
+ */
+async function nextPoll() {
 	const before = listReads();
-	await n8n.emu.waitFor(() => listReads() > before, { timeoutMs, intervalMs: 200 });
-	await new Promise((resolve) => setTimeout(resolve, 4_000));
+	await n8n.emu.waitFor(() => listReads() > before, { timeoutMs: 180_000, intervalMs: 200 });
+	await n8n.emu.requestsIdle(3_000);
+	await n8n.settledExecutions(WORKFLOW, 1, { quietMs: 3_000 });
 }
 
 /** Every item the trigger emitted, per execution. */
@@ -72,9 +76,13 @@ test('an active 1-minute poll trigger runs once per finished task over several p
 	await n8n.startServer();
 	await n8n.setupOwner();
 	// The activation poll ran at start: it recorded the starting point, which n8n saves at the
-	// end of the activation even though the poll started no run.
-	await emu.waitFor(() => listReads() > 0, { timeoutMs: 30_000, intervalMs: 200 });
-	await new Promise((resolve) => setTimeout(resolve, 2_000));
+	// end of the activation even though the poll started no run (the workflow's static data).
+	await emu.waitFor(() => listReads() > 0, { timeoutMs: 120_000, intervalMs: 200 });
+	await emu.waitFor(
+		async () =>
+			JSON.stringify((await n8n.workflow(WORKFLOW)).staticData ?? {}).includes('taskPoll'),
+		{ timeoutMs: 120_000, intervalMs: 500 },
+	);
 
 	// Restart before anything was reported: the 50 tasks are created while n8n is down and 5 of
 	// them finish then; the restart's activation poll must report those 5 (not take a new start).
@@ -94,13 +102,13 @@ test('an active 1-minute poll trigger runs once per finished task over several p
 	};
 	release(order.slice(0, 5));
 	await n8n.startServer();
-	await n8n.settledExecutions(WORKFLOW, 1, { quietMs: 2000, timeoutMs: 60_000 });
+	await n8n.settledExecutions(WORKFLOW, 1, { quietMs: 2000 });
 	expect((await emitted()).flatMap((e) => e.items)).toHaveLength(5);
 
 	// The next poll: 15 more (the other 30 are followed, unfinished).
 	release(order.slice(5, 20));
 	await emu.waitFor(async () => (await emitted()).flatMap((e) => e.items).length >= 20, {
-		timeoutMs: 90_000,
+		timeoutMs: 180_000,
 		intervalMs: 1000,
 	});
 
@@ -110,14 +118,14 @@ test('an active 1-minute poll trigger runs once per finished task over several p
 	release(order.slice(30, 40));
 	await n8n.startServer();
 	await emu.waitFor(async () => (await emitted()).flatMap((e) => e.items).length >= 40, {
-		timeoutMs: 90_000,
+		timeoutMs: 180_000,
 		intervalMs: 1000,
 	});
 
 	// The last 10 after the restart, then one more poll that must start nothing.
 	release(order.slice(40));
 	await emu.waitFor(async () => (await emitted()).flatMap((e) => e.items).length >= 50, {
-		timeoutMs: 90_000,
+		timeoutMs: 180_000,
 		intervalMs: 1000,
 	});
 	await nextPoll();

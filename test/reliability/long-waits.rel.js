@@ -7,6 +7,7 @@
  */
 const h = require('../helpers');
 const { runNode } = require('../harness');
+const { watchLateness } = require('../support/lateness');
 const report = require('./report');
 
 const emu = h.useEmulator({ perTest: true, workers: 4 });
@@ -37,16 +38,18 @@ describe('a task that never finishes ends at the deadline with a clear error', (
 			/^Job "[^"]+" did not finish within 3 second\(s\) \(last status "[a-z]+"\)$/,
 		],
 	])('%s', async (operation, parameters, message) => {
+		const late = watchLateness();
 		const started = Date.now();
-		const { error, output } = await h.run(emu, parameters, [
-			h.pdfItem('STUCK forever', 'stuck.pdf'),
-		]);
+		const { error, output } = await h
+			.run(emu, parameters, [h.pdfItem('STUCK forever', 'stuck.pdf')])
+			.finally(late.stop);
 		const elapsed = Date.now() - started;
 		expect(output).toEqual([]);
 		expect(error.message).toMatch(message);
 		expect(error.description).toMatch(/goes on at the service|still running|Get/);
+		// Not before its 3 s; after it, what a quiet machine needs and the machine's stalls meanwhile.
 		expect(elapsed).toBeGreaterThanOrEqual(3_000);
-		expect(elapsed).toBeLessThan(3_000 + 4_000);
+		expect(elapsed).toBeLessThan(3_000 + late.allowance(4_000));
 		const polls = Object.values(emu.stats().polls).reduce((a, b) => a + b, 0);
 		rows.push([
 			`${operation}: never finishes, Wait Timeout 3 s`,
@@ -72,12 +75,17 @@ describe('a task that never finishes ends at the deadline with a clear error', (
 	});
 });
 
-/** Starts a run, waits until `ready()`, cancels, then watches the emulator for QUIET_MS. */
+/**
+ * Starts a run, waits until `ready()`, cancels, then watches the emulator for QUIET_MS. Returns
+ * the run's result, the requests after the cancel, how long the run took to end after it and
+ * what "at once" allows this machine: 1 s, plus its stalls meanwhile (support/lateness.js).
+ */
 async function cancelWhen(parameters, items, ready, label) {
+	const late = watchLateness();
 	const handle = runNode({ parameters, items, credentials: h.credentials(emu) });
 	const started = Date.now();
 	while (!ready()) {
-		if (Date.now() - started > 30_000) throw new Error('the run never got going');
+		if (Date.now() - started > 120_000) throw new Error('the run never got going');
 		await sleep(20);
 	}
 	const requestsAtCancel = emu.stats().requests;
@@ -85,6 +93,8 @@ async function cancelWhen(parameters, items, ready, label) {
 	handle.cancel();
 	const result = await handle.promise;
 	const endedAfter = Date.now() - cancelledAt;
+	const atOnce = late.allowance(1_000);
+	late.stop();
 	await sleep(QUIET_MS);
 	const after = emu.stats().requests - requestsAtCancel;
 	rows.push([
@@ -93,13 +103,13 @@ async function cancelWhen(parameters, items, ready, label) {
 		`${requestsAtCancel} requests before`,
 		`${after} after (watched ${QUIET_MS / 1000} s)`,
 	]);
-	return { result, after, endedAfter };
+	return { result, after, endedAfter, atOnce };
 }
 
 describe('a cancelled execution stops at once and sends nothing more', () => {
 	test('while 40 tasks are being polled', async () => {
 		const items = Array.from({ length: 40 }, (_, i) => h.pdfItem(`STUCK ${i}`, `s${i}.pdf`));
-		const { result, after, endedAfter } = await cancelWhen(
+		const { result, after, endedAfter, atOnce } = await cancelWhen(
 			h.submit({ options: { waitTimeout: 10 } }),
 			items,
 			() => h.hits(emu, 'GET /api/tasks/:id') >= 5,
@@ -107,12 +117,12 @@ describe('a cancelled execution stops at once and sends nothing more', () => {
 		);
 		expect(result.status).toBe('canceled');
 		expect(after).toBe(0);
-		expect(endedAfter).toBeLessThan(1_000);
+		expect(endedAfter).toBeLessThan(atOnce);
 	});
 
 	test('while the execution waits out a 60 s Retry-After', async () => {
 		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'rateLimit', retryAfter: 60, times: 1 });
-		const { result, after, endedAfter } = await cancelWhen(
+		const { result, after, endedAfter, atOnce } = await cancelWhen(
 			h.submit({ waitForCompletion: false }),
 			[h.pdfItem('a'), h.pdfItem('b'), h.pdfItem('c')],
 			// All three submissions have arrived (they leave together) and one got the 429: whatever
@@ -122,12 +132,12 @@ describe('a cancelled execution stops at once and sends nothing more', () => {
 		);
 		expect(result.status).toBe('canceled');
 		expect(after).toBe(0);
-		expect(endedAfter).toBeLessThan(1_000);
+		expect(endedAfter).toBeLessThan(atOnce);
 	});
 
 	test('while a status request backs off after 5xx answers', async () => {
 		emu.fault({ method: 'GET', path: '/api/tasks/', kind: 'status', status: 503, times: 3 });
-		const { result, after, endedAfter } = await cancelWhen(
+		const { result, after, endedAfter, atOnce } = await cancelWhen(
 			h.submit({ options: { waitTimeout: 10 } }),
 			[h.pdfItem('STUCK backing off')],
 			() => emu.stats().faultsFired >= 2,
@@ -135,7 +145,7 @@ describe('a cancelled execution stops at once and sends nothing more', () => {
 		);
 		expect(result.status).toBe('canceled');
 		expect(after).toBe(0);
-		expect(endedAfter).toBeLessThan(1_000);
+		expect(endedAfter).toBeLessThan(atOnce);
 	});
 
 	test('while a job is being polled (/v1)', async () => {

@@ -110,22 +110,24 @@ test('two workers: each finished task runs once, on a worker; only main polls', 
 	const first = await submit(texts.slice(0, 15));
 	for (const id of first) await emu.waitForTask(id);
 	await emu.waitFor(async () => (await items()).items.length >= 15, {
-		timeoutMs: 100_000,
+		timeoutMs: 200_000,
 		intervalMs: 1000,
 	});
 	const second = await submit(texts.slice(15));
 	for (const id of second) await emu.waitForTask(id);
 	await emu.waitFor(async () => (await items()).items.length >= 30, {
-		timeoutMs: 100_000,
+		timeoutMs: 200_000,
 		intervalMs: 1000,
 	});
-	// One more poll that must start nothing.
+	// One more poll that must start nothing: once its reads are over (no request for 3 s), what
+	// it started, if anything, has settled.
 	const before = emu.stats().byRoute['GET /api/tasks'] ?? 0;
 	await emu.waitFor(() => (emu.stats().byRoute['GET /api/tasks'] ?? 0) > before, {
-		timeoutMs: 75_000,
+		timeoutMs: 150_000,
 		intervalMs: 200,
 	});
-	await new Promise((resolve) => setTimeout(resolve, 5_000));
+	await emu.requestsIdle(3_000);
+	await n8n.settledExecutions(WORKFLOW, 1, { quietMs: 5_000 });
 
 	const ids = [...first, ...second];
 	const result = await items();

@@ -296,7 +296,7 @@ test("a manual execution, as the editor starts it, is offloaded to the worker (O
 	expect(response.statusCode).toBe(200);
 	const executionId = String((await response.body.json()).data.executionId);
 	let run;
-	for (const started = Date.now(); !run && Date.now() - started < 90_000; await sleep(400))
+	for (const started = Date.now(); !run && Date.now() - started < 300_000; await sleep(400))
 		run = (await n8n.executions(ingestId)).find((e) => String(e.id) === executionId && e.stoppedAt);
 	figures.manualRun = run && seconds(run);
 
@@ -344,7 +344,7 @@ test('trigger: signed deliveries to the webhook process run once each on the wor
 		await response.body.dump();
 	}
 	await n8n.emu.waitFor(() => n8n.emu.deliveries.filter((d) => d.status === 200).length >= 6, {
-		timeoutMs: 30_000,
+		timeoutMs: 120_000,
 	});
 	await n8n.emu.webhooksIdle();
 

@@ -95,14 +95,14 @@ async function startRedis() {
 	fs.closeSync(out);
 	let exited = null;
 	child.on('exit', (code, signal) => (exited = { code, signal }));
-	while (Date.now() - started < 20_000) {
+	while (Date.now() - started < 60_000) {
 		if (exited) throw new Error(`redis-server exited (${JSON.stringify(exited)}); see ${logFile}`);
 		if ((await redisCommand(port, 'PING').catch(() => '')) === '+PONG')
 			return { child, port, dir, logFile, seconds: (Date.now() - started) / 1000 };
 		await sleep(100);
 	}
 	await rt.stopServer(child);
-	throw new Error(`redis-server did not answer PING in 20 s; see ${logFile}`);
+	throw new Error(`redis-server did not answer PING in 60 s; see ${logFile}`);
 }
 
 async function stopRedis(redis) {
@@ -207,7 +207,7 @@ async function startPostgres() {
 	child.on('exit', (code, signal) => (exited = { code, signal }));
 	const ready = () =>
 		spawnSync(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)]).status === 0;
-	while (Date.now() - started < 30_000) {
+	while (Date.now() - started < 120_000) {
 		if (exited) throw new Error(`postgres exited (${JSON.stringify(exited)}); see ${logFile}`);
 		if (ready()) {
 			const version = spawnSync(path.join(bin, 'postgres'), ['--version'], {
@@ -227,7 +227,7 @@ async function startPostgres() {
 		await sleep(200);
 	}
 	await rt.stopServer(child);
-	throw new Error(`postgres did not accept connections in 30 s; see ${logFile}`);
+	throw new Error(`postgres did not accept connections in 120 s; see ${logFile}`);
 }
 
 async function stopPostgres(pg) {

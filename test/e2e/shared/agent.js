@@ -360,7 +360,7 @@ async function prepare(instance) {
 	});
 	({ taskId } = await submitted.body.json());
 	expect(typeof taskId).toBe('string');
-	await n8n.emu.waitForTask(taskId, { timeoutMs: 30_000 });
+	await n8n.emu.waitForTask(taskId, { timeoutMs: 120_000 });
 	expect(n8n.emu.taskView(taskId)).toMatchObject({ status: 'done', resultText: DOCUMENT_TEXT });
 
 	// In the shared instance's one import:credentials (its key is a fake, not scanned for, as before).

@@ -179,7 +179,7 @@ function describeTests() {
 							? parametersPanel().getByText(text.slice(0, 60))
 							: parametersPanel().getByText(text, { exact: true });
 					try {
-						await label.first().waitFor({ state: 'visible', timeout: 15_000 });
+						await label.first().waitFor({ state: 'visible', timeout: 120_000 });
 					} catch {
 						missing.push(`${p.name} ("${text}")`);
 					}
@@ -256,6 +256,9 @@ function describeTests() {
 				expect([!!action, !!trigger, !!credentialType]).toEqual([true, true, true]);
 
 				const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+				// A wait for the editor to show something only guards a hang (each returns once it
+				// does): generous, so that a loaded machine never ends one that is merely slow.
+				context.setDefaultTimeout(120_000);
 				// Offline and deterministic: nothing leaves the n8n instance (see NOISE).
 				await context.route(
 					(url) => url.origin !== origin,
@@ -288,7 +291,7 @@ function describeTests() {
 					.fill(OWNER.email);
 				await page.locator('input[type="password"]').first().fill(OWNER.password);
 				await page.locator('input[type="password"]').first().press('Enter');
-				await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
+				await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 120_000 });
 				fs.mkdirSync(SHOTS, { recursive: true });
 			});
 
@@ -304,7 +307,7 @@ function describeTests() {
 			test('the example workflow and its Document OCR node (the README screenshots)', async () => {
 				step = 'workflow 02';
 				await page.goto(`${origin}/workflow/ocrExampleInvoic`, { waitUntil: 'networkidle' });
-				await page.getByText('Extract invoice').first().waitFor({ timeout: 60_000 });
+				await page.getByText('Extract invoice').first().waitFor({ timeout: 120_000 });
 				await page.keyboard.press('Escape');
 				await page.waitForTimeout(1500); // canvas fade-in
 				await screenshot('editor-workflow.png');
@@ -327,7 +330,7 @@ function describeTests() {
 			test('the nodes panel finds "Document OCR" and lists every operation as an action', async () => {
 				step = 'nodes panel';
 				await page.goto(`${origin}/workflow/ocrExampleOnDone`, { waitUntil: 'networkidle' });
-				await page.getByText('Export as DOCX').first().waitFor({ timeout: 60_000 });
+				await page.getByText('Export as DOCX').first().waitFor({ timeout: 120_000 });
 				await page.keyboard.press('Escape');
 				await page.locator('[data-test-id="node-creator-plus-button"]').click();
 				await page.locator('[data-test-id="node-creator-search-bar"]').fill('Document OCR');
@@ -347,7 +350,7 @@ function describeTests() {
 					await creator
 						.locator('[data-test-id="node-creator-item-name"]')
 						.getByText(name, { exact: true })
-						.waitFor({ timeout: 15_000 });
+						.waitFor({ timeout: 120_000 });
 				await creator.getByText(`Actions (${actions.length})`).waitFor();
 				await screenshot('editor-nodes-panel.png');
 
@@ -418,14 +421,14 @@ function describeTests() {
 				await page
 					.getByText(/· done$/)
 					.first()
-					.waitFor({ timeout: 30_000 });
+					.waitFor({ timeout: 120_000 });
 				await screenshot('editor-task-from-list.png');
 				// Closes the list (Escape would close the whole panel too).
 				await parametersPanel().getByText('Operation', { exact: true }).first().click();
 				await page
 					.getByText(/· done$/)
 					.first()
-					.waitFor({ state: 'hidden', timeout: 5_000 });
+					.waitFor({ state: 'hidden', timeout: 120_000 });
 			}
 
 			test('Custom API Call (added by n8n) — picked in the dropdown, points to the HTTP Request node', async () => {
@@ -434,7 +437,7 @@ function describeTests() {
 					.find((p) => p.name === 'resource')
 					.options.find((o) => o.value === CUSTOM_API_CALL).name;
 				await choose('resource', name);
-				await parametersPanel().getByText('HTTP Request').first().waitFor({ timeout: 15_000 });
+				await parametersPanel().getByText('HTTP Request').first().waitFor({ timeout: 120_000 });
 			});
 
 			test('the credential modal of the Document OCR API credential', async () => {
@@ -445,13 +448,13 @@ function describeTests() {
 				// (n8n adds its own fields, e.g. Allowed HTTP Request Domains: shown ones are checked too.)
 				for (const p of shownParameters(credentialType.properties, {})) {
 					const field = modal.locator(`[data-test-id="${p.name}"]`);
-					await field.waitFor({ timeout: 15_000 });
+					await field.waitFor({ timeout: 120_000 });
 					expect(await field.innerText()).toContain(p.displayName);
 				}
 				// Opening it runs the credential's test against the emulator.
 				await modal
 					.locator('[data-test-id="credentials-config-container-test-success"]')
-					.waitFor({ timeout: 30_000 });
+					.waitFor({ timeout: 120_000 });
 				await screenshot('editor-credential.png');
 				await page.keyboard.press('Escape'); // closes the modal, and sometimes the panel under it
 				await modal.waitFor({ state: 'hidden' });

@@ -59,7 +59,7 @@ function describeTests() {
 		const run = await n8n.execute('ocrExampleNoWait');
 		expect(run.data.resultData.error).toBeUndefined();
 		await n8n.emu.waitFor(() => n8n.emu.deliveries.filter((d) => d.status === 200).length >= 6, {
-			timeoutMs: 30_000,
+			timeoutMs: 120_000,
 		});
 		await n8n.emu.webhooksIdle();
 		// n8n answers each accepted delivery with the trigger's own JSON (not n8n's default text).
