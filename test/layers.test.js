@@ -56,7 +56,7 @@ const PLANTED = [
 	],
 	[
 		"a trigger reaching into the action node's operations",
-		(dir) => append(dir, 'trigger/events.ts', "import type { Send } from '../actions/types';"),
+		(dir) => append(dir, 'trigger/events.ts', "import type { SendPhase } from '../actions/types';"),
 		/trigger\/events\.ts: import-x\/no-restricted-paths: .*trigger\/ .*may not import actions\//,
 	],
 	[

@@ -25,7 +25,7 @@ import { walkOldest } from './walk-oldest';
  * the state always matches exactly what was emitted.
  *
  * The list moves while it is read: tasks submitted meanwhile push every task down. How a stretch
- * is read from its cursor so that it never takes a task out of order is ./reading.ts; a page made
+ * is read from its cursor so that it never takes a task out of order is ./stretches.ts; a page made
  * only of tasks met earlier is told apart from a service that ignores `page` by reading the
  * stretch's first page again (service/list.ts), until the service has shown that it honours it.
  *
