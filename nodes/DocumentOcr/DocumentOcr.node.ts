@@ -15,7 +15,10 @@ import * as task from './actions/task/Task.resource';
 
 export class DocumentOcr implements INodeType {
 	description: INodeTypeDescription = {
-		displayName: 'Document OCR',
+		// "OCR" first: n8n's nodes panel ranks a search by a fuzzy match on the display name that
+		// costs every letter before the first matched one, so "Document OCR" came after Zoho CRM
+		// for "OCR". The node's name on the canvas (defaults) and in tool descriptions stays.
+		displayName: 'OCR Document',
 		name: 'documentOcr',
 		icon: { light: 'file:documentOcr.svg', dark: 'file:documentOcr.dark.svg' },
 		group: ['transform'],

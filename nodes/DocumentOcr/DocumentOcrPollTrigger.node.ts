@@ -81,7 +81,7 @@ const pageSizeOption: INodeProperties = {
 
 export class DocumentOcrPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
-		displayName: 'Document OCR Poll Trigger',
+		displayName: 'OCR Document Poll Trigger',
 		name: 'documentOcrPollTrigger',
 		icon: {
 			light: 'file:documentOcr.svg',

@@ -56,7 +56,7 @@ function webhookSettings(ctx: IWebhookFunctions) {
 
 export class DocumentOcrTrigger implements INodeType {
 	description: INodeTypeDescription = {
-		displayName: 'Document OCR Trigger',
+		displayName: 'OCR Document Trigger',
 		name: 'documentOcrTrigger',
 		icon: {
 			light: 'file:documentOcr.svg',

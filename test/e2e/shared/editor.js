@@ -327,17 +327,39 @@ function describeTests() {
 				await ndv().waitFor({ state: 'hidden' });
 			});
 
-			test('the nodes panel finds "Document OCR" and lists every operation as an action', async () => {
+			// n8n's nodes panel ranks a search by a fuzzy match on each node's display name and
+			// codex aliases, plus the popularity n8n ships for its own nodes: the words users type
+			// for this service list the action node first (not Zoho CRM, not the poll trigger).
+			test.each(['OCR', 'ocr', 'text recognition', 'scan'])(
+				'typing "%s" in the nodes panel lists the action node first',
+				async (query) => {
+					step = `nodes panel: "${query}"`;
+					await page.goto(`${origin}/workflow/ocrExampleOnDone`, { waitUntil: 'networkidle' });
+					await page.getByText('Export as DOCX').first().waitFor({ timeout: 120_000 });
+					await page.keyboard.press('Escape');
+					await page.locator('[data-test-id="node-creator-plus-button"]').click();
+					await page.locator('[data-test-id="node-creator-search-bar"]').fill(query);
+					const names = page.locator(
+						'[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]',
+					);
+					await names.getByText(action.displayName, { exact: true }).first().waitFor();
+					// Exact: "OCR Document Poll Trigger" contains the action's name.
+					expect((await names.allInnerTexts()).map((t) => t.trim())[0]).toBe(action.displayName);
+					await page.keyboard.press('Escape');
+				},
+			);
+
+			test('the nodes panel finds the node by its name and lists every operation as an action', async () => {
 				step = 'nodes panel';
 				await page.goto(`${origin}/workflow/ocrExampleOnDone`, { waitUntil: 'networkidle' });
 				await page.getByText('Export as DOCX').first().waitFor({ timeout: 120_000 });
 				await page.keyboard.press('Escape');
 				await page.locator('[data-test-id="node-creator-plus-button"]').click();
-				await page.locator('[data-test-id="node-creator-search-bar"]').fill('Document OCR');
+				await page.locator('[data-test-id="node-creator-search-bar"]').fill(action.displayName);
 				const creator = page.locator('[data-test-id="node-creator"]');
 				await creator
 					.locator('[data-test-id="item-iterator-item"]')
-					.filter({ hasText: 'Document OCR' })
+					.filter({ has: page.getByText(action.displayName, { exact: true }) })
 					.first()
 					.click();
 				const actions = action.properties
