@@ -2,7 +2,7 @@
  * Every loop of the page counter's readers charges the work meter (issue 35), so that the meter
  * the doubling test reads (work.test.ts) sees all the work: each `for`, `while` and `do`, each
  * iteration method (map, filter, ...), search (indexOf, includes, ...) and regular expression in
- * documents/pages/index.ts and documents/pages/*.ts, found in the sources (test/fixtures/pages/loops.js),
+ * formats/*.ts, found in the sources (test/fixtures/pages/loops.js),
  * calls a charging function in its text or the 3 lines around it, or is listed below with why it
  * needs no charge of its own. A new loop that does neither fails here.
  */
@@ -16,7 +16,7 @@ interface Loop {
 	around: string;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { loopsOfReaders } = require('../../../../fixtures/pages/loops.js') as {
+const { loopsOfReaders } = require('../../../fixtures/pages/loops.js') as {
 	loopsOfReaders(): Loop[];
 };
 
@@ -27,112 +27,112 @@ const CHARGES =
 /** Loops without a charge of their own: [file, the loop's first line, why]. */
 const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	[
-		'pages/streams.ts',
+		'streams.ts',
 		'for (let i = 0; i < rowBytes; i++) {',
 		"the row's bytes: charged by the loop over rows",
 	],
 	[
-		'pages/streams.ts',
+		'streams.ts',
 		"const names = filters.map((f) => nameOf(f) ?? '?');",
 		'the /Filter array: charged as it was parsed',
 	],
-	['pages/streams.ts', '![1, 2, 4, 8, 16].includes(bits)', 'five numbers'],
+	['streams.ts', '![1, 2, 4, 8, 16].includes(bits)', 'five numbers'],
 	[
-		'pages/locations.ts',
+		'locations.ts',
 		'for (const [n, where] of moved) {',
 		"the Map's entries: charged by grow() before it",
 	],
 	[
-		'pages/locations.ts',
+		'locations.ts',
 		'for (const n of [...this.sparse])',
 		"the Set's numbers: charged by add() before it",
 	],
 	[
-		'pages/locations.ts',
+		'locations.ts',
 		'const moved = [...this.sparse].filter(([n]) => n >= 0 && n < size);',
 		"the Map's entries: charged by grow() before it",
 	],
 	[
-		'pages/parser.ts',
+		'parser.ts',
 		'for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS_OF[c] = 1;',
 		'the module loading: six bytes',
 	],
 	[
-		'pages/parser.ts',
+		'parser.ts',
 		'for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS_OF[c] = 2;',
 		'the module loading: ten bytes',
 	],
 	[
-		'pages/parser.ts',
+		'parser.ts',
 		'while (pos < end && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;',
 		"a comment's bytes: charged (spent) with the loop around it",
 	],
 	[
-		'pages/parser.ts',
+		'parser.ts',
 		'while (pos < end) {',
 		'white space and comments (blank): charged by its callers with the bytes it passes over',
 	],
 	[
-		'pages/parser.ts',
+		'parser.ts',
 		'while (at < end && digit(buf[at]))',
 		'the digits of a /Kids item: charged with the array, after the loop over its items',
 	],
-	['pages/parser.ts', 'for (; at < word.length; at++) {', "the token's bytes: charged before it"],
-	['pages/pdf.ts', 'for (const view of views) {', 'two readings of the offsets at most'],
+	['parser.ts', 'for (; at < word.length; at++) {', "the token's bytes: charged before it"],
+	['pdf.ts', 'for (const view of views) {', 'two readings of the offsets at most'],
 	[
-		'pages/pdf.ts',
+		'pdf.ts',
 		"const header = buf.subarray(0, 1024).indexOf('%PDF-', 0, 'latin1');",
 		'the first 1024 bytes',
 	],
 	[
-		'pages/words.ts',
+		'words.ts',
 		'for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;',
 		"a word of the table, or a decoded name: charged as the name's bytes",
 	],
 	[
-		'pages/words.ts',
+		'words.ts',
 		'while (this.slots[at] !== -1) at = (at + 1) & 63;',
 		'the module loading: 64 slots',
 	],
 	[
-		'pages/words.ts',
+		'words.ts',
 		'for (let at = hash & 63; ; at = (at + 1) & 63) {',
 		'the 64 slots of the table',
 	],
 	[
-		'pages/words.ts',
+		'words.ts',
 		'while (k < word.length && word.charCodeAt(k) === buf[start + k]) k++;',
 		'a word of the table (16 letters at most)',
 	],
 	[
-		'pages/words.ts',
+		'words.ts',
 		'this.values = words.map(make);',
 		'the module loading: the words of the table',
 	],
-	['pages/words.ts', 'words.forEach((word, i) => {', 'the module loading: the words of the table'],
+	['words.ts', 'words.forEach((word, i) => {', 'the module loading: the words of the table'],
 	[
-		'pages/xref.ts',
+		'xref.ts',
 		'for (let k = 0; k < width; k++) v = v * 256 + data[at + k];',
 		'a field of 8 bytes at most: charged with its row',
 	],
-	['pages/xref.ts', 'for (let k = 0; k < 16; k++) {', '16 bytes: charged by advance(18) after it'],
+	['xref.ts', 'for (let k = 0; k < 16; k++) {', '16 bytes: charged by advance(18) after it'],
 	[
-		'pages/xref.ts',
+		'xref.ts',
 		'while (p >= low && test(buf[p])) p--;',
 		'the 24 bytes before `obj`: charged with the hit',
 	],
 	[
-		'pages/xref.ts',
+		'xref.ts',
 		'for (let k = start; isDigit(buf[k]); k++) num = num * 10 + buf[k] - 0x30;',
 		'ten digits at most (headerBefore): charged with the hit',
 	],
 	[
-		'pages/xref.ts',
+		'xref.ts',
 		"!w.every((x) => typeof x === 'number' && x >= 0 && x <= 8)",
 		'the three numbers of /W',
 	],
 	[
-		'pages/xref.ts',
+		'xref.ts',
 		"const trailerAt = buf.lastIndexOf('trailer', buf.length, 'latin1');",
 		"the file once: charged at the scan's start",
 	],

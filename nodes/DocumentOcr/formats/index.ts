@@ -1,18 +1,18 @@
 /**
  * The page count of a document, read from its bytes before anything is sent (issue 31): the
  * service bills per page, so a workflow can see the cost before paying it. Pure, no dependencies
- * (compressed PDF streams are inflated by pages/streams.ts).
+ * (compressed PDF streams are inflated by streams.ts).
  *
- * - PDF (pages/pdf.ts): the page tree's /Count under the catalog's /Pages, found through the
- *   cross-reference (pages/xref.ts: classic tables, cross-reference and object streams stored
- *   without a filter or FlateDecode-compressed with or without a PNG predictor, pages/streams.ts;
+ * - PDF (pdf.ts): the page tree's /Count under the catalog's /Pages, found through the
+ *   cross-reference (xref.ts: classic tables, cross-reference and object streams stored
+ *   without a filter or FlateDecode-compressed with or without a PNG predictor, streams.ts;
  *   incremental updates and linearized files through the last startxref and /Prev), checked
  *   against a walk of the /Kids tree. Where the cross-reference cannot be read, a scan for
  *   `N G obj` headers stands in only when it is unambiguous (every object needed defined once,
  *   no object streams in the file).
- * - TIFF (pages/tiff.ts): the chain of image file directories (classic and BigTIFF, either byte
+ * - TIFF (tiff.ts): the chain of image file directories (classic and BigTIFF, either byte
  *   order).
- * - GIF, PNG, WEBP (pages/images.ts): the frames of an animated image; a still image is one page.
+ * - GIF, PNG, WEBP (images.ts): the frames of an animated image; a still image is one page.
  * - JPEG: one page.
  *
  * Where the count is not certain it is null with a reason, never a guess. The service's spec does
@@ -20,26 +20,33 @@
  * is counted as one page each, and the count says so (`assumed`); for a Page Budget that is the
  * safe side, an upper bound. The work is bounded
  * (objects read, bytes parsed and inflated, streams inflated, tree depth: PAGE_LIMITS) and
- * linear in the file's size, metered (Work, pages/limits.ts), so a hostile file answers null
- * quickly; the count lets the event loop run about every 10 ms. The memory held is bounded too
+ * linear in the file's size, metered (Work, limits.ts), so a hostile file answers null
+ * quickly; the count lets the event loop run about every 10 ms through the pause its caller
+ * gives (documents/ gives n8n's `sleep`). The memory held is bounded too
  * (inflated object streams kept within a share of the file's size, one stream's inflated size,
  * object locations no more than the file can hold); the promise never rejects.
  */
-import type { DocumentKind } from '../check';
 import { gifFrames, pngFrames, webpFrames } from './images';
-import { readCount, strip, Work, type PageCount } from './limits';
+import { readCount, strip, Work, type PageCount, type Pause } from './limits';
 import { countPdfPages } from './pdf';
 import { countTiffPages } from './tiff';
 
-export { PAGE_LIMITS, type PageCount } from './limits';
+export { PAGE_LIMITS, type PageCount, type Pause } from './limits';
 
-/** The pages of `bytes`, a document of `kind`; `signal` cancels the count (null, with why). */
+/** The kinds of document the room reads (documents/check.ts's DocumentKind is one of them). */
+export type DocumentKind = 'pdf' | 'png' | 'jpeg' | 'webp' | 'tiff' | 'gif' | 'bmp';
+
+/**
+ * The pages of `bytes`, a document of `kind`; `signal` cancels the count (null, with why), `pause`
+ * lets the event loop run about every 10 ms (without one the count runs through).
+ */
 export async function countPages(
 	bytes: Buffer,
 	kind: DocumentKind,
 	signal?: AbortSignal,
+	pause?: Pause,
 ): Promise<PageCount> {
-	return (await countWithWork(bytes, kind, signal)).count;
+	return (await countWithWork(bytes, kind, signal, pause)).count;
 }
 
 /** The count and the work it took (the meter's reading: the same file always costs the same). */
@@ -47,8 +54,9 @@ export async function countWithWork(
 	bytes: Buffer,
 	kind: DocumentKind,
 	signal?: AbortSignal,
+	pause?: Pause,
 ): Promise<{ count: PageCount; work: number }> {
-	const work = new Work(bytes.length, signal);
+	const work = new Work(bytes.length, signal, pause);
 	return { count: await count(bytes, kind, work), work: work.done };
 }
 

@@ -6,8 +6,8 @@
  * the file doubled three times: the work the count reports (its meter, the same on any machine)
  * grows at most 2.2 times per doubling, and the count is the one expected at every size.
  */
-import type { DocumentKind } from '../../../../../nodes/DocumentOcr/documents/check';
-import { countWithWork } from '../../../../../nodes/DocumentOcr/documents/pages';
+import type { DocumentKind } from '../../../../nodes/DocumentOcr/formats';
+import { countWithWork } from '../../../../nodes/DocumentOcr/formats';
 
 interface Family {
 	name: string;
@@ -17,7 +17,7 @@ interface Family {
 	pages(n: number): number | null;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { FAMILIES } = require('../../../../fixtures/pages/crafted.js') as { FAMILIES: Family[] };
+const { FAMILIES } = require('../../../fixtures/pages/crafted.js') as { FAMILIES: Family[] };
 
 describe('the work of a count grows with the file, no faster', () => {
 	test.each(FAMILIES.map((family) => [family.name, family] as const))(
