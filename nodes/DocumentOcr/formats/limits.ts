@@ -155,3 +155,9 @@ export async function readCount(count: () => Promise<number>): Promise<CountOutc
 export function strip(result: CountOutcome): PageCount {
 	return result.pages === null ? { pages: null, reason: result.reason } : { pages: result.pages };
 }
+
+/**
+ * Why a page selection, a subset or a split is refused: what is wrong, in words a user can act on
+ * (the reader's own reason included).
+ */
+export class FormatError extends Error {}

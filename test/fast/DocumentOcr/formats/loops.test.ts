@@ -80,6 +80,17 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	['parser.ts', 'for (; at < word.length; at++) {', "the token's bytes: charged before it"],
 	['pdf.ts', 'for (const view of views) {', 'two readings of the offsets at most'],
 	[
+		'ranges.ts',
+		"for (const item of selection.split(',')) {",
+		"a page selection's text, which a user types: linear in it (ranges.test.ts), no file read",
+	],
+	[
+		'ranges.ts',
+		'for (let page = 1; page <= total; page++) {',
+		"the document's pages, once: counted before (its count's work)",
+	],
+	['ranges.ts', 'if (!/^[0-9]+$/.test(word))', 'one part of a selection: linear in it'],
+	[
 		'pdf.ts',
 		"const header = buf.subarray(0, 1024).indexOf('%PDF-', 0, 'latin1');",
 		'the first 1024 bytes',
