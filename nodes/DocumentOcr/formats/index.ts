@@ -31,7 +31,15 @@ import { readCount, strip, Work, type PageCount, type Pause } from './limits';
 import { countPdfPages } from './pdf';
 import { countTiffPages } from './tiff';
 
-export { PAGE_LIMITS, type PageCount, type Pause } from './limits';
+export { FormatError, PAGE_LIMITS, type PageCount, type Pause } from './limits';
+export { parsePageSelection, SELECTION_SYNTAX } from './ranges';
+export {
+	selectPdfPages,
+	splitPdf,
+	type WriteOptions,
+	type Written,
+	type WrittenPart,
+} from './pdf-write';
 
 /** The kinds of document the room reads (documents/check.ts's DocumentKind is one of them). */
 export type DocumentKind = 'pdf' | 'png' | 'jpeg' | 'webp' | 'tiff' | 'gif' | 'bmp';

@@ -80,6 +80,79 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	['parser.ts', 'for (; at < word.length; at++) {', "the token's bytes: charged before it"],
 	['pdf.ts', 'for (const view of views) {', 'two readings of the offsets at most'],
 	[
+		'pdf-objects.ts',
+		'while (pos < end) {',
+		'white space and comments (blank): charged with the object scanObject reads',
+	],
+	[
+		'pdf-objects.ts',
+		'while (pos < end && bytes[pos] !== 0x0a && bytes[pos] !== 0x0d) pos++;',
+		'a comment: charged with the object scanObject reads',
+	],
+	[
+		'pdf-objects.ts',
+		'while (this.pos < end && CLASS[bytes[this.pos]] === 0)',
+		'a name or a word: charged with the object scanObject reads',
+	],
+	[
+		'pdf-objects.ts',
+		'while (at < end && isDigit(bytes[at])) at++;',
+		"a reference's generation: charged with the object scanObject reads",
+	],
+	[
+		'pdf-objects.ts',
+		"if (!text.includes('#')) return text;",
+		'a key: charged with the object scanObject reads',
+	],
+	[
+		'pdf-objects.ts',
+		'return text.replace(/#([0-9A-Fa-f]{2})/g',
+		'a key with #xx escapes: charged with the object scanObject reads',
+	],
+	[
+		'pdf-write.ts',
+		'for (const page of pages) await part.add(page - 1);',
+		'each page: charged by Part.write for each object it adds',
+	],
+	[
+		'pdf-write.ts',
+		'for (let index = 0; index < source.pages.length; index++) {',
+		'each page: charged by Part.write for each object it adds',
+	],
+	[
+		'pdf-write.ts',
+		'for (const page of pages) {',
+		'the selection, once: a page each, fewer than the pages counted',
+	],
+	['pdf-write.ts', 'for (const key of INHERITED) {', 'the four inherited attributes'],
+	[
+		'pdf-write.ts',
+		'while (this.head < this.queue.length) {',
+		'the objects a page adds: each charged by Part.write',
+	],
+	[
+		'pdf-write.ts',
+		'for (let i = 0; i < this.offsets.length; i++)',
+		"the cross-reference's entries: charged with its bytes before",
+	],
+	['pdf-write.ts', 'while (pos < at + 4 &&', 'four bytes at most'],
+	['pdf-write.ts', 'const version = /^%PDF-(\\d\\.\\d)/', 'the first 16 bytes'],
+	[
+		'pdf-write.ts',
+		'const ref = /^(\\d+)\\s+\\d+\\s+R$/.exec(text);',
+		"a /Length's value: charged with the object scanObject read",
+	],
+	[
+		'pdf-write.ts',
+		'return /^\\d+$/.test(text)',
+		"a /Length's value: charged with the object scanObject read (20 bytes when indirect)",
+	],
+	[
+		'pdf-write.ts',
+		'`${layout.rootHead}${this.kids.map(',
+		"the pages' numbers: charged with the cross-reference's bytes after",
+	],
+	[
 		'ranges.ts',
 		"for (const item of selection.split(',')) {",
 		"a page selection's text, which a user types: linear in it (ranges.test.ts), no file read",
@@ -100,26 +173,14 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 		'for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;',
 		"a word of the table, or a decoded name: charged as the name's bytes",
 	],
-	[
-		'words.ts',
-		'while (this.slots[at] !== -1) at = (at + 1) & 63;',
-		'the module loading: 64 slots',
-	],
-	[
-		'words.ts',
-		'for (let at = hash & 63; ; at = (at + 1) & 63) {',
-		'the 64 slots of the table',
-	],
+	['words.ts', 'while (this.slots[at] !== -1) at = (at + 1) & 63;', 'the module loading: 64 slots'],
+	['words.ts', 'for (let at = hash & 63; ; at = (at + 1) & 63) {', 'the 64 slots of the table'],
 	[
 		'words.ts',
 		'while (k < word.length && word.charCodeAt(k) === buf[start + k]) k++;',
 		'a word of the table (16 letters at most)',
 	],
-	[
-		'words.ts',
-		'this.values = words.map(make);',
-		'the module loading: the words of the table',
-	],
+	['words.ts', 'this.values = words.map(make);', 'the module loading: the words of the table'],
 	['words.ts', 'words.forEach((word, i) => {', 'the module loading: the words of the table'],
 	[
 		'xref.ts',
