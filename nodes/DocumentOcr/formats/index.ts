@@ -27,19 +27,22 @@
  * object locations no more than the file can hold); the promise never rejects.
  */
 import { gifFrames, pngFrames, webpFrames } from './images';
-import { readCount, strip, Work, type PageCount, type Pause } from './limits';
+import { FormatError, readCount, strip, Work, type PageCount, type Pause } from './limits';
 import { countPdfPages } from './pdf';
-import { countTiffPages } from './tiff';
-
-export { FormatError, PAGE_LIMITS, type PageCount, type Pause } from './limits';
-export { parsePageSelection, SELECTION_SYNTAX } from './ranges';
-export {
+import {
 	selectPdfPages,
 	splitPdf,
 	type WriteOptions,
 	type Written,
 	type WrittenPart,
 } from './pdf-write';
+import { countTiffPages } from './tiff';
+import { selectTiffPages, splitTiff } from './tiff-write';
+
+export { FormatError, PAGE_LIMITS, type PageCount, type Pause } from './limits';
+export { parsePageSelection, SELECTION_SYNTAX } from './ranges';
+export { selectPdfPages, splitPdf, type WriteOptions, type Written, type WrittenPart };
+export { selectTiffPages, splitTiff };
 
 /** The kinds of document the room reads (documents/check.ts's DocumentKind is one of them). */
 export type DocumentKind = 'pdf' | 'png' | 'jpeg' | 'webp' | 'tiff' | 'gif' | 'bmp';
@@ -108,4 +111,42 @@ async function count(bytes: Buffer, kind: DocumentKind, work: Work): Promise<Pag
 			reason: `the file could not be read (${(error as Error)?.message ?? String(error)})`,
 		};
 	}
+}
+
+/**
+ * The pages `pages` names (1-based, ascending, each once: parsePageSelection gives them so) of a
+ * document of `kind`, as a new file: a PDF's or a TIFF's copied (pdf-write.ts, tiff-write.ts); an
+ * image is one page, page 1, returned as it is. Throws a FormatError.
+ */
+export async function selectPages(
+	bytes: Buffer,
+	kind: DocumentKind,
+	pages: number[],
+	options: WriteOptions = {},
+): Promise<Written> {
+	if (kind === 'pdf') return await selectPdfPages(bytes, pages, options);
+	if (kind === 'tiff') return await selectTiffPages(bytes, pages, options);
+	if (pages.length !== 1 || pages[0] !== 1)
+		throw new FormatError(`a ${kind.toUpperCase()} image is one page: only page 1 can be selected`);
+	return { chunks: [bytes], length: bytes.length };
+}
+
+/**
+ * A document of `kind` cut in page order into as few parts as `fits` (the size of each part's
+ * file, in bytes); a PDF's or a TIFF's pages copied into each part, an image one part as it is.
+ * A page (or an image) that does not fit alone is a FormatError.
+ */
+export async function splitPages(
+	bytes: Buffer,
+	kind: DocumentKind,
+	fits: (size: number) => boolean,
+	options: WriteOptions = {},
+): Promise<WrittenPart[]> {
+	if (kind === 'pdf') return await splitPdf(bytes, fits, options);
+	if (kind === 'tiff') return await splitTiff(bytes, fits, options);
+	if (!fits(bytes.length))
+		throw new FormatError(
+			`the ${kind.toUpperCase()} image (${bytes.length} bytes) is one page, more than the limit allows: it cannot be split`,
+		);
+	return [{ chunks: [bytes], length: bytes.length, first: 1, last: 1 }];
 }

@@ -79,6 +79,32 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	['parser.ts', 'for (; at < word.length; at++) {', "the token's bytes: charged before it"],
 	['pdf.ts', 'for (const view of views) {', 'two readings of the offsets at most'],
+	['tiff-write.ts', 'for (const page of pages) {', 'each page: charged by readPage'],
+	[
+		'tiff-write.ts',
+		'for (let index = 0; index < source.offsets.length; index++) {',
+		'each page: charged by readPage',
+	],
+	[
+		'tiff-write.ts',
+		'for (let i = 0; i < count; i++) {',
+		"a directory's entries: charged (12 bytes each) before the loop",
+	],
+	[
+		'tiff-write.ts',
+		'for (let i = 0; i < page.data.length; i += 2) {',
+		"a page's strips or tiles: charged with its directory in writeTiff",
+	],
+	[
+		'tiff-write.ts',
+		'for (const offset of dataOffsets) {',
+		"a page's strips or tiles: charged with its directory in writeTiff",
+	],
+	[
+		'tiff-write.ts',
+		'page.entries.forEach((entry, i) => {',
+		"a page's entries: charged with its directory in writeTiff",
+	],
 	[
 		'pdf-objects.ts',
 		'while (pos < end) {',

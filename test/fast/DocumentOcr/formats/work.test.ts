@@ -5,13 +5,14 @@
  * object streams, predictors, TIFF directories, GIF and APNG frames, WEBP frames, PNG chunks),
  * the file doubled three times: the work the count reports (its meter, the same on any machine)
  * grows at most 2.2 times per doubling, and the count is the one expected at every size. The same
- * for the copies of formats/pdf-write.ts: every page of a tree whose root gives each page its
- * resources (narrow and flat), every page of object streams, every other page, a split into parts
- * of a fixed size.
+ * for the copies of formats/pdf-write.ts and tiff-write.ts: every page of a tree whose root gives
+ * each page its resources (narrow and flat), every page of object streams, every other page, every
+ * page of a TIFF, a split of each into parts of a fixed size.
  */
 import type { DocumentKind } from '../../../../nodes/DocumentOcr/formats';
 import { countWithWork } from '../../../../nodes/DocumentOcr/formats';
 import { selectPdfPages, splitPdf } from '../../../../nodes/DocumentOcr/formats/pdf-write';
+import { selectTiffPages, splitTiff } from '../../../../nodes/DocumentOcr/formats/tiff-write';
 
 interface Family {
 	name: string;
@@ -21,9 +22,10 @@ interface Family {
 	pages(n: number): number | null;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { FAMILIES, inheritedTree } = require('../../../fixtures/pages/crafted.js') as {
+const { FAMILIES, inheritedTree, pagedTiff } = require('../../../fixtures/pages/crafted.js') as {
 	FAMILIES: Family[];
 	inheritedTree(n: number, fan?: number): Buffer;
+	pagedTiff(texts: string[], options?: { strips?: number }): Buffer;
 };
 
 describe('the work of a count grows with the file, no faster', () => {
@@ -100,6 +102,28 @@ const COPIES: Copy[] = [
 		make: (n) => inheritedTree(n),
 		copy: async (bytes, _n, measured) =>
 			(await splitPdf(bytes, (size) => size <= 8000, { measured })).length,
+	},
+	{
+		name: 'every page of a TIFF',
+		base: 500,
+		make: (n) =>
+			pagedTiff(
+				every(n).map((page) => `page ${page}`),
+				{ strips: 4 },
+			),
+		copy: async (bytes, n, measured) =>
+			await pagesOf(selectTiffPages(bytes, every(n), { measured })),
+	},
+	{
+		name: 'a split of a TIFF into parts of 8 kB',
+		base: 500,
+		make: (n) =>
+			pagedTiff(
+				every(n).map((page) => `page ${page}`),
+				{ strips: 4 },
+			),
+		copy: async (bytes, _n, measured) =>
+			(await splitTiff(bytes, (size) => size <= 8000, { measured })).length,
 	},
 ];
 
