@@ -21,8 +21,9 @@ const emulator = require('../../../../emulator/documents.js') as {
 	extractPages(buf: Buffer): string[];
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { classic } = require('../../../fixtures/pages/crafted.js') as {
+const { classic, richPdf } = require('../../../fixtures/pages/crafted.js') as {
 	classic(objects: string[], options?: { trailer?: string }): Buffer;
+	richPdf(): Buffer;
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { loadCorpus } = require('../../../fixtures/pages/load.js') as {
@@ -62,88 +63,6 @@ async function checkWritten(written: Written, pages: number): Promise<Buffer> {
 	expect(pageObjects(buf)).toBe(pages);
 	expect(text(buf)).not.toMatch(/\/ObjStm|\/XRef\b|\/Encrypt|\/Prev\b/);
 	return buf;
-}
-
-/** A content stream showing `words` in font /F1 (or `font`). */
-const content = (words: string, font = 'F1') => {
-	const ops = `BT /${font} 12 Tf 20 20 Td (${words}) Tj ET`;
-	return `<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`;
-};
-
-/**
- * Five pages under two intermediate nodes: the root gives MediaBox, Resources and Rotate, node 3
- * a CropBox, node 4 its own Resources (two fonts). Page 1 links forward to page 4 and carries an
- * annotation with /P; page 4 links back to page 1; page 2 and page 3 carry widgets of one form
- * field; the outline points to page 5; a named destination to page 3; every page has
- * /StructParents; page 5 has its own MediaBox and Rotate; page 2's content has an indirect
- * /Length.
- */
-function richPdf(): Buffer {
-	const objects: string[] = [];
-	const set = (num: number, body: string) => (objects[num - 1] = body);
-	set(
-		1,
-		'<< /Type /Catalog /Pages 2 0 R /Outlines 20 0 R /Names << /Dests 21 0 R >> /AcroForm << /Fields [22 0 R] >> /StructTreeRoot 23 0 R >>',
-	);
-	set(
-		2,
-		'<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 5 /MediaBox [0 0 300 400] /Resources 10 0 R /Rotate 90 >>',
-	);
-	set(
-		3,
-		'<< /Type /Pages /Parent 2 0 R /Kids [5 0 R 6 0 R 7 0 R] /Count 3 /CropBox [10 10 290 390] >>',
-	);
-	set(
-		4,
-		'<< /Type /Pages /Parent 2 0 R /Kids [8 0 R 9 0 R] /Count 2 /Resources << /Font << /F1 11 0 R /F2 12 0 R >> >> >>',
-	);
-	set(
-		5,
-		'<< /Type /Page /Parent 3 0 R /Contents 13 0 R /Annots [24 0 R 28 0 R] /StructParents 0 >>',
-	);
-	set(6, '<< /Type /Page /Parent 3 0 R /Contents 14 0 R /Annots [25 0 R] /StructParents 1 >>');
-	set(7, '<< /Type /Page /Parent 3 0 R /Contents 15 0 R /Annots [27 0 R] /StructParents 2 >>');
-	set(8, '<< /Type /Page /Parent 4 0 R /Contents 16 0 R /Annots [29 0 R] /StructParents 3 >>');
-	set(
-		9,
-		'<< /Type /Page /Parent 4 0 R /Contents 17 0 R /MediaBox [0 0 500 500] /Rotate 0 /B [30 0 R] /StructParents 4 >>',
-	);
-	set(10, '<< /Font << /F1 11 0 R >> /ProcSet [/PDF /Text] >>');
-	set(11, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
-	set(12, '<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>');
-	set(13, content('PAGE-ONE-WORDS'));
-	const two = 'BT /F1 12 Tf 20 20 Td (PAGE-TWO-WORDS) Tj ET';
-	set(14, `<< /Length 18 0 R >>\nstream\n${two}\nendstream`);
-	set(15, content('PAGE-THREE-WORDS'));
-	set(16, content('PAGE-FOUR-WORDS', 'F2'));
-	set(17, content('PAGE-FIVE-WORDS'));
-	set(18, `${two.length}`);
-	set(19, 'null');
-	set(20, '<< /Type /Outlines /First 26 0 R /Last 26 0 R /Count 1 >>');
-	set(21, '<< /Names [(three) [7 0 R /Fit]] >>');
-	set(22, '<< /FT /Tx /T (FIELD-NAME) /Kids [25 0 R 27 0 R] >>');
-	set(23, '<< /Type /StructTreeRoot /K [] >>');
-	set(
-		24,
-		'<< /Type /Annot /Subtype /Link /Rect [0 0 10 10] /Dest [8 0 R /XYZ 0 0 0] /P 5 0 R /StructParent 5 >>',
-	);
-	set(
-		25,
-		'<< /Type /Annot /Subtype /Widget /Rect [0 0 10 10] /Parent 22 0 R /P 6 0 R /T (WIDGET-TWO) >>',
-	);
-	set(26, '<< /Title (OUTLINE-ITEM) /Parent 20 0 R /Dest [9 0 R /Fit] >>');
-	set(
-		27,
-		'<< /Type /Annot /Subtype /Widget /Rect [0 0 10 10] /Parent 22 0 R /P 7 0 R /T (WIDGET-THREE) >>',
-	);
-	set(28, '<< /Type /Annot /Subtype /Text /Rect [0 0 10 10] /Contents (NOTE-ON-ONE) /P 5 0 R >>');
-	set(
-		29,
-		'<< /Type /Annot /Subtype /Link /Rect [0 0 10 10] /A << /S /GoTo /D [5 0 R /Fit] >> /P 8 0 R >>',
-	);
-	set(30, '<< /Type /Bead /T 31 0 R /P 9 0 R >>');
-	set(31, '<< /Type /Thread /F 30 0 R >>');
-	return classic(objects);
 }
 
 /** The dictionary of object `num` in a written file. */
