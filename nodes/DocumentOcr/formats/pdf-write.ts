@@ -412,6 +412,8 @@ class Part {
 				pieces.push(L(` /${key} `));
 				this.render(value.bytes, 0, value.bytes.length, value, [], pieces);
 			}
+			// A leaf the tree reads as a page without /Type is written as the page it is.
+			if (!entries.has('Type')) pieces.push(L(' /Type /Page'));
 			pieces.push(L(' /Parent 2 0 R>>'));
 		} else {
 			const stream = where.inFile ? this.streamOf(num, bytes, scanned) : undefined;

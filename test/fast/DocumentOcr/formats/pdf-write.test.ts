@@ -213,6 +213,16 @@ describe('what cannot be copied exactly is refused, never written with a wrong p
 		await expect(selectPdfPages(buf, [1])).rejects.toThrow(/the stream of object 4 is not closed/);
 	});
 
+	test('a page without /Type is written with it', async () => {
+		const buf = classic([
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+			'<< /Parent 2 0 R /MediaBox [0 0 5 5] >>',
+		]);
+		const out = await checkWritten(await selectPdfPages(buf, [1]), 1);
+		expect(objectOf(out, kidsOf(out)[0])).toMatch(/\/Type \/Page \/Parent 2 0 R>>$/);
+	});
+
 	test('a free object referred to is null', async () => {
 		const objects = [
 			CATALOG,
