@@ -416,7 +416,7 @@ class Part {
 			if (!entries.has('Type')) pieces.push(L(' /Type /Page'));
 			pieces.push(L(' /Parent 2 0 R>>'));
 		} else {
-			const stream = where.inFile ? this.streamOf(num, bytes, scanned) : undefined;
+			const stream = where.inFile ? await this.streamOf(num, bytes, scanned) : undefined;
 			if (stream) {
 				const length = scanned.entries!.get('Length');
 				this.render(
@@ -486,11 +486,11 @@ class Part {
 	}
 
 	/** A stream's data after its dictionary, if one follows: by /Length, or up to `endstream`. */
-	private streamOf(
+	private async streamOf(
 		num: number,
 		bytes: Buffer,
 		scanned: Scanned,
-	): { start: number; end: number } | undefined {
+	): Promise<{ start: number; end: number } | undefined> {
 		if (!scanned.entries || scanned.close === undefined) return undefined;
 		let at = blank(bytes, scanned.end);
 		this.source.work.charge(at - scanned.end);
@@ -498,7 +498,7 @@ class Part {
 		at += 6;
 		if (bytes[at] === 0x0d) at++;
 		if (bytes[at] === 0x0a) at++;
-		const length = this.lengthOf(bytes, scanned.entries.get('Length'));
+		const length = await this.lengthOf(bytes, scanned.entries.get('Length'));
 		if (length !== undefined && at + length <= bytes.length && endsAt(bytes, at + length))
 			return { start: at, end: at + length };
 		// A /Length that does not end at `endstream`: the data runs to it, as readers take it.
@@ -511,14 +511,19 @@ class Part {
 		return { start: at, end };
 	}
 
-	/** A stream's /Length: a whole number, direct or in an object of its own. */
-	private lengthOf(bytes: Buffer, entry: Entry | undefined): number | undefined {
+	/** A stream's /Length: a whole number, direct or in an object of its own (maybe in a stream). */
+	private async lengthOf(bytes: Buffer, entry: Entry | undefined): Promise<number | undefined> {
 		if (!entry) return undefined;
 		let text = bytes.toString('latin1', entry.start, entry.end);
 		const ref = /^(\d+)\s+\d+\s+R$/.exec(text);
 		if (ref) {
-			const where = this.source.reader.locate(Number(ref[1]));
-			if (!where || !where.inFile) return undefined;
+			const { reader, pdf } = this.source;
+			// A /Length that names no object is no length: the data runs to `endstream`.
+			if (!pdf.xref.objects.has(Number(ref[1]))) return undefined;
+			const loading = reader.load(Number(ref[1]));
+			if (loading) await loading;
+			const where = reader.locate(Number(ref[1]));
+			if (!where) return undefined;
 			const at = blank(where.bytes, where.at);
 			text = where.bytes.toString('latin1', at, at + 20).split(/[^0-9]/)[0];
 		}

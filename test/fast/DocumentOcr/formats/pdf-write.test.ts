@@ -213,6 +213,49 @@ describe('what cannot be copied exactly is refused, never written with a wrong p
 		await expect(selectPdfPages(buf, [1])).rejects.toThrow(/the stream of object 4 is not closed/);
 	});
 
+	test("a stream's /Length in an object stream, and one naming no object", async () => {
+		// Objects 1-3 and 5 in the clear, object 4 (the length) in object stream 6, a
+		// cross-reference stream (7) listing them.
+		const ops = 'BT /F1 9 Tf (LENGTH-IN-A-STREAM) Tj ET';
+		let out = '%PDF-1.5\n';
+		const at: number[] = [];
+		const put = (num: number, body: string) => {
+			at[num] = out.length;
+			out += `${num} 0 obj\n${body}\nendobj\n`;
+		};
+		put(1, CATALOG);
+		put(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
+		put(3, '<< /Type /Page /Parent 2 0 R /Contents [5 0 R 8 0 R] >>');
+		put(5, `<< /Length 4 0 R >>\nstream\n${ops}\nendstream`);
+		const inside = `4 0 ${ops.length}`;
+		put(
+			6,
+			`<< /Type /ObjStm /N 1 /First 4 /Length ${inside.length} >>\nstream\n${inside}\nendstream`,
+		);
+		put(8, `<< /Length 99 0 R >>\nstream\n${ops}\nendstream`);
+		const rows = Buffer.alloc(9 * 6);
+		const row = (num: number, type: number, a: number, b: number) => {
+			rows[num * 6] = type;
+			rows.writeUInt32BE(a, num * 6 + 1);
+			rows[num * 6 + 5] = b;
+		};
+		row(0, 0, 0, 255);
+		for (const num of [1, 2, 3, 5, 6, 8]) row(num, 1, at[num], 0);
+		row(4, 2, 6, 0);
+		row(7, 1, out.length, 0);
+		const xref = out.length;
+		const head = `7 0 obj\n<< /Type /XRef /Size 9 /W [1 4 1] /Root 1 0 R /Length ${rows.length} >>\nstream\n`;
+		const buf = Buffer.concat([
+			Buffer.from(out + head, 'latin1'),
+			rows,
+			Buffer.from(`\nendstream\nendobj\nstartxref\n${xref}\n%%EOF\n`, 'latin1'),
+		]);
+		expect(await countPages(buf, 'pdf')).toEqual({ pages: 1 });
+		const copy = text(await checkWritten(await selectPdfPages(buf, [1]), 1));
+		expect(copy.match(new RegExp(`/Length ${ops.length}>>\\nstream\\n`, 'g'))).toHaveLength(2);
+		expect(copy.match(/LENGTH-IN-A-STREAM/g)).toHaveLength(2);
+	});
+
 	test('a page without /Type is written with it', async () => {
 		const buf = classic([
 			CATALOG,

@@ -74,7 +74,8 @@ function read(buf: Buffer): Directory[] {
 
 const TEXTS = ['PAGE-ONE', 'PAGE-TWO', 'PAGE-THREE-LONGER', 'PAGE-FOUR', 'PAGE-FIVE'];
 
-describe.each([
+type Options = { be?: boolean; strips?: number; pointers?: boolean };
+describe.each<[string, Options]>([
 	['little-endian', { be: false }],
 	['big-endian', { be: true }],
 	['little-endian with SubIFDs and EXIF', { pointers: true, strips: 3 }],
