@@ -93,7 +93,7 @@ export async function selectPdfPages(
 		checkSelection(pages, source.pages.length);
 		const part = new Part(source);
 		for (const page of pages) await part.add(page - 1);
-		const written = part.finish();
+		const written = await part.finish();
 		options.measured?.(source.work.done);
 		return written;
 	});
@@ -121,7 +121,7 @@ export async function splitPdf(
 			if (fits(part.size())) continue;
 			if (part.pageCount() > 1) {
 				part.undo(mark);
-				parts.push(part.finish());
+				parts.push(await part.finish());
 				part = new Part(source);
 				await part.add(index);
 			}
@@ -130,7 +130,7 @@ export async function splitPdf(
 					`page ${index + 1} alone makes a PDF of ${part.size()} bytes, more than the limit allows, so the document cannot be split to fit`,
 				);
 		}
-		parts.push(part.finish());
+		parts.push(await part.finish());
 		options.measured?.(source.work.done);
 		return parts;
 	});
@@ -558,7 +558,7 @@ class Part {
 	}
 
 	/** The finished file. */
-	finish(): WrittenPart {
+	async finish(): Promise<WrittenPart> {
 		const { work } = this.source;
 		const layout = this.layout();
 		const root = L(
@@ -566,7 +566,8 @@ class Part {
 		);
 		const head = `xref\n0 ${layout.objects}\n`;
 		const xref = Buffer.alloc(head.length + 20 * layout.objects + layout.trailer.length, 0x20);
-		work.charge(xref.length + this.kids.length);
+		// The entries are charged as they are written (so that the loop below pauses), the rest here.
+		work.charge(xref.length - 20 * this.offsets.length + this.kids.length);
 		xref.write(head, 0, 'latin1');
 		const entry = (i: number, text: string) => xref.write(text, head.length + 20 * i, 'latin1');
 		entry(0, '0000000000 65535 f \n');
@@ -574,7 +575,11 @@ class Part {
 		const body = layout.header + this.body;
 		entry(1, at(body));
 		entry(2, at(body + CATALOG.length));
-		for (let i = 0; i < this.offsets.length; i++) entry(3 + i, at(layout.header + this.offsets[i]));
+		for (let i = 0; i < this.offsets.length; i++) {
+			work.charge(20);
+			if (work.due()) await work.pause();
+			entry(3 + i, at(layout.header + this.offsets[i]));
+		}
 		xref.write(layout.trailer, head.length + 20 * layout.objects, 'latin1');
 		const chunks = [this.source.header, ...this.chunks, CATALOG, root, xref];
 		return {

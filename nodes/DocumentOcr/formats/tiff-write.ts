@@ -67,13 +67,14 @@ export async function selectTiffPages(
 	let before = 0;
 	const chosen: Page[] = [];
 	for (const page of pages) {
+		if (source.work.due()) await source.work.pause();
 		if (!Number.isInteger(page) || page < 1 || page > total)
 			throw new FormatError(`page ${page} is not a page of the TIFF (1 to ${total})`);
 		if (page <= before) throw new FormatError('the pages are not in document order, each once');
 		before = page;
 		chosen.push(readPage(source, page - 1));
 	}
-	const written = writeTiff(source, chosen, pages[0]);
+	const written = await writeTiff(source, chosen, pages[0]);
 	options.measured?.(source.work.done);
 	return written;
 }
@@ -100,7 +101,7 @@ export async function splitTiff(
 				`page ${index + 1} alone makes a TIFF of ${HEADER + page.size} bytes, more than the limit allows, so the file cannot be split to fit`,
 			);
 		if (part.length > 0 && !fits(size + page.size)) {
-			parts.push(writeTiff(source, part, first));
+			parts.push(await writeTiff(source, part, first));
 			part = [];
 			first = index + 1;
 			size = HEADER;
@@ -108,7 +109,7 @@ export async function splitTiff(
 		part.push(page);
 		size += page.size;
 	}
-	parts.push(writeTiff(source, part, first));
+	parts.push(await writeTiff(source, part, first));
 	options.measured?.(source.work.done);
 	return parts;
 }
@@ -228,7 +229,7 @@ function numbers(source: Source, kept: Kept, type: number, n: number): number[] 
 }
 
 /** The new file of `pages`, the first of them page `first` (1-based) of the source. */
-function writeTiff(source: Source, pages: Page[], first: number): WrittenPart {
+async function writeTiff(source: Source, pages: Page[], first: number): Promise<WrittenPart> {
 	const { bytes, le, work } = source;
 	const chunks: Buffer[] = [];
 	const header = Buffer.alloc(HEADER);
@@ -236,7 +237,8 @@ function writeTiff(source: Source, pages: Page[], first: number): WrittenPart {
 	write32(header, 4, HEADER, le);
 	chunks.push(header);
 	let at = HEADER;
-	pages.forEach((page, p) => {
+	for (const [p, page] of pages.entries()) {
+		if (work.due()) await work.pause();
 		const directory = 2 + 12 * page.entries.length + 4;
 		const many = page.data.length > 2;
 		const head = Buffer.alloc(page.head);
@@ -280,7 +282,7 @@ function writeTiff(source: Source, pages: Page[], first: number): WrittenPart {
 			if (length & 1) chunks.push(PAD);
 		}
 		at += page.size;
-	});
+	}
 	return { chunks, length: at, first, last: first + pages.length - 1 };
 }
 

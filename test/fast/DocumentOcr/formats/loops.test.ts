@@ -158,7 +158,7 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	[
 		'pdf-write.ts',
-		'for (let i = 0; i < this.offsets.length; i++)',
+		'for (let i = 0; i < this.offsets.length; i++) {',
 		"the cross-reference's entries: charged with its bytes before",
 	],
 	['pdf-write.ts', 'while (pos < at + 4 &&', 'four bytes at most'],
