@@ -8,15 +8,18 @@
  * node's operations and the triggers' logic), never in a circle; and no module-level WeakMap or
  * Map holds state (executions carry their own: batch/execution.ts).
  *
- *   credentials/                8  may import everything below
- *   node files (*.node.ts)      7  each may import its own family and everything below
- *   actions/   | trigger/       6  the action node's operations | the triggers' logic (not each other)
- *   batch/                      5  one execution of the action node: order, halt, billed IDs, memory
- *   waiting/                    4  polling many records at once
- *   service/                    3  the service client: typed reads and writes, the list walker
- *   transport/                  2  send one request, the retry table, the error map, request slots
- *                                  (not documents/: the bodies it sends are shared/blob.ts's)
- *   documents/                  1  bytes -> checked document, request bodies
+ *   credentials/                9  may import everything below
+ *   node files (*.node.ts)      8  each may import its own family and everything below
+ *   actions/   | trigger/       7  the action node's operations | the triggers' logic (not each other)
+ *   batch/                      6  one execution of the action node: order, halt, billed IDs, memory
+ *   waiting/                    5  polling many records at once
+ *   service/                    4  the service client: typed reads and writes, the list walker
+ *   transport/                  3  send one request, the retry table, the error map, request slots
+ *                                  (not documents/ nor formats/: the bodies it sends are
+ *                                  shared/blob.ts's)
+ *   documents/                  2  bytes -> checked document, request bodies
+ *   formats/                    1  the format room: PDF, TIFF and image pages counted, selected,
+ *                                  split; pure (no n8n), imports nothing above shared/
  *   shared/                     0  pure helpers
  */
 import tsParser from '@typescript-eslint/parser';
@@ -32,12 +35,13 @@ const TRIGGER_NODES = [
 const NODE_FILES = [ACTION_NODE, ...TRIGGER_NODES];
 
 /** The folders from the bottom up; each may import only the ones before it. */
-const LAYERS = ['shared', 'documents', 'transport', 'service', 'waiting', 'batch'];
+const LAYERS = ['shared', 'formats', 'documents', 'transport', 'service', 'waiting', 'batch'];
 /**
  * Layers below a layer that it still may not import: documents/ builds request bodies and
- * transport/ sends them, and neither needs the other (a body is a shared/blob.ts StreamedBlob).
+ * transport/ sends them, and neither needs the other (a body is a shared/blob.ts StreamedBlob);
+ * nor does transport/ read a document's format.
  */
-const APART = { transport: ['documents'] };
+const APART = { transport: ['documents', 'formats'] };
 const folder = (name) => `${FAMILY}/${name}`;
 const below = (layer, rank) =>
 	LAYERS.slice(0, rank).filter((other) => !(APART[layer] ?? []).includes(other));
@@ -143,6 +147,25 @@ export default [
 					selector: 'Program',
 					message:
 						'This file is outside the known layers: add its folder to eslint.layers.config.mjs.',
+				},
+			],
+		},
+	},
+	{
+		// The format room is pure: no n8n package, so that it reads, writes and is tested alone
+		// (documents/ hands it what it needs of n8n, such as the pause of a long read).
+		files: ['nodes/DocumentOcr/formats/**/*.ts'],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{
+					patterns: [
+						{
+							group: ['n8n-workflow', 'n8n-core', 'n8n-*', '@n8n/*'],
+							message:
+								'formats/ is pure: no n8n import (its caller passes what it needs, e.g. a pause).',
+						},
+					],
 				},
 			],
 		},

@@ -36,7 +36,7 @@ const os = require('node:os');
 const path = require('node:path');
 const v8 = require('node:v8');
 const vm = require('node:vm');
-const { counterAt, counterFile } = require('./page-counters');
+const { counterAt, counterFile, PAUSE } = require('./page-counters');
 
 v8.setFlagsFromString('--expose-gc');
 const collect = vm.runInNewContext('gc');
@@ -243,7 +243,7 @@ async function main({
 		const countAlone = async (countPages, bytes) => {
 			collect();
 			const started = performance.now();
-			const result = await countPages(bytes, 'pdf');
+			const result = await countPages(bytes, 'pdf', undefined, PAUSE);
 			return { pages: result.pages, ms: performance.now() - started };
 		};
 		/** The node's check-and-send with `countPages` as its counter: node ms, count ms in it. */

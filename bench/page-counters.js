@@ -2,8 +2,11 @@
 /**
  * The page counters the benchmarks compare: a build's (its dist/) and an earlier commit's,
  * compiled from git into a temporary folder. The counter's module moved in 98e8ed9
- * (documents/pages.ts → documents/pages/index.ts): both places are looked for, so a build or a
- * commit from before the move is measured too.
+ * (documents/pages.ts → documents/pages/index.ts), then into the formats room
+ * (formats/index.ts): every place is looked for, so a build or a commit from before a move is
+ * measured too. Since the move the count pauses only through the pause its caller gives (the node
+ * gives n8n's sleep(0)); PAUSE is that pause, passed as the fourth argument, which counters from
+ * before the move ignore (they pause by themselves).
  */
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -11,7 +14,15 @@ const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
-const MODULE = ['nodes/DocumentOcr/documents/pages/index', 'nodes/DocumentOcr/documents/pages'];
+const MODULE = [
+	'nodes/DocumentOcr/formats/index',
+	'nodes/DocumentOcr/documents/pages/index',
+	'nodes/DocumentOcr/documents/pages',
+];
+/** The folders the counter's sources are in, at one commit or another. */
+const FOLDERS = ['nodes/DocumentOcr/formats', 'nodes/DocumentOcr/documents'];
+/** A timer of 0 ms, as n8n's sleep(0) is: what the node's count pauses with. */
+const PAUSE = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** The path of the page counter's module in `dist` (a build's dist/ folder). */
 function counterFile(dist) {
@@ -24,12 +35,20 @@ function counterFile(dist) {
 
 /**
  * The counter of `commit`, compiled into a temporary folder: { countPages, remove }. Only the
- * documents/ folder is compiled (the counter depends on nothing else), in about ten seconds.
+ * folders it can be in are taken (formats/ and documents/ where the commit has them; the counter
+ * depends on nothing else), and only its module compiled, in about ten seconds.
  */
 function counterAt(commit) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-before-'));
 	try {
-		const tar = execFileSync('git', ['archive', commit, 'nodes/DocumentOcr/documents'], {
+		const present = FOLDERS.filter(
+			(folder) =>
+				execFileSync('git', ['ls-tree', '--name-only', commit, folder], {
+					cwd: ROOT,
+					encoding: 'utf8',
+				}).trim() !== '',
+		);
+		const tar = execFileSync('git', ['archive', commit, ...present], {
 			cwd: ROOT,
 			maxBuffer: 64 * 1024 * 1024,
 		});
@@ -58,4 +77,4 @@ function counterAt(commit) {
 	}
 }
 
-module.exports = { counterFile, counterAt };
+module.exports = { counterFile, counterAt, PAUSE };

@@ -14,7 +14,7 @@ const path = require('node:path');
 const v8 = require('node:v8');
 const vm = require('node:vm');
 const { craftedFiles, quadraticXref } = require('./page-files');
-const { counterAt, counterFile } = require('./page-counters');
+const { counterAt, counterFile, PAUSE } = require('./page-counters');
 
 // A full collection before each count: the garbage of making a file is not collected during it.
 v8.setFlagsFromString('--expose-gc');
@@ -67,7 +67,7 @@ async function main() {
 	for (const { name, kind, make } of craftedFiles()) {
 		const bytes = make();
 		collect();
-		const run = await blocking(() => countPages(bytes, kind));
+		const run = await blocking(() => countPages(bytes, kind, undefined, PAUSE));
 		rows.push({
 			file: name,
 			MB: +(bytes.length / 1e6).toFixed(2),
@@ -79,14 +79,17 @@ async function main() {
 	}
 	const quadratic = quadraticXref(160_000);
 	collect();
-	const after = await blocking(() => countPages(quadratic, 'pdf'));
+	const after = await blocking(() => countPages(quadratic, 'pdf', undefined, PAUSE));
 	let before;
 	const commit = process.env.BENCH_BEFORE ?? '46611e3';
 	if (commit !== '0') {
 		const old = counterAt(commit);
 		collect();
 		try {
-			before = { commit, ...(await blocking(() => old.countPages(quadratic, 'pdf'))) };
+			before = {
+				commit,
+				...(await blocking(() => old.countPages(quadratic, 'pdf', undefined, PAUSE))),
+			};
 		} finally {
 			old.remove();
 		}

@@ -32,7 +32,7 @@ const os = require('node:os');
 const path = require('node:path');
 const v8 = require('node:v8');
 const { pageFiles } = require('./page-files');
-const { counterFile } = require('./page-counters');
+const { counterFile, PAUSE } = require('./page-counters');
 
 const DIST = path.resolve(process.env.BENCH_DIST ?? path.join(__dirname, '../dist'));
 /** Runs per file, each started at another point of the young generation's MB. */
@@ -82,8 +82,8 @@ async function child(file, kind) {
 		const s = v8.getHeapStatistics();
 		return inUse({ usedHeapSize: s.used_heap_size, externalMemory: s.external_memory });
 	};
-	await countPages(bytes, kind);
-	await countPages(bytes, kind);
+	await countPages(bytes, kind, undefined, PAUSE);
+	await countPages(bytes, kind, undefined, PAUSE);
 	const full = period();
 	let pages;
 	let low = 0;
@@ -98,7 +98,7 @@ async function child(file, kind) {
 		profiler.start();
 		// The whole count, its awaits included (the inflate is DecompressionStream's since 9cd5db3:
 		// a count no longer ends when countPages returns its promise).
-		const result = await countPages(bytes, kind);
+		const result = await countPages(bytes, kind, undefined, PAUSE);
 		global.gc();
 		const { statistics } = profiler.stop();
 		pages = result.pages;

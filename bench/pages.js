@@ -8,7 +8,7 @@
 const path = require('node:path');
 const emulator = require('../emulator/documents.js');
 const { pageFiles } = require('./page-files');
-const { counterFile } = require('./page-counters');
+const { counterFile, PAUSE } = require('./page-counters');
 
 const DIST = path.resolve(process.env.BENCH_DIST ?? path.join(__dirname, '../dist'));
 const { countPages } = require(counterFile(DIST));
@@ -32,12 +32,12 @@ async function main() {
 	for (const { name, kind, bytes } of files) {
 		const mb = bytes.length / 1e6;
 		const rounds = bytes.length > 1e6 ? 20 : 500;
-		const ms = await time(() => countPages(bytes, kind), rounds);
+		const ms = await time(() => countPages(bytes, kind, undefined, PAUSE), rounds);
 		const emulatorMs = await time(() => emulator.countPages(bytes), rounds);
 		rows.push({
 			file: name,
 			bytes: bytes.length,
-			pages: (await countPages(bytes, kind)).pages,
+			pages: (await countPages(bytes, kind, undefined, PAUSE)).pages,
 			ms: +ms.toFixed(4),
 			msPerMB: +(ms / mb).toFixed(2),
 			emulatorMsPerMB: +(emulatorMs / mb).toFixed(2),

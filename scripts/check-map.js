@@ -169,7 +169,11 @@ function importsBetweenLayers(files) {
 		for (const [, target] of source.matchAll(/(?:from|import)\s+'(\.{1,2}\/[^']+)'/g)) {
 			const resolved = path.posix.join(path.posix.dirname(file), target);
 			const from = layerOf(file);
-			const to = layerOf(`${resolved}.ts`) ?? layerOf(`${resolved}/index.ts`);
+			// A folder's index.ts when no file of the name exists (`'../formats'` is formats/index.ts).
+			const imported = [`${resolved}.ts`, `${resolved}/index.ts`].find((name) =>
+				files.includes(name),
+			);
+			const to = layerOf(imported ?? `${resolved}.ts`);
 			if (to && to !== from) arrows.add(`${from} -> ${to}`);
 		}
 	}

@@ -22,7 +22,7 @@
  *     profile"; emulator/faults.js), and the helpers they call (failNextTasks, the FAIL and
  *     STUCK texts, redeliver, deliverRaw).
  *
- * Not here: the document builders' internals (test/fast/.../documents/pages.test.ts counts their
+ * Not here: the document builders' internals (test/fast/.../formats/pages.test.ts counts their
  * pages), statistics, the /__emulator admin API, option combinations, and variants no test uses.
  */
 const http = require('node:http');

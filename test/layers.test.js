@@ -55,6 +55,21 @@ const PLANTED = [
 		/transport\/endpoints\.ts: import-x\/no-restricted-paths: .*"\.\.\/documents\/kept".*transport\/ may import only the layers below it \(shared\)/,
 	],
 	[
+		'the format room importing upward (formats -> documents)',
+		(dir) => append(dir, 'formats/tiff.ts', "import type { Problem } from '../documents/check';"),
+		/formats\/tiff\.ts: import-x\/no-restricted-paths: .*"\.\.\/documents\/check".*formats\/ may import only the layers below it \(shared\)/,
+	],
+	[
+		'the format room importing n8n',
+		(dir) => append(dir, 'formats/images.ts', "import { sleep } from 'n8n-workflow';"),
+		/formats\/images\.ts: no-restricted-imports: .*formats\/ is pure: no n8n import/,
+	],
+	[
+		'transport reading a format (below it, but kept apart)',
+		(dir) => append(dir, 'transport/retry.ts', "import type { Pause } from '../formats/limits';"),
+		/transport\/retry\.ts: import-x\/no-restricted-paths: .*"\.\.\/formats\/limits".*transport\/ may import only the layers below it \(shared\)/,
+	],
+	[
 		"a trigger reaching into the action node's operations",
 		(dir) => append(dir, 'trigger/events.ts', "import type { SendPhase } from '../actions/types';"),
 		/trigger\/events\.ts: import-x\/no-restricted-paths: .*trigger\/ .*may not import actions\//,

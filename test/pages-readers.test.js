@@ -17,7 +17,7 @@ const zlib = require('node:zlib');
 const { classic, tree, oneEntrySubsections } = require('./fixtures/pages/crafted');
 
 const DIST = process.env.OCR_DIST || path.resolve(__dirname, '../dist');
-const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/documents/pages'));
+const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/formats'));
 const CORPUS = path.join(__dirname, 'fixtures', 'pages');
 
 /**

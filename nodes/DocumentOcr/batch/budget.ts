@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { PageCount } from '../documents/pages';
+import type { PageCount } from '../formats';
 import { isFieldSet, itemFields, numberField } from '../shared/validate';
 import { mayHaveCreated } from '../transport/errors';
 import type { BillingLedger } from './ledger';
@@ -13,7 +13,7 @@ import { billedLine } from './ledger';
  * has spent is kept in the node's context, which n8n keeps for the whole execution (and only for
  * it: a sub-workflow's execution, a partial execution from the editor and the next execution
  * each start at zero). Every document's pages are counted in the check phase
- * (documents/pages/index.ts; a document of unknown count is refused there while a budget is set). Right
+ * (formats/index.ts; a document of unknown count is refused there while a budget is set). Right
  * before a document goes out — in item order, with its request slot in hand — its count is set
  * against what the execution has spent: never less than the pages counted for each document the
  * service accepted or may have, and more where the service says it billed more. A document that

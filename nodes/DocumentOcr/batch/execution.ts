@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { DocumentReads } from '../documents/kept';
 import { documentReads } from '../documents/kept';
-import type { PageCount } from '../documents/pages';
+import type { PageCount } from '../formats';
 import { ServiceClient } from '../service/client';
 import type { BillableHooks } from '../transport/request';
 import type { Poller } from '../waiting/poller';

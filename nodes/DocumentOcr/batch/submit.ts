@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { PageCount } from '../documents/pages';
+import type { PageCount } from '../formats';
 import type { DocumentInput } from '../documents/read';
 import type { Accepted, RecordKind } from '../service/client';
 import type { StreamedBlob } from '../shared/blob';

@@ -1,11 +1,11 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { safeFileName } from '../shared/text';
 import type { DocumentReads, KeptBytes } from './kept';
 import { KEEP_BYTES } from './kept';
-import type { PageCount } from './pages';
-import { countPages } from './pages';
+import type { PageCount } from '../formats';
+import { countPages } from '../formats';
 import { digestOf, DocumentScan } from './scan';
 import { fetchDocument, refetchDocument } from './url';
 import type { Accepts, DocumentKind, Problem } from './check';
@@ -38,7 +38,7 @@ export interface DocumentInput {
 	size: number;
 	/** SHA-256 (hex) of the bytes, learnt while the check read them. */
 	digest: string;
-	/** Its pages, counted while the check held the whole file (./pages), or why unknown. */
+	/** Its pages, counted while the check held the whole file (formats/), or why unknown. */
 	pageCount: PageCount;
 	bytes?: Buffer;
 	binaryId?: string;
@@ -114,8 +114,11 @@ async function pagesOf(
 	if (!kind) return { pages: null, reason: 'the file is not a type whose pages can be counted' };
 	if (kind === 'jpeg') return await countPages(head, kind);
 	const bytes = Buffer.isBuffer(whole) ? whole : whole();
-	return await countPages(bytes, kind, ctx.getExecutionCancelSignal?.());
+	return await countPages(bytes, kind, ctx.getExecutionCancelSignal?.(), PAUSE);
 }
+
+/** How a long count lets n8n's event loop run: a timer of 0 ms (at least 1 ms). */
+const PAUSE = async () => await sleep(0);
 
 /** The count of a file that was not read whole (it is past the body limit: refused anyway). */
 const NOT_READ: PageCount = { pages: null, reason: 'the file was not read whole' };

@@ -13,7 +13,7 @@ export const description = updateDisplayOptions(
 );
 
 /**
- * Count Pages: the document's type, size and pages, counted here (documents/pages/index.ts); nothing
+ * Count Pages: the document's type, size and pages, counted here (formats/index.ts); nothing
  * is sent to the service and nothing is charged. `pages` is null when the count is not certain,
  * with the reason in `pagesUnknownReason`; where it rests on an assumption (the frames of an
  * animated image, a TIFF's directories, each counted as a page), `pageCountAssumption` says it.

@@ -2,6 +2,17 @@
 import { PAGE_LIMITS, Unknown, type Work } from './limits';
 
 export async function countTiffPages(buf: Buffer, work: Work): Promise<number> {
+	return (await tiffDirectories(buf, work)).offsets.length;
+}
+
+/** A TIFF's image directories: where each begins, in order; its byte order and whether BigTIFF. */
+export interface TiffDirectories {
+	offsets: number[];
+	le: boolean;
+	big: boolean;
+}
+
+export async function tiffDirectories(buf: Buffer, work: Work): Promise<TiffDirectories> {
 	if (buf.length < 8) throw new Unknown('the TIFF header is cut off');
 	const le = buf[0] === 0x49;
 	const u16 = (o: number) => (le ? buf.readUInt16LE(o) : buf.readUInt16BE(o));
@@ -19,6 +30,7 @@ export async function countTiffPages(buf: Buffer, work: Work): Promise<number> {
 	const seen = new Uint8Array(Math.floor(buf.length / 8) + 1);
 	work.charge(seen.length);
 	let offset = big ? u64(8) : u32(4);
+	const offsets: number[] = [];
 	let pages = 0;
 	while (offset !== 0) {
 		if (work.due()) await work.pause();
@@ -38,8 +50,9 @@ export async function countTiffPages(buf: Buffer, work: Work): Promise<number> {
 		if (next + (big ? 8 : 4) > buf.length)
 			throw new Unknown(`the TIFF image directory at byte ${offset} is cut off`);
 		pages++;
+		offsets.push(offset);
 		offset = big ? u64(next) : u32(next);
 	}
 	if (pages === 0) throw new Unknown('the TIFF has no image directory');
-	return pages;
+	return { offsets, le, big };
 }

@@ -1,15 +1,15 @@
 /**
- * Where the page counter keeps object locations (documents/pages/locations.ts): typed arrays
+ * Where the page counter keeps object locations (formats/locations.ts): typed arrays
  * bounded by what the file can hold, a Map beyond them, entries kept in the Map while the
  * arrays did not reach them still found once the arrays grow past them, and growth that copies
  * each element a few times however many sections list the numbers.
  */
-import { Work } from '../../../../../nodes/DocumentOcr/documents/pages/limits';
+import { Work } from '../../../../nodes/DocumentOcr/formats/limits';
 import {
 	Locations,
 	NumberSet,
 	maxObjectsIn,
-} from '../../../../../nodes/DocumentOcr/documents/pages/locations';
+} from '../../../../nodes/DocumentOcr/formats/locations';
 
 const work = () => new Work(10_000_000);
 

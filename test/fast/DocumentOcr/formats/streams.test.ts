@@ -1,13 +1,13 @@
 /**
- * The end of a zlib stream inside bytes that go on after it (documents/pages/streams.ts): where
+ * The end of a zlib stream inside bytes that go on after it (formats/streams.ts): where
  * the runtime refuses bytes after a stream's end (Node 24 and later), the stream is inflated again
  * up to the end found here, from its Adler-32.
  */
-import { streamEnd } from '../../../../../nodes/DocumentOcr/documents/pages/streams';
-import { Work } from '../../../../../nodes/DocumentOcr/documents/pages/limits';
+import { streamEnd } from '../../../../nodes/DocumentOcr/formats/streams';
+import { Work } from '../../../../nodes/DocumentOcr/formats/limits';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { deflate } = require('../../../../fixtures/pages/deflate.js') as {
+const { deflate } = require('../../../fixtures/pages/deflate.js') as {
 	deflate(bytes: Buffer): Buffer;
 };
 

@@ -31,25 +31,51 @@ import { readXref, scanObjects, type Xref } from './xref';
 const MAX_PAGES_PER_BYTE = 1 / 10;
 
 export async function countPdfPages(buf: Buffer, work: Work): Promise<PageCount> {
+	const opened = await openPdf(buf, work);
+	return opened.pages === null ? opened : { pages: opened.pages };
+}
+
+/**
+ * A PDF as its pages were counted: the bytes its offsets count from (`view`), where its objects
+ * are, a reader of them, its catalog and its pages (the page tree's /Count, checked by a walk).
+ */
+export interface OpenPdf {
+	view: Buffer;
+	xref: Xref;
+	reader: ObjectReader;
+	root: Ref;
+	pages: number;
+}
+
+/** Opens a PDF as the count reads it; its pages, or null with the reason they are unknown. */
+export async function openPdf(
+	buf: Buffer,
+	work: Work,
+): Promise<OpenPdf | { pages: null; reason: string }> {
 	// Offsets count from the `%PDF` header: where bytes precede it (a byte order mark, a mail
 	// header), they are read from the header first, as readers do, then from the file's start.
 	const header = buf.subarray(0, 1024).indexOf('%PDF-', 0, 'latin1');
 	const views = header > 0 ? [buf.subarray(header), buf] : [buf];
 	let broken: string | undefined;
+	let opened: OpenPdf | undefined;
+	const open = async (view: Buffer, xref: Xref) => {
+		const reader = new ObjectReader(view, xref, work);
+		const pages = await countThrough(reader, xref.root!, view.length, work);
+		opened = { view, xref, reader, root: xref.root!, pages };
+		return pages;
+	};
 	for (const view of views) {
 		const direct = await readCount(async () => {
 			const xref = await readXref(view, work);
 			if (!xref.root) throw new BrokenXref('the trailer names no document catalog (/Root)');
-			return await countThrough(new ObjectReader(view, xref, work), xref.root, view.length, work);
+			return await open(view, xref);
 		});
-		if (direct.pages !== null || !direct.broken) return strip(direct);
+		if (direct.pages !== null) return opened!;
+		if (!direct.broken) return strip(direct) as { pages: null; reason: string };
 		broken ??= direct.reason;
 	}
-	const scanned = await readCount(async () => {
-		const xref = await scanObjects(buf, work);
-		return await countThrough(new ObjectReader(buf, xref, work), xref.root!, buf.length, work);
-	});
-	if (scanned.pages !== null) return { pages: scanned.pages };
+	const scanned = await readCount(async () => await open(buf, await scanObjects(buf, work)));
+	if (scanned.pages !== null) return opened!;
 	return { pages: null, reason: `${broken}; in a scan of the objects instead: ${scanned.reason}` };
 }
 
@@ -123,10 +149,20 @@ async function walkTree(reader: ObjectReader, rootRef: Ref, work: Work): Promise
 
 interface ObjectStream {
 	parser: Parser;
+	/** Its decoded bytes. */
+	data: Buffer;
 	/** Where each object of the stream begins in its decoded bytes, by index. */
 	offsets: Uint32Array;
 	/** The memory it holds: its decoded bytes and offsets. */
 	bytes: number;
+}
+
+/** Where an object's bytes are: the file's (or a decoded object stream's), and its value's start. */
+export interface Located {
+	bytes: Buffer;
+	at: number;
+	/** Whether it is in the file (a stream may follow) or in an object stream. */
+	inFile: boolean;
 }
 
 /**
@@ -136,7 +172,7 @@ interface ObjectStream {
  * limits of inflated streams and bytes, so a file whose reads bounce between streams ends within
  * that work. An object in a stream is read once its stream is loaded (`load`, which inflates).
  */
-class ObjectReader {
+export class ObjectReader {
 	private reads = 0;
 	/** The inflated object streams kept, the least recently read first. */
 	private readonly streams = new Map<number, ObjectStream>();
@@ -197,6 +233,34 @@ class ObjectReader {
 		if (at === undefined)
 			throw new Unknown(`object ${num} is not in object stream ${where.stream}`);
 		return stream.parser.at(at).value();
+	}
+
+	/**
+	 * Where object `num`'s value begins, for a reader of its bytes (formats/pdf-objects.ts); its
+	 * object stream loaded first (`load`). Undefined for an object the cross-reference marks free.
+	 * An object it does not list, or not where it says, cannot be located.
+	 */
+	locate(num: number): Located | undefined {
+		const where = this.xref.objects.get(num);
+		const hidden = this.xref.hidden ? ` (the /XRefStm was not read: ${this.xref.hidden})` : '';
+		if (!where) throw new Unknown(`object ${num} is not in the cross-reference${hidden}`);
+		if ('offset' in where) {
+			if (where.offset < 0) return undefined;
+			if (where.offset >= this.buf.length)
+				throw new Unknown(`the cross-reference puts object ${num} outside the file`);
+			const parser = this.parser.at(where.offset);
+			const head = parser.objHeader();
+			if (!head || head.num !== num)
+				throw new Unknown(
+					`the cross-reference points object ${num} to byte ${where.offset}, where it is not`,
+				);
+			return { bytes: this.buf, at: parser.pos, inFile: true };
+		}
+		const stream = this.stream(where.stream);
+		const at = where.index < stream.offsets.length ? stream.offsets[where.index] : undefined;
+		if (at === undefined)
+			throw new Unknown(`object ${num} is not in object stream ${where.stream}`);
+		return { bytes: stream.data, at, inFile: false };
 	}
 
 	/** Object stream `num`, loaded; made the most recently read. */
@@ -265,6 +329,6 @@ class ObjectReader {
 			if (first + rel > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
 			offsets[i] = first + rel;
 		}
-		return { parser: header, offsets, bytes: data.length + offsets.byteLength };
+		return { parser: header, data, offsets, bytes: data.length + offsets.byteLength };
 	}
 }

@@ -13,6 +13,8 @@ export interface Xref {
 	root?: Ref;
 	/** Why a hybrid file's cross-reference stream (/XRefStm) was not read, if it was not. */
 	hidden?: string;
+	/** Whether a trailer names an /Encrypt dictionary (strings and streams are encrypted). */
+	encrypted?: boolean;
 }
 
 /** Where `startxref` is looked for: the file's last bytes. */
@@ -38,6 +40,7 @@ export async function readXref(buf: Buffer, work: Work): Promise<Xref> {
 		const trailer = await readSection(buf, offset, xref, work, freed);
 		// The newest section is read first: its /Root wins; older ones only fill gaps.
 		if (!xref.root && isRef(trailer.Root)) xref.root = trailer.Root;
+		if (trailer.Encrypt !== undefined && trailer.Encrypt !== null) xref.encrypted = true;
 		// A hybrid file: its table marks free what only its cross-reference stream (/XRefStm) lists.
 		if (typeof trailer.XRefStm === 'number') {
 			try {

@@ -1,8 +1,16 @@
 /**
- * What the page counter shares between its readers: the answer's type, the limits on the work
- * done for one file, the meter of that work, and the errors that say why a count is unknown.
+ * What the readers and writers of formats/ share: the answer's type, the limits on the work done
+ * for one file, the meter of that work, and the errors that say why a count is unknown. The room
+ * imports nothing of n8n: the caller hands in how a long read pauses (documents/ passes n8n's
+ * `sleep`).
  */
-import { sleep } from 'n8n-workflow';
+
+/**
+ * Lets the event loop run (a timer of 0 ms, say); without one, a read runs through (a script, a
+ * test).
+ */
+export type Pause = () => Promise<void>;
+const RUN_THROUGH: Pause = async () => await Promise.resolve();
 
 /**
  * A document's pages, or why they are unknown. `assumed` says what the number rests on where the
@@ -83,6 +91,7 @@ export class Work {
 	constructor(
 		size: number,
 		private readonly signal?: AbortSignal,
+		private readonly pauser: Pause = RUN_THROUGH,
 	) {
 		this.parse = size * PAGE_LIMITS.parseFactor + 65_536;
 		this.inflated = Math.min(
@@ -109,7 +118,7 @@ export class Work {
 
 	/** Lets the event loop run; the count is unknown once its execution is cancelled. */
 	async pause(): Promise<void> {
-		await sleep(0);
+		await this.pauser();
 		this.ran();
 	}
 
@@ -146,3 +155,9 @@ export async function readCount(count: () => Promise<number>): Promise<CountOutc
 export function strip(result: CountOutcome): PageCount {
 	return result.pages === null ? { pages: null, reason: result.reason } : { pages: result.pages };
 }
+
+/**
+ * Why a page selection, a subset or a split is refused: what is wrong, in words a user can act on
+ * (the reader's own reason included).
+ */
+export class FormatError extends Error {}

@@ -17,6 +17,7 @@ const READ_KEYS = [
 	'W',
 	'Index',
 	'Size',
+	'Encrypt',
 	'N',
 	'First',
 	'DecodeParms',

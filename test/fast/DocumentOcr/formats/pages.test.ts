@@ -10,7 +10,7 @@ import {
 	countPages,
 	countWithWork,
 	PAGE_LIMITS,
-} from '../../../../nodes/DocumentOcr/documents/pages';
+} from '../../../../nodes/DocumentOcr/formats';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const emulator = require('../../../../emulator/documents.js') as {

@@ -1,0 +1,261 @@
+/**
+ * Every loop of the page counter's readers charges the work meter (issue 35), so that the meter
+ * the doubling test reads (work.test.ts) sees all the work: each `for`, `while` and `do`, each
+ * iteration method (map, filter, ...), search (indexOf, includes, ...) and regular expression in
+ * formats/*.ts, found in the sources (test/fixtures/pages/loops.js),
+ * calls a charging function in its text or the 3 lines around it, or is listed below with why it
+ * needs no charge of its own. A new loop that does neither fails here.
+ */
+
+interface Loop {
+	file: string;
+	line: number;
+	kind: string;
+	source: string;
+	text: string;
+	around: string;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { loopsOfReaders } = require('../../../fixtures/pages/loops.js') as {
+	loopsOfReaders(): Loop[];
+};
+
+/** Calls that charge the meter: Work.charge, the parser's reads (which spend what they pass over). */
+const CHARGES =
+	/\b(charge|spend|advance|failed|skipSpace|unsigned|value|skip|skipRegular|skipContainer|reference|objHeader|lookup|literal|token|readSection|decodeStream|inflate|inflateZlib|streamData|read|kids|name)\(|work\.done \+=/;
+
+/** Loops without a charge of their own: [file, the loop's first line, why]. */
+const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
+	[
+		'streams.ts',
+		'for (let i = 0; i < rowBytes; i++) {',
+		"the row's bytes: charged by the loop over rows",
+	],
+	[
+		'streams.ts',
+		"const names = filters.map((f) => nameOf(f) ?? '?');",
+		'the /Filter array: charged as it was parsed',
+	],
+	['streams.ts', '![1, 2, 4, 8, 16].includes(bits)', 'five numbers'],
+	[
+		'locations.ts',
+		'for (const [n, where] of moved) {',
+		"the Map's entries: charged by grow() before it",
+	],
+	[
+		'locations.ts',
+		'for (const n of [...this.sparse])',
+		"the Set's numbers: charged by add() before it",
+	],
+	[
+		'locations.ts',
+		'const moved = [...this.sparse].filter(([n]) => n >= 0 && n < size);',
+		"the Map's entries: charged by grow() before it",
+	],
+	[
+		'parser.ts',
+		'for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS_OF[c] = 1;',
+		'the module loading: six bytes',
+	],
+	[
+		'parser.ts',
+		'for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS_OF[c] = 2;',
+		'the module loading: ten bytes',
+	],
+	[
+		'parser.ts',
+		'while (pos < end && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;',
+		"a comment's bytes: charged (spent) with the loop around it",
+	],
+	[
+		'parser.ts',
+		'while (pos < end) {',
+		'white space and comments (blank): charged by its callers with the bytes it passes over',
+	],
+	[
+		'parser.ts',
+		'while (at < end && digit(buf[at]))',
+		'the digits of a /Kids item: charged with the array, after the loop over its items',
+	],
+	['parser.ts', 'for (; at < word.length; at++) {', "the token's bytes: charged before it"],
+	['pdf.ts', 'for (const view of views) {', 'two readings of the offsets at most'],
+	['tiff-write.ts', 'for (const page of pages) {', 'each page: charged by readPage'],
+	[
+		'tiff-write.ts',
+		'for (let index = 0; index < source.offsets.length; index++) {',
+		'each page: charged by readPage',
+	],
+	[
+		'tiff-write.ts',
+		'for (let i = 0; i < count; i++) {',
+		"a directory's entries: charged (12 bytes each) before the loop",
+	],
+	[
+		'tiff-write.ts',
+		'for (let i = 0; i < page.data.length; i += 2) {',
+		"a page's strips or tiles: charged with its directory in writeTiff",
+	],
+	[
+		'tiff-write.ts',
+		'for (const offset of dataOffsets) {',
+		"a page's strips or tiles: charged with its directory in writeTiff",
+	],
+	[
+		'tiff-write.ts',
+		'page.entries.forEach((entry, i) => {',
+		"a page's entries: charged with its directory in writeTiff",
+	],
+	[
+		'pdf-objects.ts',
+		'while (pos < end) {',
+		'white space and comments (blank): charged with the object scanObject reads',
+	],
+	[
+		'pdf-objects.ts',
+		'while (pos < end && bytes[pos] !== 0x0a && bytes[pos] !== 0x0d) pos++;',
+		'a comment: charged with the object scanObject reads',
+	],
+	[
+		'pdf-objects.ts',
+		'while (this.pos < end && CLASS[bytes[this.pos]] === 0)',
+		'a name or a word: charged with the object scanObject reads',
+	],
+	[
+		'pdf-objects.ts',
+		'while (at < end && isDigit(bytes[at])) at++;',
+		"a reference's generation: charged with the object scanObject reads",
+	],
+	[
+		'pdf-objects.ts',
+		"if (!text.includes('#')) return text;",
+		'a key: charged with the object scanObject reads',
+	],
+	[
+		'pdf-objects.ts',
+		'return text.replace(/#([0-9A-Fa-f]{2})/g',
+		'a key with #xx escapes: charged with the object scanObject reads',
+	],
+	[
+		'pdf-write.ts',
+		'for (const page of pages) await part.add(page - 1);',
+		'each page: charged by Part.write for each object it adds',
+	],
+	[
+		'pdf-write.ts',
+		'for (let index = 0; index < source.pages.length; index++) {',
+		'each page: charged by Part.write for each object it adds',
+	],
+	[
+		'pdf-write.ts',
+		'for (const page of pages) {',
+		'the selection, once: a page each, fewer than the pages counted',
+	],
+	['pdf-write.ts', 'for (const key of INHERITED) {', 'the four inherited attributes'],
+	[
+		'pdf-write.ts',
+		'while (this.head < this.queue.length) {',
+		'the objects a page adds: each charged by Part.write',
+	],
+	[
+		'pdf-write.ts',
+		'for (let i = 0; i < this.offsets.length; i++) {',
+		"the cross-reference's entries: charged with its bytes before",
+	],
+	['pdf-write.ts', 'while (pos < at + 4 &&', 'four bytes at most'],
+	['pdf-write.ts', 'const version = /^%PDF-(\\d\\.\\d)/', 'the first 16 bytes'],
+	[
+		'pdf-write.ts',
+		'const ref = /^(\\d+)\\s+\\d+\\s+R$/.exec(text);',
+		"a /Length's value: charged with the object scanObject read",
+	],
+	[
+		'pdf-write.ts',
+		'return /^\\d+$/.test(text)',
+		"a /Length's value: charged with the object scanObject read (20 bytes when indirect)",
+	],
+	[
+		'pdf-write.ts',
+		'`${layout.rootHead}${this.kids.map(',
+		"the pages' numbers: charged with the cross-reference's bytes after",
+	],
+	[
+		'ranges.ts',
+		"for (const item of selection.split(',')) {",
+		"a page selection's text, which a user types: linear in it (ranges.test.ts), no file read",
+	],
+	[
+		'ranges.ts',
+		'for (let page = 1; page <= total; page++) {',
+		"the document's pages, once: counted before (its count's work)",
+	],
+	['ranges.ts', 'if (!/^[0-9]+$/.test(word))', 'one part of a selection: linear in it'],
+	[
+		'pdf.ts',
+		"const header = buf.subarray(0, 1024).indexOf('%PDF-', 0, 'latin1');",
+		'the first 1024 bytes',
+	],
+	[
+		'words.ts',
+		'for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;',
+		"a word of the table, or a decoded name: charged as the name's bytes",
+	],
+	['words.ts', 'while (this.slots[at] !== -1) at = (at + 1) & 63;', 'the module loading: 64 slots'],
+	['words.ts', 'for (let at = hash & 63; ; at = (at + 1) & 63) {', 'the 64 slots of the table'],
+	[
+		'words.ts',
+		'while (k < word.length && word.charCodeAt(k) === buf[start + k]) k++;',
+		'a word of the table (16 letters at most)',
+	],
+	['words.ts', 'this.values = words.map(make);', 'the module loading: the words of the table'],
+	['words.ts', 'words.forEach((word, i) => {', 'the module loading: the words of the table'],
+	[
+		'xref.ts',
+		'for (let k = 0; k < width; k++) v = v * 256 + data[at + k];',
+		'a field of 8 bytes at most: charged with its row',
+	],
+	['xref.ts', 'for (let k = 0; k < 16; k++) {', '16 bytes: charged by advance(18) after it'],
+	[
+		'xref.ts',
+		'while (p >= low && test(buf[p])) p--;',
+		'the 24 bytes before `obj`: charged with the hit',
+	],
+	[
+		'xref.ts',
+		'for (let k = start; isDigit(buf[k]); k++) num = num * 10 + buf[k] - 0x30;',
+		'ten digits at most (headerBefore): charged with the hit',
+	],
+	[
+		'xref.ts',
+		"!w.every((x) => typeof x === 'number' && x >= 0 && x <= 8)",
+		'the three numbers of /W',
+	],
+	[
+		'xref.ts',
+		"const trailerAt = buf.lastIndexOf('trailer', buf.length, 'latin1');",
+		"the file once: charged at the scan's start",
+	],
+];
+
+describe("every loop of the page counter's readers charges the work meter", () => {
+	const loops = loopsOfReaders();
+	const listed = (loop: Loop) =>
+		CHARGED_ELSEWHERE.find(
+			([file, source]) => file === loop.file && loop.source.startsWith(source),
+		);
+
+	test('each loop charges, or is listed with why', () => {
+		expect(loops.length).toBeGreaterThan(40);
+		const unexplained = loops
+			.filter((loop) => !CHARGES.test(loop.text) && !CHARGES.test(loop.around) && !listed(loop))
+			.map((loop) => `${loop.file}:${loop.line} ${loop.source}`);
+		expect(unexplained).toEqual([]);
+	});
+
+	test('every loop listed is still there', () => {
+		const stale = CHARGED_ELSEWHERE.filter(
+			([file, source]) =>
+				!loops.some((loop) => loop.file === file && loop.source.startsWith(source)),
+		).map(([file, source]) => `${file}: ${source}`);
+		expect(stale).toEqual([]);
+	});
+});

@@ -1,0 +1,353 @@
+/**
+ * PDF pages copied into new PDFs (formats/pdf-write.ts): the committed corpus (every producer,
+ * object streams, incremental updates, linearized files), the emulator's PDFs (whose text its
+ * reader gives page by page) and a document built here with everything a copy must not carry
+ * along or must make explicit: inherited attributes at two levels, shared fonts, links between
+ * pages, an outline, a form whose widgets sit on several pages, a structure tree. Each written
+ * file is read back by the package's own counter and checked for its cross-reference; the
+ * engine tier (test/formats-readers.test.js) opens them in qpdf, pdfinfo and pdftotext.
+ */
+import { countPages } from '../../../../nodes/DocumentOcr/formats';
+import { FormatError } from '../../../../nodes/DocumentOcr/formats/limits';
+import {
+	selectPdfPages,
+	splitPdf,
+	type Written,
+} from '../../../../nodes/DocumentOcr/formats/pdf-write';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const emulator = require('../../../../emulator/documents.js') as {
+	makePdf(pages: string[]): Buffer;
+	extractPages(buf: Buffer): string[];
+};
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { classic, richPdf } = require('../../../fixtures/pages/crafted.js') as {
+	classic(objects: string[], options?: { trailer?: string }): Buffer;
+	richPdf(): Buffer;
+};
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { loadCorpus } = require('../../../fixtures/pages/load.js') as {
+	loadCorpus(): Array<{ file: string; truePages: number; bytes: Buffer }>;
+};
+
+const joined = (written: Written) => Buffer.concat(written.chunks, written.length);
+const text = (buf: Buffer) => buf.toString('latin1');
+/** The page objects in a file (`/Type /Page`, not `/Pages`), as a service that bills by them finds them. */
+const pageObjects = (buf: Buffer) => (text(buf).match(/\/Type\s*\/Page(?![A-Za-z])/g) ?? []).length;
+
+/**
+ * The file's cross-reference table holds: every entry in use points to its own `N 0 obj`, the
+ * trailer's /Size is the table's, and startxref points to the table.
+ */
+function checkXref(buf: Buffer): void {
+	const all = text(buf);
+	const startxref = Number(/startxref\n(\d+)\n%%EOF\n$/.exec(all)![1]);
+	expect(all.slice(startxref, startxref + 5)).toBe('xref\n');
+	const [, count] = /^xref\n0 (\d+)\n/.exec(all.slice(startxref))!.map(Number);
+	const table = startxref + `xref\n0 ${count}\n`.length;
+	for (let num = 1; num < count; num++) {
+		const entry = all.slice(table + 20 * num, table + 20 * num + 20);
+		expect(entry).toMatch(/^\d{10} 00000 n \n$/);
+		const offset = Number(entry.slice(0, 10));
+		expect(all.slice(offset, offset + `${num} 0 obj`.length)).toBe(`${num} 0 obj`);
+	}
+	expect(all).toContain(`trailer\n<< /Size ${count} /Root 1 0 R >>`);
+}
+
+/** Checks a written file: its length, its cross-reference, its pages by the package's counter. */
+async function checkWritten(written: Written, pages: number): Promise<Buffer> {
+	const buf = joined(written);
+	expect(buf.length).toBe(written.length);
+	checkXref(buf);
+	expect(await countPages(buf, 'pdf')).toEqual({ pages });
+	expect(pageObjects(buf)).toBe(pages);
+	expect(text(buf)).not.toMatch(/\/ObjStm|\/XRef\b|\/Encrypt|\/Prev\b/);
+	return buf;
+}
+
+/** The dictionary of object `num` in a written file. */
+const objectOf = (buf: Buffer, num: number) =>
+	new RegExp(`(?:^|\\n)${num} 0 obj\\n([\\s\\S]*?)\\nendobj`).exec(text(buf))![1];
+/** The new numbers of the pages, from the written root's /Kids. */
+const kidsOf = (buf: Buffer) =>
+	[...objectOf(buf, 2).matchAll(/(\d+) 0 R/g)].map((match) => Number(match[1]));
+
+describe('a selection of a document built with everything a copy must handle', () => {
+	const rich = richPdf();
+
+	test('the document itself counts 5 pages', async () => {
+		expect(await countPages(rich, 'pdf')).toEqual({ pages: 5 });
+	});
+
+	test('page 1: inherited attributes made explicit, the catalog fresh, other pages null', async () => {
+		const buf = await checkWritten(await selectPdfPages(rich, [1]), 1);
+		const [page] = kidsOf(buf);
+		const dict = objectOf(buf, page);
+		expect(dict).toMatch(/\/MediaBox \[0 0 300 400\]/);
+		expect(dict).toMatch(/\/CropBox \[10 10 290 390\]/);
+		expect(dict).toMatch(/\/Rotate 90/);
+		expect(dict).toMatch(/\/Resources \d+ 0 R/);
+		expect(dict).toMatch(/\/Parent 2 0 R>>$/);
+		expect(dict).not.toMatch(/StructParent/);
+		expect(objectOf(buf, 1)).toBe('<< /Type /Catalog /Pages 2 0 R >>');
+		const all = text(buf);
+		expect(all).toContain('PAGE-ONE-WORDS');
+		expect(all).toContain('NOTE-ON-ONE');
+		for (const absent of [
+			'PAGE-TWO',
+			'PAGE-THREE',
+			'PAGE-FOUR',
+			'PAGE-FIVE',
+			'OUTLINE-ITEM',
+			'FIELD-NAME',
+			'WIDGET',
+			'StructTreeRoot',
+			'/Outlines',
+			'/AcroForm',
+			'/Names',
+			'Courier',
+			'/Bead',
+		])
+			expect(all).not.toContain(absent);
+		// The forward link to page 4 (not in the file) is null; the annotations' /P is the page.
+		expect(all).toMatch(/\/Dest \[null \/XYZ 0 0 0\]/);
+		expect(all).toContain(`/P ${page} 0 R`);
+		expect(emulator.extractPages(buf)).toEqual(['PAGE-ONE-WORDS']);
+	});
+
+	test("page 2: its widget without the form's field (which reaches page 3's widget)", async () => {
+		const buf = await checkWritten(await selectPdfPages(rich, [2]), 1);
+		const all = text(buf);
+		expect(all).toContain('WIDGET-TWO');
+		expect(all).not.toMatch(/FIELD-NAME|WIDGET-THREE|PAGE-THREE/);
+		// The indirect /Length is written direct; the object that held it is not copied.
+		expect(all).toMatch(
+			/<<\s+\/Length 44>>\nstream\nBT \/F1 12 Tf 20 20 Td \(PAGE-TWO-WORDS\) Tj ET\nendstream/,
+		);
+		expect(emulator.extractPages(buf)).toEqual(['PAGE-TWO-WORDS']);
+	});
+
+	test("pages 4-5: node 4's resources with both fonts, page 5's own attributes kept once", async () => {
+		const buf = await checkWritten(await selectPdfPages(rich, [4, 5]), 2);
+		const [four, five] = kidsOf(buf);
+		expect(objectOf(buf, four)).toMatch(/\/Resources << \/Font << \/F1 \d+ 0 R \/F2 \d+ 0 R >> >>/);
+		const dict = objectOf(buf, five);
+		expect(dict.match(/\/Rotate/g)).toEqual(['/Rotate']);
+		expect(dict).toMatch(/\/Rotate 0/);
+		expect(dict.match(/\/MediaBox/g)).toEqual(['/MediaBox']);
+		expect(dict).toMatch(/\/MediaBox \[0 0 500 500\]/);
+		// Inherited from the root, not from node 3.
+		expect(dict).not.toMatch(/CropBox/);
+		expect(dict).not.toMatch(/\/B /);
+		expect(text(buf)).toContain('Courier');
+		expect(text(buf)).not.toMatch(/PAGE-ONE|\/Bead|\/Thread/);
+		// Page 4's link back to page 1, which is not in the file, is null.
+		expect(text(buf)).toMatch(/\/D \[null \/Fit\]/);
+		expect(emulator.extractPages(buf)).toEqual(['PAGE-FOUR-WORDS', 'PAGE-FIVE-WORDS']);
+	});
+
+	test('pages 1 and 4: the link back from page 4 to page 1 is kept, the one forward is null', async () => {
+		const buf = await checkWritten(await selectPdfPages(rich, [1, 4]), 2);
+		const [one] = kidsOf(buf);
+		expect(text(buf)).toContain(`/D [${one} 0 R /Fit]`);
+		expect(text(buf)).toMatch(/\/Dest \[null \/XYZ 0 0 0\]/);
+		expect(emulator.extractPages(buf)).toEqual(['PAGE-ONE-WORDS', 'PAGE-FOUR-WORDS']);
+	});
+
+	test('every page: a font shared by pages written once', async () => {
+		const buf = await checkWritten(await selectPdfPages(rich, [1, 2, 3, 4, 5]), 5);
+		expect(text(buf).match(/\/BaseFont \/Helvetica/g)).toHaveLength(1);
+		expect(emulator.extractPages(buf)).toEqual([
+			'PAGE-ONE-WORDS',
+			'PAGE-TWO-WORDS',
+			'PAGE-THREE-WORDS',
+			'PAGE-FOUR-WORDS',
+			'PAGE-FIVE-WORDS',
+		]);
+	});
+
+	test('a selection out of order, repeated, empty or past the end is refused', async () => {
+		for (const pages of [[2, 1], [1, 1], [], [0], [6], [1.5]])
+			await expect(selectPdfPages(rich, pages)).rejects.toThrow(FormatError);
+	});
+});
+
+describe('what cannot be copied exactly is refused, never written with a wrong page', () => {
+	const PAGE = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>';
+	const CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
+
+	test('an encrypted PDF', async () => {
+		const buf = classic(
+			[CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', PAGE, '<< /Filter /Standard >>'],
+			{
+				trailer: '/Encrypt 4 0 R ',
+			},
+		);
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(/the PDF is encrypted/);
+		await expect(splitPdf(buf, () => true)).rejects.toThrow(/the PDF is encrypted/);
+	});
+
+	test('a reference to an object the cross-reference does not list', async () => {
+		const buf = classic([
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+			'<< /Type /Page /Parent 2 0 R /Contents 99 0 R >>',
+		]);
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(
+			/cannot be copied page by page \(object 99 is not in the cross-reference\); nothing is written rather than a wrong page/,
+		);
+	});
+
+	test('a page tree whose /Count contradicts its pages', async () => {
+		const buf = classic([CATALOG, '<< /Type /Pages /Kids [3 0 R] /Count 2 >>', PAGE]);
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(/the PDF's pages cannot be read/);
+	});
+
+	test('a stream that is not closed', async () => {
+		const buf = classic([
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+			'<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>',
+			'<< /Length 999999 >>\nstream\nBT ET',
+		]);
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(/the stream of object 4 is not closed/);
+	});
+
+	test("a stream's /Length in an object stream, and one naming no object", async () => {
+		// Objects 1-3 and 5 in the clear, object 4 (the length) in object stream 6, a
+		// cross-reference stream (7) listing them.
+		const ops = 'BT /F1 9 Tf (LENGTH-IN-A-STREAM) Tj ET';
+		let out = '%PDF-1.5\n';
+		const at: number[] = [];
+		const put = (num: number, body: string) => {
+			at[num] = out.length;
+			out += `${num} 0 obj\n${body}\nendobj\n`;
+		};
+		put(1, CATALOG);
+		put(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
+		put(3, '<< /Type /Page /Parent 2 0 R /Contents [5 0 R 8 0 R] >>');
+		put(5, `<< /Length 4 0 R >>\nstream\n${ops}\nendstream`);
+		const inside = `4 0 ${ops.length}`;
+		put(
+			6,
+			`<< /Type /ObjStm /N 1 /First 4 /Length ${inside.length} >>\nstream\n${inside}\nendstream`,
+		);
+		put(8, `<< /Length 99 0 R >>\nstream\n${ops}\nendstream`);
+		const rows = Buffer.alloc(9 * 6);
+		const row = (num: number, type: number, a: number, b: number) => {
+			rows[num * 6] = type;
+			rows.writeUInt32BE(a, num * 6 + 1);
+			rows[num * 6 + 5] = b;
+		};
+		row(0, 0, 0, 255);
+		for (const num of [1, 2, 3, 5, 6, 8]) row(num, 1, at[num], 0);
+		row(4, 2, 6, 0);
+		row(7, 1, out.length, 0);
+		const xref = out.length;
+		const head = `7 0 obj\n<< /Type /XRef /Size 9 /W [1 4 1] /Root 1 0 R /Length ${rows.length} >>\nstream\n`;
+		const buf = Buffer.concat([
+			Buffer.from(out + head, 'latin1'),
+			rows,
+			Buffer.from(`\nendstream\nendobj\nstartxref\n${xref}\n%%EOF\n`, 'latin1'),
+		]);
+		expect(await countPages(buf, 'pdf')).toEqual({ pages: 1 });
+		const copy = text(await checkWritten(await selectPdfPages(buf, [1]), 1));
+		expect(copy.match(new RegExp(`/Length ${ops.length}>>\\nstream\\n`, 'g'))).toHaveLength(2);
+		expect(copy.match(/LENGTH-IN-A-STREAM/g)).toHaveLength(2);
+	});
+
+	test('a page without /Type is written with it', async () => {
+		const buf = classic([
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+			'<< /Parent 2 0 R /MediaBox [0 0 5 5] >>',
+		]);
+		const out = await checkWritten(await selectPdfPages(buf, [1]), 1);
+		expect(objectOf(out, kidsOf(out)[0])).toMatch(/\/Type \/Page \/Parent 2 0 R>>$/);
+	});
+
+	test('a free object referred to is null', async () => {
+		const objects = [
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+			'<< /Type /Page /Parent 2 0 R /Thumb 4 0 R >>',
+			'null',
+		];
+		const buf = Buffer.from(
+			text(classic(objects)).replace(/(xref\n0 5\n(?:.{20}){4}).{20}/s, '$10000000000 00001 f \n'),
+			'latin1',
+		);
+		const out = await checkWritten(await selectPdfPages(buf, [1]), 1);
+		expect(text(out)).toContain('/Thumb null');
+	});
+});
+
+describe('the corpus: every page alone, every page together, a file of every producer', () => {
+	test.each(
+		loadCorpus()
+			.filter((entry) => entry.file.endsWith('.pdf'))
+			.map((e) => [e.file, e] as const),
+	)('%s', async (_file, entry) => {
+		const all = Array.from({ length: entry.truePages }, (_, i) => i + 1);
+		await checkWritten(await selectPdfPages(entry.bytes, all), entry.truePages);
+		for (const page of all) await checkWritten(await selectPdfPages(entry.bytes, [page]), 1);
+	});
+
+	test("the emulator's PDF: each page's text, in order", async () => {
+		const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
+		const pdf = emulator.makePdf(words);
+		const buf = await checkWritten(await selectPdfPages(pdf, [2, 4, 5]), 3);
+		expect(emulator.extractPages(buf)).toEqual(['bravo', 'delta', 'echo']);
+	});
+});
+
+describe('a split: in page order, as few parts as fit, each a selection', () => {
+	const words = Array.from({ length: 40 }, (_, i) => `words of page ${i + 1}`);
+	const pdf = emulator.makePdf(words);
+
+	test.each([2000, 3000, 5000, 1_000_000])('parts of at most %i bytes', async (limit) => {
+		const parts = await splitPdf(pdf, (size) => size <= limit);
+		let next = 1;
+		for (const [i, part] of parts.entries()) {
+			expect(part.first).toBe(next);
+			next = part.last + 1;
+			expect(part.length).toBeLessThanOrEqual(limit);
+			const buf = await checkWritten(part, part.last - part.first + 1);
+			expect(emulator.extractPages(buf)).toEqual(words.slice(part.first - 1, part.last));
+			// As few as possible: the part with the next page would not fit.
+			if (i < parts.length - 1) {
+				const pages = Array.from({ length: part.last - part.first + 2 }, (_, k) => part.first + k);
+				expect((await selectPdfPages(pdf, pages)).length).toBeGreaterThan(limit);
+			}
+			// Each part is the selection of its pages, byte for byte.
+			const pages = Array.from({ length: part.last - part.first + 1 }, (_, k) => part.first + k);
+			expect(joined(await selectPdfPages(pdf, pages))).toEqual(buf);
+		}
+		expect(next).toBe(41);
+		if (limit === 1_000_000) expect(parts).toHaveLength(1);
+	});
+
+	test('a limit on the Base64 body (4/3 of the file): each part fits as sent', async () => {
+		const base64 = (size: number) => 4 * Math.ceil(size / 3);
+		const parts = await splitPdf(pdf, (size) => base64(size) <= 4000);
+		for (const part of parts)
+			expect(joined(part).toString('base64').length).toBeLessThanOrEqual(4000);
+		expect(parts.length).toBeGreaterThan(1);
+	});
+
+	test('a font shared by the pages of a part is counted once', async () => {
+		const one = (await selectPdfPages(pdf, [1])).length;
+		const [first] = await splitPdf(pdf, (size) => size <= 4000);
+		const pages = first.last - first.first + 1;
+		expect(text(joined(first)).match(/\/BaseFont/g)).toHaveLength(1);
+		expect(first.length).toBeLessThan(pages * one);
+	});
+
+	test('a page that does not fit alone is refused, named', async () => {
+		await expect(splitPdf(pdf, (size) => size <= 300)).rejects.toThrow(
+			/page 1 alone makes a PDF of \d+ bytes, more than the limit allows/,
+		);
+		const big = emulator.makePdf(['short', 'short', 'x'.repeat(5000), 'short']);
+		await expect(splitPdf(big, (size) => size <= 3000)).rejects.toThrow(/^page 3 alone/);
+	});
+});
