@@ -533,7 +533,10 @@ function nodeMajor(node) {
 	return Number(/^v?(\d+)/.exec(version)?.[1]);
 }
 
-/** Runs an n8n CLI command to completion; output goes to a file (never to a pipe: see README). */
+/**
+ * Runs an n8n CLI command to completion; output goes to a file (never to a pipe: see README).
+ * Resolves with its exit code, or the signal that ended it (code null).
+ */
 function n8nCommand(runtime, node24, env, args, logFile) {
 	return new Promise((resolve, reject) => {
 		const out = fs.openSync(logFile, 'w');
@@ -545,9 +548,9 @@ function n8nCommand(runtime, node24, env, args, logFile) {
 			}),
 		);
 		child.on('error', reject);
-		child.on('exit', (code) => {
+		child.on('exit', (code, signal) => {
 			fs.closeSync(out);
-			resolve({ code, output: fs.readFileSync(logFile, 'utf8') });
+			resolve({ code, signal, output: fs.readFileSync(logFile, 'utf8') });
 		});
 	});
 }
