@@ -7,6 +7,8 @@ import { KEEP_BYTES } from './kept';
 import type { PageCount } from '../formats';
 import { countPages } from '../formats';
 import { digestOf, DocumentScan } from './scan';
+import type { PagesSent } from './select';
+import { allPages, buildSelection, readWhole, selectedPages } from './select';
 import { fetchDocument, refetchDocument } from './url';
 import type { Accepts, DocumentKind, Problem } from './check';
 import {
@@ -51,6 +53,11 @@ export interface DocumentInput {
 	chunks?: Buffer[];
 	/** Gives the kept chunks' share of the kept bytes back. */
 	release?: () => void;
+	/**
+	 * With the Pages option: the pages sent and the document's total (./select.ts). The fields
+	 * above then describe the selection as sent (its size, digest, pages), not the original.
+	 */
+	selection?: PagesSent;
 }
 
 /** A problem with an item's document as the item's error. */
@@ -387,13 +394,15 @@ function uncounted(reason: string): Problem {
  * Reads the document of an item from the shared document fields (`documentSource`,
  * `binaryPropertyName`, `base64Data`, `documentUrl`, `fileName`), checks it and counts its pages;
  * nothing is sent to the service. With `reads.countRequired` (a Page Budget), a document whose
- * pages cannot be counted is refused.
+ * pages cannot be counted is refused. With `pages` (the Pages option, ./select.ts), the document
+ * becomes the selection of its pages, built now: what is returned describes what will be sent.
  */
 export async function readDocument(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	accepts: Accepts,
 	reads: DocumentReads,
+	pages?: string,
 ): Promise<DocumentInput> {
 	const source = ctx.getNodeParameter('documentSource', itemIndex, 'binary') as string;
 	const given = safeFileName(String(ctx.getNodeParameter('fileName', itemIndex, '') ?? ''));
@@ -403,13 +412,33 @@ export async function readDocument(
 		read.release?.();
 		throw itemError(ctx, itemIndex, checked);
 	}
+	const { kind, fileName } = checked;
+	const mimeType = KIND_INFO[kind].mime;
+	if (pages !== undefined) {
+		let selected: number[] | undefined;
+		try {
+			selected = selectedPages(ctx, itemIndex, pages, read.pageCount);
+		} finally {
+			if (selected === undefined) read.release?.();
+		}
+		// Every page selected: the document is sent as it is.
+		if (selected.length !== read.pageCount.pages)
+			return {
+				kind,
+				mimeType,
+				fileName,
+				...(await selectionOf(ctx, itemIndex, read, kind, selected, reads)),
+			};
+	}
 	const { size, digest, pageCount, bytes, binaryId, chunks, release, reopen } = read;
 	if (pageCount.pages === null && reads.countRequired) {
 		release?.();
 		throw itemError(ctx, itemIndex, uncounted(pageCount.reason));
 	}
-	const { kind, fileName } = checked;
-	const mimeType = KIND_INFO[kind].mime;
+	const selection =
+		pages !== undefined && pageCount.pages !== null
+			? { pagesSent: allPages(pageCount.pages), pagesCounted: pageCount.pages }
+			: undefined;
 	return {
 		kind,
 		mimeType,
@@ -422,5 +451,48 @@ export async function readDocument(
 		chunks,
 		release,
 		reopen,
+		selection,
+	};
+}
+
+/**
+ * The selection of `pages` from a read document, built in a whole-read turn from the whole file:
+ * the bytes read already, else read again (a stored binary from n8n's binary store; a URL fetched
+ * again, which must still be the same file). The original is let go; the selection's chunks are
+ * kept (in the kept bytes) until sent, and handed out again for a retried send.
+ */
+async function selectionOf(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	read: Read,
+	kind: DocumentKind,
+	pages: number[],
+	reads: DocumentReads,
+): Promise<Pick<DocumentInput, 'size' | 'digest' | 'pageCount' | 'reopen' | 'selection'>> {
+	const built = await reads.whole.run(async () => {
+		try {
+			const whole = read.bytes
+				? read.bytes
+				: read.chunks
+					? Buffer.concat(read.chunks, read.size)
+					: read.reopen
+						? await readWhole(read.reopen())
+						: await readWhole(await ctx.helpers.getBinaryStream(read.binaryId!));
+			return await buildSelection(ctx, itemIndex, { whole, kind, pages, count: read.pageCount });
+		} finally {
+			read.release?.();
+		}
+	});
+	const { chunks, size, digest, pageCount, sent } = built;
+	reads.kept.take(size);
+	return {
+		size,
+		digest,
+		pageCount,
+		// Handed out for every send (a retry too); the chunks go with the item once it is sent.
+		reopen: async function* () {
+			yield* chunks;
+		},
+		selection: sent,
 	};
 }
