@@ -9,6 +9,7 @@
  * Submitted Documents tells one selection of a file from another.
  */
 const { execFileSync } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -247,6 +248,31 @@ describe('the selection and the other settings', () => {
 			}
 		},
 	);
+
+	test('a URL document too large to keep: its selection is built again when sent, from a second fetch that must match', async () => {
+		// Text that does not compress: pages 2 and 3 alone are past the 64 kB kept whole.
+		const noise = (i) => randomBytes(30_000).toString('hex') + i;
+		const texts = PAGE_TEXTS.map((text, i) => `${text} ${noise(i)}`);
+		const big = h.documents.makePdf(texts);
+		expect(big.length).toBeGreaterThan(7 * 60_000);
+		const at = '/big/seven.pdf';
+		files.put(at, big, { 'content-type': 'application/pdf' });
+		const fetched = () => files.requests.filter((r) => r.url.startsWith(at)).length;
+		const { output, error } = await h.run(
+			emu,
+			h.doc('markdown', {
+				documentSource: 'url',
+				documentUrl: files.url(at),
+				options: { pages: '2-3' },
+			}),
+		);
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ pagesCounted: 7, pagesSent: '2-3' });
+		expect(received().at(-1)).toEqual([texts[1], texts[2]]);
+		// The count's fetch, the build's, and the send's (each checked against the first).
+		expect(fetched()).toBe(3);
+		expect(h.netCharged(emu)).toBe(2);
+	});
 
 	test('a TIFF: page 2 of 3 is sent as a TIFF of that page', async () => {
 		const tiff = pagedTiff(['first page', 'second page', 'third page']);

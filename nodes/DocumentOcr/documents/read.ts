@@ -458,8 +458,10 @@ export async function readDocument(
 /**
  * The selection of `pages` from a read document, built in a whole-read turn from the whole file:
  * the bytes read already, else read again (a stored binary from n8n's binary store; a URL fetched
- * again, which must still be the same file). The original is let go; the selection's chunks are
- * kept (in the kept bytes) until sent, and handed out again for a retried send.
+ * again, which must still be the same file). The original is let go. The selection's chunks are
+ * kept until sent (and handed out again for a retried send) where the original was in memory or,
+ * as for the original (KEEP_BYTES, the kept bytes), where they have room; otherwise the selection
+ * is built again from its source when sent, and must come out the same (its SHA-256).
  */
 async function selectionOf(
 	ctx: IExecuteFunctions,
@@ -469,30 +471,75 @@ async function selectionOf(
 	pages: number[],
 	reads: DocumentReads,
 ): Promise<Pick<DocumentInput, 'size' | 'digest' | 'pageCount' | 'reopen' | 'selection'>> {
+	const { binaryId, reopen: original, pageCount: count } = read;
+	const source = read.bytes
+		? undefined
+		: original
+			? async () => original()
+			: async () => await ctx.helpers.getBinaryStream(binaryId!);
+	const keeps = (size: number) =>
+		source === undefined ||
+		((binaryId !== undefined || size <= KEEP_BYTES) && reads.kept.fits(size));
 	const built = await reads.whole.run(async () => {
 		try {
 			const whole = read.bytes
 				? read.bytes
 				: read.chunks
 					? Buffer.concat(read.chunks, read.size)
-					: read.reopen
-						? await readWhole(read.reopen())
-						: await readWhole(await ctx.helpers.getBinaryStream(read.binaryId!));
-			return await buildSelection(ctx, itemIndex, { whole, kind, pages, count: read.pageCount });
+					: await readWhole(await source!());
+			return await buildSelection(ctx, itemIndex, { whole, kind, pages, count });
 		} finally {
 			read.release?.();
 		}
 	});
-	const { chunks, size, digest, pageCount, sent } = built;
-	reads.kept.take(size);
-	return {
-		size,
-		digest,
-		pageCount,
+	const { size, digest, pageCount, sent } = built;
+	let reopen: () => AsyncIterable<Buffer>;
+	if (keeps(size)) {
+		reads.kept.take(size);
+		const { chunks } = built;
 		// Handed out for every send (a retry too); the chunks go with the item once it is sent.
-		reopen: async function* () {
+		reopen = async function* () {
 			yield* chunks;
-		},
-		selection: sent,
+		};
+	} else {
+		reopen = rebuilder(ctx, itemIndex, source!, { kind, pages, count, digest }, reads);
+	}
+	return { size, digest, pageCount, reopen, selection: sent };
+}
+
+/**
+ * Builds a selection again when it is sent, from its source read again (a URL fetched again must
+ * still be the same file), in a whole-read turn; the same pages of the same file make the same
+ * bytes, so one that differs from what was checked is refused.
+ */
+function rebuilder(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	source: () => Promise<AsyncIterable<Buffer | string>>,
+	what: { kind: DocumentKind; pages: number[]; count: PageCount; digest: string },
+	reads: DocumentReads,
+): () => AsyncIterable<Buffer> {
+	const { kind, pages, count, digest } = what;
+	return async function* () {
+		const built = await reads.whole.run(
+			async () =>
+				await buildSelection(ctx, itemIndex, {
+					whole: await readWhole(await source()),
+					kind,
+					pages,
+					count,
+				}),
+		);
+		if (built.digest !== digest)
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Item ${itemIndex}: the pages selected came out different when built again to be sent`,
+				{
+					description:
+						'The document changed between the check and the send. Nothing was sent for this item; run the node again.',
+					itemIndex,
+				},
+			);
+		yield* built.chunks;
 	};
 }
