@@ -295,5 +295,15 @@ describe('the selection and the other settings', () => {
 			h.binaryItem(png, 'photo.png', 'image/png'),
 		]);
 		expect(bad.error?.message).toMatch(/past the document's last page \(1\)/);
+		// An animated GIF counted as 3 pages: its frames cannot be sent apart, so "1" is refused
+		// (sending the whole file would bill more than the budget admitted).
+		const gif = fs.readFileSync(
+			path.join(__dirname, 'fixtures', 'pages', 'review', '23-animated-3frames.gif'),
+		);
+		const frames = await h.run(emu, h.submit({ options: { pages: '1' } }), [
+			h.binaryItem(gif, 'anim.gif', 'image/gif'),
+		]);
+		expect(frames.error?.message).toMatch(/1 of the 3 frames of an animated GIF/);
+		expect(posts()).toBe(1);
 	});
 });

@@ -126,6 +126,14 @@ export async function buildSelection(
 	input: { whole: Buffer; kind: DocumentKind; pages: number[]; count: PageCount },
 ): Promise<Selected> {
 	const { kind, pages, count } = input;
+	// An animated image's frames (each counted as a page) cannot be left out: the file is one image.
+	if (kind !== 'pdf' && kind !== 'tiff' && count.pages !== pages.length)
+		throw selectionError(
+			ctx,
+			itemIndex,
+			`the "Pages" option selects ${pages.length} of the ${count.pages} frames of an animated ${kind.toUpperCase()}, which cannot be sent apart`,
+			'Only the pages of a PDF or a multi-page TIFF can be selected. Leave "Pages" empty to send the whole image.',
+		);
 	let written;
 	try {
 		written = await selectPages(input.whole, kind, pages, {
