@@ -154,6 +154,25 @@ describe('the selection and the other settings', () => {
 		}
 	});
 
+	test('Simplify (node version 2) keeps pagesSent beside pagesCounted', async () => {
+		for (const params of [
+			h.submit({ options: { pages: '2-3' } }),
+			h.doc('recognize', { options: { pages: '2-3' } }),
+		]) {
+			const { output, error } = await h.run(
+				emu,
+				{ ...params, simplify: true },
+				[h.binaryItem(SEVEN, 'seven.pdf')],
+				{
+					typeVersion: 2,
+				},
+			);
+			expect(error).toBeUndefined();
+			expect(output[0].json).toMatchObject({ pagesCounted: 7, pagesSent: '2-3' });
+		}
+		expect(h.netCharged(emu)).toBe(4);
+	});
+
 	test('a value of another type is an item error naming the field', async () => {
 		const { error } = await h.run(emu, h.submit({ options: { pages: '={{ [1, 2] }}' } }), [
 			h.binaryItem(SEVEN, 'seven.pdf'),

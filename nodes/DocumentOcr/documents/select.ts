@@ -1,14 +1,14 @@
+import { createHash } from 'crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PageCount } from '../formats';
 import { FormatError, parsePageSelection, SELECTION_SYNTAX, selectPages } from '../formats';
 import type { DocumentKind } from './check';
-import { createHash } from 'crypto';
 
 export { SELECTION_SYNTAX };
 
-/**
+/*
  * The Pages option (issue 37): only the pages a selection names are sent, as a new file built
  * from the document (formats/: selectPages) in the check phase, before anything is sent. The
  * selection is then what the item's document is: its bytes, size, SHA-256 (so Skip Submitted
