@@ -536,7 +536,7 @@ function rebuilder(
 				`Item ${itemIndex}: the pages selected came out different when built again to be sent`,
 				{
 					description:
-						'The document changed between the check and the send. Nothing was sent for this item; run the node again.',
+						'The document changed between the check and the send. The request to the OCR service was cut off before its end, so it created and charged nothing. Run the node again once the file stays the same.',
 					itemIndex,
 				},
 			);
