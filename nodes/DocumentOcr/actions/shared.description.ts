@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { pageBudgetOption } from '../batch/budget';
+import { SELECTION_SYNTAX } from '../documents/select';
 import { booleanField, itemFields, numberField } from '../shared/validate';
 import type { Operation } from './types';
 
@@ -241,9 +242,23 @@ export function waitForCompletionField(description: string): INodeProperties {
 }
 
 /**
- * An operation's fields as the node shows them: for an operation that bills, its Options with the
- * Page Budget added — so that `bills` alone decides it. A billing operation without Options fails
- * the node's load.
+ * The Pages option of every operation that sends a document (issue 37): only the pages it names
+ * are sent, as a new file built from the document before anything is sent (documents/select.ts).
+ * Empty — or an expression that gives nothing (undefined, null, "") — sends every page.
+ */
+export const pagesOption: INodeProperties = {
+	displayName: 'Pages',
+	name: 'pages',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. 1-3, 5, 8-',
+	description: `Only these pages of a PDF or multi-page TIFF are sent (and billed), in the document's order, as a new file made from it; an image is page 1. Leave empty for all pages. ${SELECTION_SYNTAX} A page past the document's last, or a selection that cannot be read, fails the item before anything is sent.`,
+};
+
+/**
+ * An operation's fields as the node shows them: for an operation that bills (it sends a
+ * document), its Options with the Page Budget and Pages added — so that `bills` alone decides it.
+ * A billing operation without Options fails the node's load.
  */
 export function fieldsOf(operation: Operation): INodeProperties[] {
 	if (!operation.bills) return operation.description;
@@ -251,10 +266,15 @@ export function fieldsOf(operation: Operation): INodeProperties[] {
 	const fields = operation.description.map((field) => {
 		if (field.name !== 'options' || field.type !== 'collection') return field;
 		found = true;
-		const options = [...((field.options as INodeProperties[]) ?? []), pageBudgetOption];
+		const options = [
+			...((field.options as INodeProperties[]) ?? []),
+			pageBudgetOption,
+			pagesOption,
+		];
 		options.sort((a, b) => a.displayName.localeCompare(b.displayName));
 		return { ...field, options };
 	});
-	if (!found) throw new Error('An operation that bills has no Options to put the Page Budget in');
+	if (!found)
+		throw new Error('An operation that bills has no Options to put the Page Budget and Pages in');
 	return fields;
 }

@@ -16,7 +16,9 @@ export interface Operation {
 	description: INodeProperties[];
 	/**
 	 * It sends documents the service bills by their pages: the one fact the billing hint, the
-	 * Page Budget option (added to its Options: actions/operations.ts) and the tests derive from.
+	 * Page Budget and Pages options (added to its Options: fieldsOf, shared.description.ts) and
+	 * the tests derive from. Every operation that sends a document bills (Count Pages reads one
+	 * and sends nothing).
 	 */
 	bills?: boolean;
 	prepare(this: IExecuteFunctions, itemIndex: number, run: Execution): Promise<SendPhase>;

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { PagesSent } from '../documents/select';
 import type { PageCount } from '../formats';
 import { isFieldSet, itemFields, numberField } from '../shared/validate';
 import { mayHaveCreated } from '../transport/errors';
@@ -179,16 +180,23 @@ const REFUSED_ADVICE =
 /**
  * What a billing output item says of its pages: `pagesCounted` before sending (null when the
  * count is unknown; `pageCountAssumption` when it rests on one), `pagesBilled` when the service
- * says what it billed, and `pageCountNote` when the two differ.
+ * says what it billed, and `pageCountNote` when the pages sent and billed differ. With the Pages
+ * option (`selection`), `pagesCounted` is the document's total and `pagesSent` the pages sent
+ * ("2-3, 5"); `count` is then the selection's count, what the service should bill.
  */
-export function pageFields(count: PageCount, billed: number | undefined): IDataObject {
-	const fields: IDataObject = { pagesCounted: count.pages };
+export function pageFields(
+	count: PageCount,
+	billed: number | undefined,
+	selection?: PagesSent,
+): IDataObject {
+	const fields: IDataObject = { pagesCounted: selection ? selection.pagesCounted : count.pages };
+	if (selection) fields.pagesSent = selection.pagesSent;
 	// A count that rests on an assumption (frames of an animated image, TIFF directories) says so.
 	if (count.pages !== null && count.assumed) fields.pageCountAssumption = count.assumed;
 	if (billed === undefined) return fields;
 	fields.pagesBilled = billed;
 	if (count.pages !== null && billed !== count.pages)
-		fields.pageCountNote = `${plural(count.pages)} counted before sending; the service billed ${plural(billed)}`;
+		fields.pageCountNote = `${plural(count.pages)} ${selection ? 'sent' : 'counted before sending'}; the service billed ${plural(billed)}`;
 	return fields;
 }
 

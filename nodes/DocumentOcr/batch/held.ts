@@ -121,7 +121,7 @@ export async function sendDocumentOnce(
 		run.order.passTurn(itemIndex);
 		if (!('json' in earlier)) throw run.tried.lostError(itemIndex);
 		if (anythingHeld(ctx) && heldResult(ctx, tried)) ledger.deliveredHeld.add(tried);
-		const pages = pageFields(document.pageCount, billedIn(earlier.json));
+		const pages = pageFields(document.pageCount, billedIn(earlier.json), document.selection);
 		return { result: earlier.json, previouslyBilled: false, pages };
 	}
 	if (anythingHeld(ctx)) {
@@ -155,6 +155,6 @@ export async function sendDocumentOnce(
 	ledger.record({ itemIndex, kind: 'document', id, pagesBilled, fileName: document.fileName });
 	ledger.billedResults.set(itemIndex, { result, key });
 	run.budget.billed(itemIndex, pagesBilled);
-	const pages = pageFields(document.pageCount, pagesBilled);
+	const pages = pageFields(document.pageCount, pagesBilled, document.selection);
 	return { result, previouslyBilled: false, pages };
 }

@@ -74,16 +74,18 @@ export async function submitAndWait(
 			? await sendRemembered(run, itemIndex, submission, await key(), waitSettings)
 			: { submitted: await submitBilled(run, itemIndex, submission, tried) };
 	const counted = submission.pageCount;
+	const selection = identity.document.selection;
 	// A reused record was billed by an earlier run, not this one: it carries no page fields.
 	if ('reused' in outcome) return { ...outcome.reused, previouslySubmitted: true };
 	const accepted = outcome.submitted;
 	const output = submission.output ?? ((a: Accepted, record?: IDataObject) => record ?? a.answer);
-	if (!wait) return { ...output(accepted), ...pageFields(counted, accepted.pagesBilled) };
+	if (!wait)
+		return { ...output(accepted), ...pageFields(counted, accepted.pagesBilled, selection) };
 	const record = await waitFor(run, itemIndex, kind, accepted.id, waitSettings(accepted));
 	// The answer to a task submission shows no bill: the finished record's page count is the bill.
 	const billed = accepted.pagesBilled ?? pagesBilled(record);
 	run.budget.billed(itemIndex, billed);
-	return { ...output(accepted, record), ...pageFields(counted, billed) };
+	return { ...output(accepted, record), ...pageFields(counted, billed, selection) };
 }
 
 /**

@@ -7,6 +7,8 @@ import { KEEP_BYTES } from './kept';
 import type { PageCount } from '../formats';
 import { countPages } from '../formats';
 import { digestOf, DocumentScan } from './scan';
+import type { PagesSent } from './select';
+import { allPages, buildSelection, readWhole, selectedPages } from './select';
 import { fetchDocument, refetchDocument } from './url';
 import type { Accepts, DocumentKind, Problem } from './check';
 import {
@@ -51,6 +53,11 @@ export interface DocumentInput {
 	chunks?: Buffer[];
 	/** Gives the kept chunks' share of the kept bytes back. */
 	release?: () => void;
+	/**
+	 * With the Pages option: the pages sent and the document's total (./select.ts). The fields
+	 * above then describe the selection as sent (its size, digest, pages), not the original.
+	 */
+	selection?: PagesSent;
 }
 
 /** A problem with an item's document as the item's error. */
@@ -387,13 +394,15 @@ function uncounted(reason: string): Problem {
  * Reads the document of an item from the shared document fields (`documentSource`,
  * `binaryPropertyName`, `base64Data`, `documentUrl`, `fileName`), checks it and counts its pages;
  * nothing is sent to the service. With `reads.countRequired` (a Page Budget), a document whose
- * pages cannot be counted is refused.
+ * pages cannot be counted is refused. With `pages` (the Pages option, ./select.ts), the document
+ * becomes the selection of its pages, built now: what is returned describes what will be sent.
  */
 export async function readDocument(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	accepts: Accepts,
 	reads: DocumentReads,
+	pages?: string,
 ): Promise<DocumentInput> {
 	const source = ctx.getNodeParameter('documentSource', itemIndex, 'binary') as string;
 	const given = safeFileName(String(ctx.getNodeParameter('fileName', itemIndex, '') ?? ''));
@@ -403,13 +412,33 @@ export async function readDocument(
 		read.release?.();
 		throw itemError(ctx, itemIndex, checked);
 	}
+	const { kind, fileName } = checked;
+	const mimeType = KIND_INFO[kind].mime;
+	if (pages !== undefined) {
+		let selected: number[] | undefined;
+		try {
+			selected = selectedPages(ctx, itemIndex, pages, read.pageCount);
+		} finally {
+			if (selected === undefined) read.release?.();
+		}
+		// Every page selected: the document is sent as it is.
+		if (selected.length !== read.pageCount.pages)
+			return {
+				kind,
+				mimeType,
+				fileName,
+				...(await selectionOf(ctx, itemIndex, read, kind, selected, reads)),
+			};
+	}
 	const { size, digest, pageCount, bytes, binaryId, chunks, release, reopen } = read;
 	if (pageCount.pages === null && reads.countRequired) {
 		release?.();
 		throw itemError(ctx, itemIndex, uncounted(pageCount.reason));
 	}
-	const { kind, fileName } = checked;
-	const mimeType = KIND_INFO[kind].mime;
+	const selection =
+		pages !== undefined && pageCount.pages !== null
+			? { pagesSent: allPages(pageCount.pages), pagesCounted: pageCount.pages }
+			: undefined;
 	return {
 		kind,
 		mimeType,
@@ -422,5 +451,95 @@ export async function readDocument(
 		chunks,
 		release,
 		reopen,
+		selection,
+	};
+}
+
+/**
+ * The selection of `pages` from a read document, built in a whole-read turn from the whole file:
+ * the bytes read already, else read again (a stored binary from n8n's binary store; a URL fetched
+ * again, which must still be the same file). The original is let go. The selection's chunks are
+ * kept until sent (and handed out again for a retried send) where the original was in memory or,
+ * as for the original (KEEP_BYTES, the kept bytes), where they have room; otherwise the selection
+ * is built again from its source when sent, and must come out the same (its SHA-256).
+ */
+async function selectionOf(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	read: Read,
+	kind: DocumentKind,
+	pages: number[],
+	reads: DocumentReads,
+): Promise<Pick<DocumentInput, 'size' | 'digest' | 'pageCount' | 'reopen' | 'selection'>> {
+	const { binaryId, reopen: original, pageCount: count } = read;
+	const source = read.bytes
+		? undefined
+		: original
+			? async () => original()
+			: async () => await ctx.helpers.getBinaryStream(binaryId!);
+	const keeps = (size: number) =>
+		source === undefined ||
+		((binaryId !== undefined || size <= KEEP_BYTES) && reads.kept.fits(size));
+	const built = await reads.whole.run(async () => {
+		try {
+			const whole = read.bytes
+				? read.bytes
+				: read.chunks
+					? Buffer.concat(read.chunks, read.size)
+					: await readWhole(await source!());
+			return await buildSelection(ctx, itemIndex, { whole, kind, pages, count });
+		} finally {
+			read.release?.();
+		}
+	});
+	const { size, digest, pageCount, sent } = built;
+	let reopen: () => AsyncIterable<Buffer>;
+	if (keeps(size)) {
+		reads.kept.take(size);
+		const { chunks } = built;
+		// Handed out for every send (a retry too); the chunks go with the item once it is sent.
+		reopen = async function* () {
+			yield* chunks;
+		};
+	} else {
+		reopen = rebuilder(ctx, itemIndex, source!, { kind, pages, count, digest }, reads);
+	}
+	return { size, digest, pageCount, reopen, selection: sent };
+}
+
+/**
+ * Builds a selection again when it is sent, from its source read again (a URL fetched again must
+ * still be the same file), in a whole-read turn; the same pages of the same file make the same
+ * bytes, so one that differs from what was checked is refused.
+ */
+function rebuilder(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	source: () => Promise<AsyncIterable<Buffer | string>>,
+	what: { kind: DocumentKind; pages: number[]; count: PageCount; digest: string },
+	reads: DocumentReads,
+): () => AsyncIterable<Buffer> {
+	const { kind, pages, count, digest } = what;
+	return async function* () {
+		const built = await reads.whole.run(
+			async () =>
+				await buildSelection(ctx, itemIndex, {
+					whole: await readWhole(await source()),
+					kind,
+					pages,
+					count,
+				}),
+		);
+		if (built.digest !== digest)
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Item ${itemIndex}: the pages selected came out different when built again to be sent`,
+				{
+					description:
+						'The document changed between the check and the send. The request to the OCR service was cut off before its end, so it created and charged nothing. Run the node again once the file stays the same.',
+					itemIndex,
+				},
+			);
+		yield* built.chunks;
 	};
 }

@@ -42,7 +42,8 @@ export function checkBodySize(
 
 /**
  * A `/v1` upload of the item's document (PDF, PNG, JPEG or WEBP) as the multipart part `file`
- * beside `fields`, checked — type, size of the body as sent — before anything is sent.
+ * beside `fields`, checked — type, size of the body as sent — before anything is sent; with
+ * `pages` (the Pages option) only the selected pages (./select.ts).
  */
 export async function v1Upload(
 	ctx: IExecuteFunctions,
@@ -50,9 +51,10 @@ export async function v1Upload(
 	reads: DocumentReads,
 	endpoint: string,
 	fields: Array<[string, string]> = [],
+	pages?: string,
 ): Promise<{ document: DocumentInput; body: StreamedBlob }> {
 	const accepts = { accept: V1_KINDS, target: 'the /v1 API' };
-	const document = await readDocument(ctx, itemIndex, accepts, reads);
+	const document = await readDocument(ctx, itemIndex, accepts, reads, pages);
 	const body = multipartWithDocument(ctx, fields, 'file', document);
 	return { document, body: checkBodySize(ctx, itemIndex, body, document, `/v1/${endpoint}`) };
 }

@@ -148,7 +148,7 @@ export function pagesBilled(body: IDataObject): number | undefined {
 /**
  * The fields a simplified task keeps, in this order: what a workflow or an AI agent acts on. Every
  * field the spec shows for a task, the word positions the sync provider is chosen for, the pages
- * (`pagesCounted` before sending, `pagesBilled` when the service says, `pageCountNote` when they
+ * (`pagesCounted` before sending, `pagesSent` with the Pages option, `pagesBilled` when the service says, `pageCountNote` when they
  * differ, `pageCountAssumption` when the count rests on one) and the bill Submit (V2) reports (`pages`, `creditsUsed`, `estimatedSeconds`) are among
  * them. A task carries at most ten of them — `words` only when done, `error` only when failed,
  * the note only on a difference — and should an answer carry more, the first ten are kept (n8n's
@@ -162,6 +162,7 @@ const SIMPLE_TASK_FIELDS = [
 	'words',
 	'filename',
 	'pagesCounted',
+	'pagesSent',
 	'pagesBilled',
 	'pageCountNote',
 	'pageCountAssumption',
@@ -199,6 +200,7 @@ export function simplifyRecognition(result: IDataObject): IDataObject {
 		'id',
 		'pages',
 		'pagesCounted',
+		'pagesSent',
 		'pagesBilled',
 		'pageCountNote',
 		'pageCountAssumption',

@@ -4,6 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { Execution } from '../../batch/execution';
 import { isObject } from '../../shared/object';
 import { sendDocumentOnce } from '../../batch/held';
+import { pageSelectionOf } from '../../documents/select';
 import { v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
@@ -89,9 +90,14 @@ export async function prepare(
 	run: Execution,
 ): Promise<SendPhase> {
 	const schema = readSchema(this, itemIndex);
-	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'extract', [
-		['schema', JSON.stringify(schema)],
-	]);
+	const { document, body } = await v1Upload(
+		this,
+		itemIndex,
+		run.reads,
+		'extract',
+		[['schema', JSON.stringify(schema)]],
+		pageSelectionOf(this, itemIndex),
+	);
 	return async () => {
 		const { result, previouslyBilled, pages } = await sendDocumentOnce(run, itemIndex, {
 			endpoint: 'extract',

@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { sendDocumentOnce } from '../../batch/held';
+import { pageSelectionOf } from '../../documents/select';
 import { v1Upload } from '../../documents/upload';
 import { booleanField, itemFields } from '../../shared/validate';
 import type { SendPhase } from '../types';
@@ -48,7 +49,14 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<SendPhase> {
-	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'markdown');
+	const { document, body } = await v1Upload(
+		this,
+		itemIndex,
+		run.reads,
+		'markdown',
+		[],
+		pageSelectionOf(this, itemIndex),
+	);
 	const outputFile = booleanField(itemFields(this, itemIndex), outputFileField);
 	const property =
 		(this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() ||

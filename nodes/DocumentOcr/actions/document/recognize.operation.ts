@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { sendDocumentOnce } from '../../batch/held';
+import { pageSelectionOf } from '../../documents/select';
 import { v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import { simplifyRecognition } from '../../shared/records';
@@ -36,7 +37,14 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<SendPhase> {
-	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'ocr');
+	const { document, body } = await v1Upload(
+		this,
+		itemIndex,
+		run.reads,
+		'ocr',
+		[],
+		pageSelectionOf(this, itemIndex),
+	);
 	const simplify = simplified(this, itemIndex);
 	return async () => {
 		const { result, previouslyBilled, pages } = await sendDocumentOnce(run, itemIndex, {

@@ -4,6 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { Execution } from '../../batch/execution';
 import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
 import { submitAndWait } from '../../batch/submit';
+import { pageSelectionOf } from '../../documents/select';
 import { v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import {
@@ -89,7 +90,14 @@ export async function prepare(
 	const wait = waitsForCompletion(this, itemIndex);
 	const timeoutMs = waitTimeoutMs(this, itemIndex);
 	const skip = skipOptionsOf(this, itemIndex);
-	const { document, body } = await v1Upload(this, itemIndex, run.reads, 'jobs', fields);
+	const { document, body } = await v1Upload(
+		this,
+		itemIndex,
+		run.reads,
+		'jobs',
+		fields,
+		pageSelectionOf(this, itemIndex),
+	);
 	return async () => {
 		const json = await submitAndWait(run, itemIndex, {
 			kind: 'job',

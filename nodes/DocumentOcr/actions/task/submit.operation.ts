@@ -6,6 +6,7 @@ import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../
 import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
+import { pageSelectionOf } from '../../documents/select';
 import { taskBody } from '../../documents/upload';
 import { simplifyTask } from '../../shared/records';
 import {
@@ -91,7 +92,13 @@ export async function prepare(
 	run: Execution,
 ): Promise<SendPhase> {
 	const accepts = { accept: TASK_API_KINDS, target: 'the task API' };
-	const document = await readDocument(this, itemIndex, accepts, run.reads);
+	const document = await readDocument(
+		this,
+		itemIndex,
+		accepts,
+		run.reads,
+		pageSelectionOf(this, itemIndex),
+	);
 	const provider = this.getNodeParameter('provider', itemIndex) as string;
 	const documentType = this.getNodeParameter('documentType', itemIndex) as string;
 	const wait = waitsForCompletion(this, itemIndex);

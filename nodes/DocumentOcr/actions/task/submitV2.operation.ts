@@ -6,6 +6,7 @@ import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../
 import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
 import { readDocument } from '../../documents/read';
+import { pageSelectionOf } from '../../documents/select';
 import { taskBody } from '../../documents/upload';
 import type { Accepted } from '../../service/client';
 import { simplifyTask } from '../../shared/records';
@@ -142,7 +143,13 @@ export async function prepare(
 ): Promise<SendPhase> {
 	const path = ['api', 'v2', 'ocr'];
 	const accepts = { accept: TASK_API_KINDS, target: '/api/v2/ocr', requireFileName: true };
-	const document = await readDocument(this, itemIndex, accepts, run.reads);
+	const document = await readDocument(
+		this,
+		itemIndex,
+		accepts,
+		run.reads,
+		pageSelectionOf(this, itemIndex),
+	);
 	const requested = ocrOptions(this, itemIndex);
 	const wait = waitsForCompletion(this, itemIndex);
 	const timeoutMs = waitTimeoutMs(this, itemIndex);

@@ -54,3 +54,34 @@ test('the hint for Wait for Completion off names every operation that has the fi
 		.map((key) => key.split('.')[1]);
 	expect([...named].sort()).toEqual(waiting.sort());
 });
+
+/** The options of the Options collection shown for `resource.operation`, by name. */
+const optionsOf = (key: string) =>
+	fieldsOf(key)
+		.filter((field) => field.name === 'options' && field.type === 'collection')
+		.flatMap((field) => ((field.options ?? []) as INodeProperties[]).map((option) => option.name));
+
+/** The operations that send a document: the six the issue names (Count Pages reads one, sends nothing). */
+const SENDING = [
+	'task.submit',
+	'task.submitV2',
+	'document.markdown',
+	'document.recognize',
+	'document.extract',
+	'job.create',
+];
+
+test('Pages is an option of exactly the operations that send a document, as they bill', () => {
+	const withPages = known.filter((key) => optionsOf(key).includes('pages'));
+	expect([...withPages].sort()).toEqual([...SENDING].sort());
+	const billing = known.filter((key) => {
+		const [resource, operation] = key.split('.');
+		return resources[resource][operation].bills === true;
+	});
+	expect([...billing].sort()).toEqual([...SENDING].sort());
+	// Every operation with a document input sends it, but Count Pages.
+	const reading = known.filter((key) =>
+		fieldsOf(key).some((field) => field.name === 'documentSource'),
+	);
+	expect(reading.filter((key) => !SENDING.includes(key))).toEqual(['document.countPages']);
+});

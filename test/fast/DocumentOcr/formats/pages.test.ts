@@ -6,11 +6,7 @@
  * and TIFF directory chains in both byte orders.
  */
 import { detectKind } from '../../../../nodes/DocumentOcr/documents/check';
-import {
-	countPages,
-	countWithWork,
-	PAGE_LIMITS,
-} from '../../../../nodes/DocumentOcr/formats';
+import { countPages, countWithWork, PAGE_LIMITS } from '../../../../nodes/DocumentOcr/formats';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const emulator = require('../../../../emulator/documents.js') as {

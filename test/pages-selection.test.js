@@ -1,0 +1,328 @@
+'use strict';
+/**
+ * The Pages option (issue 37) in n8n's engine against the emulator, on every operation that sends
+ * a document and from each source (binary, Base64, URL): only the pages selected are sent, as a
+ * new file, in the document's order — the emulator bills them (it counts `/Type /Page` in what it
+ * received) and keeps their text in its ledger; the item says `pagesSent` beside `pagesCounted`
+ * (the document's total). A selection that is not one, or a document whose pages cannot be
+ * copied, fails the item before any request. The Page Budget counts the pages sent; Skip
+ * Submitted Documents tells one selection of a file from another.
+ */
+const { execFileSync } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const h = require('./helpers');
+const { pagedTiff } = require('./fixtures/pages/crafted');
+const { startFileServer } = require('./support/file-server');
+
+const emu = h.useEmulator({ perTest: true });
+
+let files;
+beforeAll(async () => {
+	files = await startFileServer();
+});
+afterAll(async () => {
+	await files?.close();
+});
+
+const PAGE_TEXTS = Array.from({ length: 7 }, (_, i) => `Page ${i + 1} of seven`);
+const SEVEN = h.documents.makePdf(PAGE_TEXTS);
+const SEPARATOR = h.documents.PAGE_SEPARATOR;
+
+/** Every operation that sends a document: its parameters (binary source) and route. */
+const SENDING = {
+	submit: ['Task → Submit', (o) => h.submit(o), 'POST /api/ocr'],
+	submitV2: [
+		'Submit (V2)',
+		(o) => h.submit({ operation: 'submitV2', format: 'markdown', ...o }),
+		'POST /api/v2/ocr',
+	],
+	markdown: ['Convert to Markdown', (o) => h.doc('markdown', o), 'POST /v1/markdown'],
+	recognize: ['Recognize', (o) => h.doc('recognize', o), 'POST /v1/ocr'],
+	extract: [
+		'Extract',
+		(o) =>
+			h.doc('extract', {
+				schema: JSON.stringify({ type: 'object', properties: { a: { type: 'string' } } }),
+				...o,
+			}),
+		'POST /v1/extract',
+	],
+	create: ['Job → Create', (o) => h.job('create', { jobFields: {}, ...o }), 'POST /v1/jobs'],
+};
+
+const posts = () =>
+	Object.values(SENDING).reduce((sum, [, , route]) => sum + h.hits(emu, route), 0);
+
+/** The parameters and items of `operation` with the document from `source`. */
+function sending(operation, source, bytes, options, name = 'seven.pdf') {
+	const params = SENDING[operation][1];
+	if (source === 'binary')
+		return { params: params({ options }), items: [h.binaryItem(bytes, name)] };
+	if (source === 'base64')
+		return {
+			params: params({
+				documentSource: 'base64',
+				base64Data: bytes.toString('base64'),
+				fileName: name,
+				options,
+			}),
+			items: [{ json: {} }],
+		};
+	const at = `/${operation}-${Math.random().toString(36).slice(2)}/${name}`;
+	files.put(at, bytes, { 'content-type': 'application/pdf' });
+	return {
+		params: params({ documentSource: 'url', documentUrl: files.url(at), options }),
+		items: [{ json: {} }],
+	};
+}
+
+/** The page texts the emulator received, by its ledger (one entry per billed document). */
+const received = () =>
+	emu
+		.ledger('acme')
+		.filter((entry) => entry.delta < 0 && entry.document !== undefined)
+		.map((entry) => entry.document.split(SEPARATOR));
+
+test('the table holds exactly the operations that bill (every operation that sends a document)', () => {
+	const { billingOperations } = require('../dist/nodes/DocumentOcr/actions/operations');
+	expect(Object.keys(SENDING).sort()).toEqual(billingOperations().sort());
+});
+
+describe.each(Object.entries(SENDING))('%s', (operation, [name]) => {
+	describe.each(['binary', 'base64', 'url'])('from %s', (source) => {
+		test(`${name}: page 1 of 7 bills 1 page; "2-3" sends pages 2 and 3 in order; "last"`, async () => {
+			for (const [pages, sent, texts] of [
+				['1', '1', [PAGE_TEXTS[0]]],
+				[' 2 - 3 ', '2-3', [PAGE_TEXTS[1], PAGE_TEXTS[2]]],
+				['last', '7', [PAGE_TEXTS[6]]],
+			]) {
+				const before = h.netCharged(emu);
+				const { params, items } = sending(operation, source, SEVEN, { pages });
+				const { output, error } = await h.run(emu, params, items);
+				expect(error).toBeUndefined();
+				expect(h.netCharged(emu) - before).toBe(texts.length);
+				expect(output[0].json).toMatchObject({ pagesCounted: 7, pagesSent: sent });
+				expect(received().at(-1)).toEqual(texts);
+			}
+		});
+
+		test(`${name}: bad syntax and pages past the last fail the item before any request`, async () => {
+			const bad = ['3-1', 'abc', '0', '8', '1,,2'];
+			for (const pages of bad) {
+				const { params, items } = sending(operation, source, SEVEN, { pages });
+				const { error } = await h.run(emu, params, items);
+				expect(error?.message).toMatch(/"Pages"/);
+				expect(error.description).toMatch(/Nothing was sent or charged/);
+			}
+			expect(posts()).toBe(0);
+		});
+	});
+});
+
+describe('the selection and the other settings', () => {
+	test('Continue on Fail: a bad selection fails its item, the others are sent', async () => {
+		const items = [h.binaryItem(SEVEN, 'a.pdf'), h.binaryItem(SEVEN, 'b.pdf')];
+		items[0].json.pages = '9';
+		items[1].json.pages = '2';
+		const { output, error } = await h.run(
+			emu,
+			h.submit({ options: { pages: '={{ $json.pages }}' } }),
+			items,
+			{ continueOnFail: true },
+		);
+		expect(error).toBeUndefined();
+		expect(output[0].json.error).toMatch(/past the document's last page \(7\)/);
+		expect(output[1].json).toMatchObject({ pagesCounted: 7, pagesSent: '2' });
+		expect(h.netCharged(emu)).toBe(1);
+	});
+
+	test('an expression that gives nothing sends every page; a selection of every page sends the document as it is', async () => {
+		for (const pages of ['={{ undefined }}', '={{ null }}', '', '   ', '1-7']) {
+			const before = h.netCharged(emu);
+			const { output, error } = await h.run(emu, h.submit({ options: { pages } }), [
+				h.binaryItem(SEVEN, 'seven.pdf'),
+			]);
+			expect(error).toBeUndefined();
+			expect(h.netCharged(emu) - before).toBe(7);
+			expect(output[0].json.pagesCounted).toBe(7);
+			if (pages === '1-7') expect(output[0].json.pagesSent).toBe('1-7');
+			else expect(output[0].json.pagesSent).toBeUndefined();
+		}
+	});
+
+	test('Simplify (node version 2) keeps pagesSent beside pagesCounted', async () => {
+		for (const params of [
+			h.submit({ options: { pages: '2-3' } }),
+			h.doc('recognize', { options: { pages: '2-3' } }),
+		]) {
+			const { output, error } = await h.run(
+				emu,
+				{ ...params, simplify: true },
+				[h.binaryItem(SEVEN, 'seven.pdf')],
+				{
+					typeVersion: 2,
+				},
+			);
+			expect(error).toBeUndefined();
+			expect(output[0].json).toMatchObject({ pagesCounted: 7, pagesSent: '2-3' });
+		}
+		expect(h.netCharged(emu)).toBe(4);
+	});
+
+	test('a value of another type is an item error naming the field', async () => {
+		const { error } = await h.run(emu, h.submit({ options: { pages: '={{ [1, 2] }}' } }), [
+			h.binaryItem(SEVEN, 'seven.pdf'),
+		]);
+		expect(error?.message).toMatch(/the "Pages" option is not text/);
+		expect(posts()).toBe(0);
+	});
+
+	test('Page Budget 1: one page of a 3-page document is admitted', async () => {
+		const three = h.documents.makePdf(['one', 'two', 'three']);
+		const { output, error } = await h.run(
+			emu,
+			h.doc('recognize', { options: { pageBudget: 1, pages: '2' } }),
+			[h.binaryItem(three, 'three.pdf')],
+		);
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ pagesCounted: 3, pagesSent: '2' });
+		expect(h.netCharged(emu)).toBe(1);
+		const whole = await h.run(emu, h.doc('recognize', { options: { pageBudget: 1 } }), [
+			h.binaryItem(three, 'three.pdf'),
+		]);
+		expect(whole.error?.message).toMatch(/Page Budget of 1 page/);
+		expect(h.netCharged(emu)).toBe(1);
+	});
+
+	test('Skip Submitted Documents: another selection of the same file is sent, the same selection is skipped', async () => {
+		const staticData = {};
+		const production = { mode: 'cli', staticData };
+		const run = async (pages) =>
+			await h.run(
+				emu,
+				h.submit({ options: { skipSubmitted: true, pages } }),
+				[h.binaryItem(SEVEN, 'seven.pdf')],
+				production,
+			);
+		const first = await run('1-2');
+		expect(first.output[0].json).toMatchObject({ pagesSent: '1-2' });
+		const other = await run('3');
+		expect(other.output[0].json).toMatchObject({ pagesSent: '3' });
+		expect(other.output[0].json.previouslySubmitted).toBeUndefined();
+		expect(h.netCharged(emu)).toBe(3);
+		const again = await run('1-2');
+		expect(again.output[0].json.previouslySubmitted).toBe(true);
+		expect(h.netCharged(emu)).toBe(3);
+	});
+
+	test('a document whose pages cannot be counted cannot be selected from; nothing is sent', async () => {
+		const broken = Buffer.from(
+			'%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< >>\n%%EOF\n',
+			'latin1',
+		);
+		const { error } = await h.run(emu, h.submit({ options: { pages: '1' } }), [
+			h.binaryItem(broken, 'broken.pdf'),
+		]);
+		expect(error?.message).toMatch(/could not be counted.*"Pages" selection cannot be made/);
+		expect(posts()).toBe(0);
+	});
+
+	const qpdf = (() => {
+		try {
+			execFileSync('qpdf', ['--version'], { stdio: 'ignore' });
+			return true;
+		} catch {
+			return false;
+		}
+	})();
+	(qpdf ? test : test.skip)(
+		'an encrypted PDF is refused clearly, nothing sent (qpdf --encrypt)',
+		async () => {
+			const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-selection-'));
+			try {
+				fs.writeFileSync(path.join(dir, 'plain.pdf'), SEVEN);
+				execFileSync('qpdf', [
+					'--encrypt',
+					'user',
+					'owner',
+					'256',
+					'--',
+					path.join(dir, 'plain.pdf'),
+					path.join(dir, 'locked.pdf'),
+				]);
+				const locked = fs.readFileSync(path.join(dir, 'locked.pdf'));
+				for (const operation of Object.keys(SENDING)) {
+					const { params, items } = sending(operation, 'binary', locked, { pages: '2' });
+					const { output, error } = await h.run(emu, params, items, { continueOnFail: true });
+					expect(error).toBeUndefined();
+					expect(output[0].json.error).toMatch(/encrypted/);
+				}
+				expect(posts()).toBe(0);
+			} finally {
+				fs.rmSync(dir, { recursive: true, force: true });
+			}
+		},
+	);
+
+	test('a URL document too large to keep: its selection is built again when sent, from a second fetch that must match', async () => {
+		// Text that does not compress: pages 2 and 3 alone are past the 64 kB kept whole.
+		const noise = (i) => randomBytes(30_000).toString('hex') + i;
+		const texts = PAGE_TEXTS.map((text, i) => `${text} ${noise(i)}`);
+		const big = h.documents.makePdf(texts);
+		expect(big.length).toBeGreaterThan(7 * 60_000);
+		const at = '/big/seven.pdf';
+		files.put(at, big, { 'content-type': 'application/pdf' });
+		const fetched = () => files.requests.filter((r) => r.url.startsWith(at)).length;
+		const { output, error } = await h.run(
+			emu,
+			h.doc('markdown', {
+				documentSource: 'url',
+				documentUrl: files.url(at),
+				options: { pages: '2-3' },
+			}),
+		);
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ pagesCounted: 7, pagesSent: '2-3' });
+		expect(received().at(-1)).toEqual([texts[1], texts[2]]);
+		// The count's fetch, the build's, and the send's (each checked against the first).
+		expect(fetched()).toBe(3);
+		expect(h.netCharged(emu)).toBe(2);
+	});
+
+	test('a TIFF: page 2 of 3 is sent as a TIFF of that page', async () => {
+		const tiff = pagedTiff(['first page', 'second page', 'third page']);
+		const { output, error } = await h.run(emu, h.submit({ options: { pages: '2' } }), [
+			h.binaryItem(tiff, 'scan.tif', 'image/tiff'),
+		]);
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ pagesCounted: 3, pagesSent: '2' });
+		expect(received().at(-1)).toEqual(['second page']);
+	});
+
+	test('an image is page 1: "1" sends it, "2" fails the item', async () => {
+		const png = h.documents.makePng('a photo');
+		const ok = await h.run(emu, h.doc('recognize', { options: { pages: '1' } }), [
+			h.binaryItem(png, 'photo.png', 'image/png'),
+		]);
+		expect(ok.error).toBeUndefined();
+		expect(ok.output[0].json).toMatchObject({ pagesCounted: 1, pagesSent: '1' });
+		const bad = await h.run(emu, h.doc('recognize', { options: { pages: '2' } }), [
+			h.binaryItem(png, 'photo.png', 'image/png'),
+		]);
+		expect(bad.error?.message).toMatch(/past the document's last page \(1\)/);
+		// An animated GIF counted as 3 pages: its frames cannot be sent apart, so "1" is refused
+		// (sending the whole file would bill more than the budget admitted).
+		const gif = fs.readFileSync(
+			path.join(__dirname, 'fixtures', 'pages', 'review', '23-animated-3frames.gif'),
+		);
+		const frames = await h.run(emu, h.submit({ options: { pages: '1' } }), [
+			h.binaryItem(gif, 'anim.gif', 'image/gif'),
+		]);
+		expect(frames.error?.message).toMatch(/1 of the 3 frames of an animated GIF/);
+		expect(posts()).toBe(1);
+	});
+});
