@@ -139,6 +139,27 @@ async function smokeCheck({
 		);
 	}
 
+	// 09: page 1 of each invoice, the other pages neither sent nor billed.
+	mark = emu.ledger('acme').length;
+	const firstPages = await execute('ocrExampleFirstP');
+	const pageOnes = nodeOutput(firstPages.run, 'First page');
+	const invoices = files('first-page', '.pdf');
+	check(
+		pageOnes.length === invoices &&
+			pageOnes.every(
+				(item) =>
+					item.json['Pages sent'] === '1' &&
+					item.json['Pages in the invoice'] === 7 &&
+					/Invoice Number/.test(item.json['Text of page 1']) &&
+					!/Terms and conditions/.test(item.json['Text of page 1']),
+			),
+		`09: ${JSON.stringify(pageOnes.map((item) => item.json))}`,
+	);
+	check(charged(mark) === invoices, `09 billed ${charged(mark)} pages for ${invoices} first pages`);
+	say(
+		`  ✔ ocrExampleFirstP: page 1 of ${invoices} invoice(s) of 7 pages read, ${charged(mark)} page(s) billed (${firstPages.seconds} s)`,
+	);
+
 	// 03 last: keeps the newest 5 finished tasks and deletes the others.
 	const finished = emu.tasks.filter((t) => ['done', 'failed'].includes(t.status)).length;
 	const { run, seconds } = await execute('ocrExampleCleanu');
@@ -153,7 +174,7 @@ async function smokeCheck({
 	// 08 (poll trigger) has no manual start for `n8n execute` and is imported inactive: an active
 	// poll is proved by test/e2e/poll-trigger.e2e.js.
 	say(
-		`smoke: 7 of 7 runnable examples green in ${Math.round((Date.now() - started) / 1000)} s after ready (08, the poll trigger, imported inactive)`,
+		`smoke: 8 of 8 runnable examples green in ${Math.round((Date.now() - started) / 1000)} s after ready (08, the poll trigger, imported inactive)`,
 	);
 }
 

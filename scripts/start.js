@@ -77,6 +77,10 @@ function seedInbox(inbox, documents) {
 		'welcome-letter.pdf': ['Welcome to Document OCR in n8n.', 'This letter has two pages.'], // 01
 		'whiteboard.pdf': ['Meeting notes: ship the OCR node on Friday'], // 01
 		'invoices/acme-0042.pdf': [documents.INVOICE_TEXT], // 02, 05
+		'first-page/acme-0043.pdf': [
+			documents.INVOICE_TEXT.replace('0042', '0043'),
+			...[2, 3, 4, 5, 6, 7].map((page) => `Terms and conditions, page ${page} of 7`),
+		], // 09: only page 1 is sent
 		'to-markdown/board-minutes.pdf': [
 			'Board Minutes\nThe board met on Monday.',
 			'Decisions: ship it.',
@@ -336,6 +340,7 @@ async function main() {
     02 invoice automation                           06 submit without waiting (→ 07 by webhook)
     03 task housekeeping (keeps the newest 5)       07 export finished tasks as DOCX (trigger,
     04 folder of PDFs to Markdown files                active; the emulator signs its deliveries)
+    09 the first page of each invoice (Pages: 1; the other six pages are not sent or billed)
   Inbox: ${inbox}
   Demo state (database, files, logs): ${state}   — reset: npm start -- --reset
 
