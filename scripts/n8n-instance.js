@@ -264,16 +264,19 @@ async function createInstance({
 				throw new Error(`running ${id} over REST: HTTP ${response.status} ${JSON.stringify(body)}`);
 			const started = Date.now();
 			for (;;) {
+				// A read that fails on the way (a kept-alive connection the server closed as it was
+				// reused: ECONNRESET, seen on a loaded machine) is read again at the next turn.
 				const read = await fetch(
 					`${instance.url}/api/v1/executions/${executionId}?includeData=true`,
 					{ headers: { 'x-n8n-api-key': instance.apiKey, accept: 'application/json' } },
-				);
-				const execution = read.status === 200 ? await read.json() : undefined;
+				).catch((error) => ({ status: 0, error }));
+				const execution =
+					read.status === 200 ? await read.json().catch(() => undefined) : undefined;
 				if (execution?.stoppedAt && !['running', 'new'].includes(execution.status))
 					return execution;
 				if (Date.now() - started > timeoutMs)
 					throw new Error(
-						`execution ${executionId} of ${id} did not finish in ${timeoutMs / 1000} s`,
+						`execution ${executionId} of ${id} did not finish in ${timeoutMs / 1000} s${read.error ? ` (the last read: ${read.error.cause?.code ?? read.error.message})` : ''}`,
 					);
 				await new Promise((resolve) => setTimeout(resolve, 250));
 			}

@@ -5,6 +5,7 @@
  * the whole execution waits out a long Retry-After, and while a read backs off after 5xx — and
  * sends nothing after the cancel. Figures printed at the end.
  */
+const diagnostics = require('node:diagnostics_channel');
 const h = require('../helpers');
 const { runNode } = require('../harness');
 const { watchLateness } = require('../support/lateness');
@@ -76,12 +77,34 @@ describe('a task that never finishes ends at the deadline with a clear error', (
 });
 
 /**
+ * When each HTTP request to the emulator was started by this process (the node runs in it: n8n's
+ * HTTP helper sends through node:http), from Node's `http.client.request.start` channel. A request
+ * started before the cancel may reach the emulator after it on a loaded machine; "nothing more"
+ * is about the requests the node starts.
+ */
+function watchRequestStarts(url) {
+	const { host } = new URL(url);
+	const starts = [];
+	const onStart = ({ request }) => {
+		if (request.getHeader('host') === host) starts.push(Date.now());
+	};
+	diagnostics.subscribe('http.client.request.start', onStart);
+	return {
+		after: (time) => starts.filter((at) => at > time).length,
+		upTo: (time) => starts.filter((at) => at <= time).length,
+		stop: () => diagnostics.unsubscribe('http.client.request.start', onStart),
+	};
+}
+
+/**
  * Starts a run, waits until `ready()`, cancels, then watches the emulator for QUIET_MS. Returns
- * the run's result, the requests after the cancel, how long the run took to end after it and
- * what "at once" allows this machine: 1 s, plus its stalls meanwhile (support/lateness.js).
+ * the run's result, the requests the node started after the cancel (and those that reached the
+ * emulator after it), how long the run took to end after it and what "at once" allows this
+ * machine: 1 s, plus its stalls meanwhile (support/lateness.js).
  */
 async function cancelWhen(parameters, items, ready, label) {
 	const late = watchLateness();
+	const starts = watchRequestStarts(emu.url);
 	const handle = runNode({ parameters, items, credentials: h.credentials(emu) });
 	const started = Date.now();
 	while (!ready()) {
@@ -96,12 +119,16 @@ async function cancelWhen(parameters, items, ready, label) {
 	const atOnce = late.allowance(1_000);
 	late.stop();
 	await sleep(QUIET_MS);
-	const after = emu.stats().requests - requestsAtCancel;
+	const after = starts.after(cancelledAt);
+	// The watch sees the node's requests: those it started before the cancel are there.
+	expect(starts.upTo(cancelledAt)).toBeGreaterThan(0);
+	starts.stop();
+	const arrived = emu.stats().requests - requestsAtCancel;
 	rows.push([
 		label,
 		`run ended ${endedAfter} ms after the cancel`,
 		`${requestsAtCancel} requests before`,
-		`${after} after (watched ${QUIET_MS / 1000} s)`,
+		`${after} started after (watched ${QUIET_MS / 1000} s; ${arrived} reached the service after it)`,
 	]);
 	return { result, after, endedAfter, atOnce };
 }
