@@ -5,7 +5,9 @@
 function pdf(objects, { root = 1 } = {}) {
 	let text = '%PDF-1.4\n';
 	const offsets = {};
-	const numbers = Object.keys(objects).map(Number).sort((a, b) => a - b);
+	const numbers = Object.keys(objects)
+		.map(Number)
+		.sort((a, b) => a - b);
 	for (const n of numbers) {
 		offsets[n] = Buffer.byteLength(text, 'latin1');
 		text += `${n} 0 obj\n${objects[n]}\nendobj\n`;
@@ -194,7 +196,15 @@ function nestedStreams(k) {
 	return Buffer.from(text, 'latin1');
 }
 
-module.exports = { pdf, content, FONT, orphanLinked, lyingLength, overlappingStripsTiff, nestedStreams };
+module.exports = {
+	pdf,
+	content,
+	FONT,
+	orphanLinked,
+	lyingLength,
+	overlappingStripsTiff,
+	nestedStreams,
+};
 
 /**
  * `pages` pages under one tree node whose /Resources is a direct dictionary of about `kb` kB
@@ -225,33 +235,52 @@ module.exports.inheritedResources = inheritedResources;
 // PDF 1.5: pages 3 and 4 in object stream 10; the xref stream lists object 3 at index 1 and
 // object 4 at index 0, while the object stream's own pairs say index 0 is object 3.
 function objectStreamSwapped() {
-  let text = '%PDF-1.5\n';
-  const off = {};
-  const put = (n, body) => { off[n] = text.length; text += `${n} 0 obj\n${body}\nendobj\n`; };
-  put(1, '<< /Type /Catalog /Pages 2 0 R >>');
-  put(2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>');
-  put(5, content('page one'));
-  put(6, content('page two'));
-  put(7, FONT);
-  const p3 = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >> /Contents 5 0 R >>';
-  const p4 = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >> /Contents 6 0 R >>';
-  const pairs = `3 0 4 ${p3.length + 1} `;
-  const data = pairs + p3 + '\n' + p4 + '\n';
-  put(10, `<< /Type /ObjStm /N 2 /First ${pairs.length} /Length ${data.length} >>\nstream\n${data}\nendstream`);
-  // xref stream, object 11, W [1 4 2]
-  const rows = [];
-  const row = (t, f2, f3) => { const r = Buffer.alloc(7); r[0] = t; r.writeUInt32BE(f2, 1); r.writeUInt16BE(f3, 5); rows.push(r); };
-  const xrefAt = text.length;
-  row(0, 0, 65535);
-  row(1, off[1], 0); row(1, off[2], 0);
-  row(2, 10, 1); // object 3: index 1 (the stream says index 1 is object 4)
-  row(2, 10, 0); // object 4: index 0
-  row(1, off[5], 0); row(1, off[6], 0); row(1, off[7], 0);
-  row(0, 0, 0); row(0, 0, 0);
-  row(1, off[10], 0); row(1, xrefAt, 0);
-  const body = Buffer.concat(rows);
-  const head = `11 0 obj\n<< /Type /XRef /Size 12 /W [1 4 2] /Root 1 0 R /Length ${body.length} >>\nstream\n`;
-  const tail = `\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`;
-  return Buffer.concat([Buffer.from(text + head, 'latin1'), body, Buffer.from(tail, 'latin1')]);
+	let text = '%PDF-1.5\n';
+	const off = {};
+	const put = (n, body) => {
+		off[n] = text.length;
+		text += `${n} 0 obj\n${body}\nendobj\n`;
+	};
+	put(1, '<< /Type /Catalog /Pages 2 0 R >>');
+	put(2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>');
+	put(5, content('page one'));
+	put(6, content('page two'));
+	put(7, FONT);
+	const p3 =
+		'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >> /Contents 5 0 R >>';
+	const p4 =
+		'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >> /Contents 6 0 R >>';
+	const pairs = `3 0 4 ${p3.length + 1} `;
+	const data = pairs + p3 + '\n' + p4 + '\n';
+	put(
+		10,
+		`<< /Type /ObjStm /N 2 /First ${pairs.length} /Length ${data.length} >>\nstream\n${data}\nendstream`,
+	);
+	// xref stream, object 11, W [1 4 2]
+	const rows = [];
+	const row = (t, f2, f3) => {
+		const r = Buffer.alloc(7);
+		r[0] = t;
+		r.writeUInt32BE(f2, 1);
+		r.writeUInt16BE(f3, 5);
+		rows.push(r);
+	};
+	const xrefAt = text.length;
+	row(0, 0, 65535);
+	row(1, off[1], 0);
+	row(1, off[2], 0);
+	row(2, 10, 1); // object 3: index 1 (the stream says index 1 is object 4)
+	row(2, 10, 0); // object 4: index 0
+	row(1, off[5], 0);
+	row(1, off[6], 0);
+	row(1, off[7], 0);
+	row(0, 0, 0);
+	row(0, 0, 0);
+	row(1, off[10], 0);
+	row(1, xrefAt, 0);
+	const body = Buffer.concat(rows);
+	const head = `11 0 obj\n<< /Type /XRef /Size 12 /W [1 4 2] /Root 1 0 R /Length ${body.length} >>\nstream\n`;
+	const tail = `\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`;
+	return Buffer.concat([Buffer.from(text + head, 'latin1'), body, Buffer.from(tail, 'latin1')]);
 }
 module.exports.objectStreamSwapped = objectStreamSwapped;

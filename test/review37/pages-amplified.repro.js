@@ -34,9 +34,12 @@ test('a TIFF of 160 kB whose page 1 has 20,000 strips each the whole file: "1" f
 	expect(tiff.length).toBeLessThan(200_000);
 	const { result, longest } = await longestStall(
 		async () =>
-			await h.run(emu, h.submit({ options: { pages: '1' } }), [
-				h.binaryItem(tiff, 'scan.tif', 'image/tiff'),
-			], { continueOnFail: true }),
+			await h.run(
+				emu,
+				h.submit({ options: { pages: '1' } }),
+				[h.binaryItem(tiff, 'scan.tif', 'image/tiff')],
+				{ continueOnFail: true },
+			),
 	);
 	// The item fails (its selection is 3.2 GB), nothing sent...
 	expect(result.output[0].json.error).toBeDefined();
@@ -52,9 +55,12 @@ test('a PDF of 1.2 MB whose page 1 names 10,000 form XObjects whose /Length each
 	expect(pdf.length).toBeLessThan(1_300_000);
 	const { result, longest } = await longestStall(
 		async () =>
-			await h.run(emu, h.doc('recognize', { options: { pages: '1' } }), [
-				h.binaryItem(pdf, 'two.pdf'),
-			], { continueOnFail: true }),
+			await h.run(
+				emu,
+				h.doc('recognize', { options: { pages: '1' } }),
+				[h.binaryItem(pdf, 'two.pdf')],
+				{ continueOnFail: true },
+			),
 	);
 	expect(result.output[0].json.error).toBeDefined();
 	expect(h.hits(emu, 'POST /v1/ocr')).toBe(0);
@@ -73,9 +79,12 @@ test('a PDF of 390 kB, 2,000 pages under one node whose direct /Resources is 200
 	}, 5);
 	let result;
 	try {
-		result = await h.run(emu, h.doc('recognize', { options: { pages: '2-' } }), [
-			h.binaryItem(pdf, 'shared.pdf'),
-		], { continueOnFail: true });
+		result = await h.run(
+			emu,
+			h.doc('recognize', { options: { pages: '2-' } }),
+			[h.binaryItem(pdf, 'shared.pdf')],
+			{ continueOnFail: true },
+		);
 	} finally {
 		clearInterval(timer);
 	}

@@ -59,7 +59,9 @@ test('URL documents waiting to be sent with "Pages: 1" hold their selection, not
 	expect(output).toHaveLength(N);
 	expect(output[0].json).toMatchObject({ pagesSent: '1', pagesCounted: 2 });
 	const held = await measuring;
-	console.log(`${N} items of ${file.length} bytes, "Pages: 1": ${(held / 1e6).toFixed(1)} MB of ArrayBuffers held at the first request`);
+	console.log(
+		`${N} items of ${file.length} bytes, "Pages: 1": ${(held / 1e6).toFixed(1)} MB of ArrayBuffers held at the first request`,
+	);
 	// The selections are about 1 kB each; the kept bytes' limit is 32 MB. Fails: ~80 MB held.
 	expect(held).toBeLessThan(32_000_000);
 });

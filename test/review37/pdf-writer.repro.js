@@ -32,24 +32,35 @@ test("a /Length that runs over page 2's objects: page 1's selection holds nothin
 });
 
 test.each([
-	['tiff', '160 kB, overlapping strips: 3.2 GB', () => build.overlappingStripsTiff({ strips: 20_000 })],
+	[
+		'tiff',
+		'160 kB, overlapping strips: 3.2 GB',
+		() => build.overlappingStripsTiff({ strips: 20_000 }),
+	],
 	['pdf', '250 kB, nested stream lengths: 178 MB', () => build.nestedStreams(2_000)],
-	['pdf', '390 kB, a direct inherited /Resources, "2-": 400 MB', () => build.inheritedResources(2000, 200)],
-])('a %s selection is never much larger than the file it is made from (%s)', async (kind, _label, make) => {
-	const bytes = make();
-	const pages = kind === 'pdf' && bytes.length < 300_000 ? [1] : kind === 'tiff' ? [1] : null;
-	const total = (await countPages(bytes, kind)).pages;
-	const selected = pages ?? Array.from({ length: total - 1 }, (_, i) => i + 2);
-	let written;
-	try {
-		written = await selectPages(bytes, kind, selected);
-	} catch {
-		return; // a refusal is a fix
-	}
-	// Fails: the selection is thousands of times the file (the node then hashes it whole, and a
-	// PDF's inherited values are copied into memory for every page).
-	expect(written.length).toBeLessThanOrEqual(2 * bytes.length);
-});
+	[
+		'pdf',
+		'390 kB, a direct inherited /Resources, "2-": 400 MB',
+		() => build.inheritedResources(2000, 200),
+	],
+])(
+	'a %s selection is never much larger than the file it is made from (%s)',
+	async (kind, _label, make) => {
+		const bytes = make();
+		const pages = kind === 'pdf' && bytes.length < 300_000 ? [1] : kind === 'tiff' ? [1] : null;
+		const total = (await countPages(bytes, kind)).pages;
+		const selected = pages ?? Array.from({ length: total - 1 }, (_, i) => i + 2);
+		let written;
+		try {
+			written = await selectPages(bytes, kind, selected);
+		} catch {
+			return; // a refusal is a fix
+		}
+		// Fails: the selection is thousands of times the file (the node then hashes it whole, and a
+		// PDF's inherited values are copied into memory for every page).
+		expect(written.length).toBeLessThanOrEqual(2 * bytes.length);
+	},
+);
 
 test('a TIFF selection past 4 GB is refused in words about the file, not a RangeError of Node', async () => {
 	const tiff = build.overlappingStripsTiff({ strips: 40_000 });
@@ -68,7 +79,7 @@ const pdfinfo = (() => {
 })();
 
 (pdfinfo ? test : test.skip)(
-	'a page whose /MediaBox is null inherits its tree node\'s (ISO 32000 7.3.7: null is absent), and so does its selection',
+	"a page whose /MediaBox is null inherits its tree node's (ISO 32000 7.3.7: null is absent), and so does its selection",
 	async () => {
 		const doc = build.pdf({
 			1: '<< /Type /Catalog /Pages 2 0 R >>',
