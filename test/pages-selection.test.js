@@ -15,7 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const h = require('./helpers');
-const { pagedTiff } = require('./fixtures/pages/crafted');
+const { pagedTiff, overlappingStripsTiff } = require('./fixtures/pages/crafted');
 const { startFileServer } = require('./support/file-server');
 
 const emu = h.useEmulator({ perTest: true });
@@ -324,5 +324,32 @@ describe('the selection and the other settings', () => {
 		]);
 		expect(frames.error?.message).toMatch(/1 of the 3 frames of an animated GIF/);
 		expect(posts()).toBe(1);
+	});
+
+	test('a TIFF of 160 kB whose page 1 has 20,000 strips each the whole file: "1" fails the item at once, the event loop running (review 37)', async () => {
+		const tiff = overlappingStripsTiff({ strips: 20_000 });
+		expect(tiff.length).toBeLessThan(200_000);
+		let last = Date.now();
+		let longest = 0;
+		const timer = setInterval(() => {
+			const now = Date.now();
+			longest = Math.max(longest, now - last);
+			last = now;
+		}, 10);
+		let result;
+		try {
+			result = await h.run(
+				emu,
+				h.submit({ options: { pages: '1' } }),
+				[h.binaryItem(tiff, 'scan.tif', 'image/tiff')],
+				{ continueOnFail: true },
+			);
+		} finally {
+			clearInterval(timer);
+		}
+		// Its selection would be 3.2 GB: refused for its overlapping strips, nothing hashed or sent.
+		expect(result.output[0].json.error).toMatch(/strips 1 and 2 share bytes of the file/);
+		expect(posts()).toBe(0);
+		expect(Math.max(longest, Date.now() - last)).toBeLessThan(1000);
 	});
 });
