@@ -17,6 +17,7 @@ const path = require('node:path');
 const h = require('./helpers');
 const { pagedTiff, overlappingStripsTiff } = require('./fixtures/pages/crafted');
 const { startFileServer } = require('./support/file-server');
+const { collector } = require('./support/gc');
 
 const emu = h.useEmulator({ perTest: true });
 
@@ -352,4 +353,47 @@ describe('the selection and the other settings', () => {
 		expect(posts()).toBe(0);
 		expect(Math.max(longest, Date.now() - last)).toBeLessThan(1000);
 	});
+});
+
+test('URL documents waiting to be sent with "Pages: 1" hold their selection, not their whole file (review 37)', async () => {
+	// Page 1 tiny, page 2 2 MB of text that does not compress.
+	const noise = randomBytes(1_000_000).toString('hex');
+	const file = h.documents.makePdf(['page one', noise]);
+	expect(file.length).toBeGreaterThan(2_000_000);
+	files.put('/two-mb.pdf', file, { 'content-type': 'application/pdf' });
+	const gc = collector();
+	const N = 40;
+	gc();
+	await new Promise((resolve) => setTimeout(resolve, 200));
+	gc();
+	const before = process.memoryUsage().arrayBuffers;
+	emu.fault({ method: 'POST', path: '/v1/markdown', kind: 'latency', ms: 1_500, times: 1 });
+	let measuring;
+	const timer = setInterval(() => {
+		if (measuring !== undefined || h.hits(emu, 'POST /v1/markdown') === 0) return;
+		measuring = (async () => {
+			gc();
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			gc();
+			return process.memoryUsage().arrayBuffers - before;
+		})();
+	}, 5);
+	const params = h.doc('markdown', {
+		documentSource: 'url',
+		documentUrl: `=${files.url('/two-mb.pdf')}?n={{ $itemIndex }}`,
+		options: { pages: '1', concurrency: 1 },
+	});
+	const { output, error } = await h.run(
+		emu,
+		params,
+		Array.from({ length: N }, () => ({ json: {} })),
+	);
+	clearInterval(timer);
+	expect(error).toBeUndefined();
+	expect(output).toHaveLength(N);
+	expect(output[0].json).toMatchObject({ pagesSent: '1', pagesCounted: 2 });
+	const held = await measuring;
+	// The selections are about 1 kB each, copied out of their files; the kept bytes' limit is
+	// 32 MB (80 MB were held when the selections were views of their files).
+	expect(held).toBeLessThan(32_000_000);
 });
