@@ -15,7 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const h = require('./helpers');
-const { pagedTiff, overlappingStripsTiff } = require('./fixtures/pages/crafted');
+const { pagedTiff, overlappingStripsTiff, nestedStreams } = require('./fixtures/pages/crafted');
 const { startFileServer } = require('./support/file-server');
 const { collector } = require('./support/gc');
 
@@ -396,4 +396,32 @@ test('URL documents waiting to be sent with "Pages: 1" hold their selection, not
 	// The selections are about 1 kB each, copied out of their files; the kept bytes' limit is
 	// 32 MB (80 MB were held when the selections were views of their files).
 	expect(held).toBeLessThan(32_000_000);
+});
+
+test('a PDF of 1.2 MB whose page 1 names 10,000 form XObjects whose /Length each run to the end: "1" fails the item without stopping the event loop (review 37)', async () => {
+	const pdf = nestedStreams(10_000);
+	expect(pdf.length).toBeLessThan(1_300_000);
+	let last = Date.now();
+	let longest = 0;
+	const timer = setInterval(() => {
+		const now = Date.now();
+		longest = Math.max(longest, now - last);
+		last = now;
+	}, 10);
+	let result;
+	try {
+		result = await h.run(
+			emu,
+			h.doc('recognize', { options: { pages: '1' } }),
+			[h.binaryItem(pdf, 'two.pdf')],
+			{ continueOnFail: true },
+		);
+	} finally {
+		clearInterval(timer);
+	}
+	// Its selection would be 4.5 GB: refused (past the 10 MB limit at the latest) before it is
+	// hashed, nothing sent.
+	expect(result.output[0].json.error).toBeDefined();
+	expect(h.hits(emu, 'POST /v1/ocr')).toBe(0);
+	expect(Math.max(longest, Date.now() - last)).toBeLessThan(1000);
 });
