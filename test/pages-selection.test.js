@@ -15,8 +15,9 @@ const os = require('node:os');
 const path = require('node:path');
 
 const h = require('./helpers');
-const { pagedTiff } = require('./fixtures/pages/crafted');
+const { pagedTiff, overlappingStripsTiff, nestedStreams } = require('./fixtures/pages/crafted');
 const { startFileServer } = require('./support/file-server');
+const { collector } = require('./support/gc');
 
 const emu = h.useEmulator({ perTest: true });
 
@@ -325,4 +326,102 @@ describe('the selection and the other settings', () => {
 		expect(frames.error?.message).toMatch(/1 of the 3 frames of an animated GIF/);
 		expect(posts()).toBe(1);
 	});
+
+	test('a TIFF of 160 kB whose page 1 has 20,000 strips each the whole file: "1" fails the item at once, the event loop running (review 37)', async () => {
+		const tiff = overlappingStripsTiff({ strips: 20_000 });
+		expect(tiff.length).toBeLessThan(200_000);
+		let last = Date.now();
+		let longest = 0;
+		const timer = setInterval(() => {
+			const now = Date.now();
+			longest = Math.max(longest, now - last);
+			last = now;
+		}, 10);
+		let result;
+		try {
+			result = await h.run(
+				emu,
+				h.submit({ options: { pages: '1' } }),
+				[h.binaryItem(tiff, 'scan.tif', 'image/tiff')],
+				{ continueOnFail: true },
+			);
+		} finally {
+			clearInterval(timer);
+		}
+		// Its selection would be 3.2 GB: refused for its overlapping strips, nothing hashed or sent.
+		expect(result.output[0].json.error).toMatch(/strips 1 and 2 share bytes of the file/);
+		expect(posts()).toBe(0);
+		expect(Math.max(longest, Date.now() - last)).toBeLessThan(1000);
+	});
+});
+
+test('URL documents waiting to be sent with "Pages: 1" hold their selection, not their whole file (review 37)', async () => {
+	// Page 1 tiny, page 2 2 MB of text that does not compress.
+	const noise = randomBytes(1_000_000).toString('hex');
+	const file = h.documents.makePdf(['page one', noise]);
+	expect(file.length).toBeGreaterThan(2_000_000);
+	files.put('/two-mb.pdf', file, { 'content-type': 'application/pdf' });
+	const gc = collector();
+	const N = 40;
+	gc();
+	await new Promise((resolve) => setTimeout(resolve, 200));
+	gc();
+	const before = process.memoryUsage().arrayBuffers;
+	emu.fault({ method: 'POST', path: '/v1/markdown', kind: 'latency', ms: 1_500, times: 1 });
+	let measuring;
+	const timer = setInterval(() => {
+		if (measuring !== undefined || h.hits(emu, 'POST /v1/markdown') === 0) return;
+		measuring = (async () => {
+			gc();
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			gc();
+			return process.memoryUsage().arrayBuffers - before;
+		})();
+	}, 5);
+	const params = h.doc('markdown', {
+		documentSource: 'url',
+		documentUrl: `=${files.url('/two-mb.pdf')}?n={{ $itemIndex }}`,
+		options: { pages: '1', concurrency: 1 },
+	});
+	const { output, error } = await h.run(
+		emu,
+		params,
+		Array.from({ length: N }, () => ({ json: {} })),
+	);
+	clearInterval(timer);
+	expect(error).toBeUndefined();
+	expect(output).toHaveLength(N);
+	expect(output[0].json).toMatchObject({ pagesSent: '1', pagesCounted: 2 });
+	const held = await measuring;
+	// The selections are about 1 kB each, copied out of their files; the kept bytes' limit is
+	// 32 MB (80 MB were held when the selections were views of their files).
+	expect(held).toBeLessThan(32_000_000);
+});
+
+test('a PDF of 1.2 MB whose page 1 names 10,000 form XObjects whose /Length each run to the end: "1" fails the item without stopping the event loop (review 37)', async () => {
+	const pdf = nestedStreams(10_000);
+	expect(pdf.length).toBeLessThan(1_300_000);
+	let last = Date.now();
+	let longest = 0;
+	const timer = setInterval(() => {
+		const now = Date.now();
+		longest = Math.max(longest, now - last);
+		last = now;
+	}, 10);
+	let result;
+	try {
+		result = await h.run(
+			emu,
+			h.doc('recognize', { options: { pages: '1' } }),
+			[h.binaryItem(pdf, 'two.pdf')],
+			{ continueOnFail: true },
+		);
+	} finally {
+		clearInterval(timer);
+	}
+	// Its selection would be 4.5 GB: refused (past the 10 MB limit at the latest) before it is
+	// hashed, nothing sent.
+	expect(result.output[0].json.error).toBeDefined();
+	expect(h.hits(emu, 'POST /v1/ocr')).toBe(0);
+	expect(Math.max(longest, Date.now() - last)).toBeLessThan(1000);
 });

@@ -107,3 +107,27 @@ test('version 2 Recognize: the text alone, without the block list', async () => 
 	);
 	expect(Array.isArray(raw.output[0].json.blocks)).toBe(true);
 });
+
+test('version 2 Submit (V2), "Pages: 1-2" of a 3-page TIFF: the bill (creditsUsed) is kept beside pagesSent', async () => {
+	// The count of a TIFF selection carries a note and an assumption: with pagesSent too, the
+	// task has more than ten fields, and what the task cost must not be the one pushed out.
+	const { pagedTiff } = require('./fixtures/pages/crafted');
+	const tiff = pagedTiff(['first page', 'second page', 'third page']);
+	const params = h.submit({ operation: 'submitV2', format: 'markdown', options: { pages: '1-2' } });
+	const whole = await h.run(
+		emu,
+		{ ...params, simplify: false },
+		[h.binaryItem(tiff, 'scan.tif', 'image/tiff')],
+		v2,
+	);
+	expect(whole.output[0].json).toMatchObject({ pagesSent: '1-2', creditsUsed: 1 });
+	const simple = await h.run(
+		emu,
+		{ ...params, simplify: true },
+		[h.binaryItem(tiff, 'scan.tif', 'image/tiff')],
+		v2,
+	);
+	const json = simple.output[0].json;
+	expect(Object.keys(json).length).toBeLessThanOrEqual(10);
+	expect(json).toMatchObject({ pagesSent: '1-2', creditsUsed: 1 });
+});

@@ -458,10 +458,12 @@ export async function readDocument(
 /**
  * The selection of `pages` from a read document, built in a whole-read turn from the whole file:
  * the bytes read already, else read again (a stored binary from n8n's binary store; a URL fetched
- * again, which must still be the same file). The original is let go. The selection's chunks are
- * kept until sent (and handed out again for a retried send) where the original was in memory or,
- * as for the original (KEEP_BYTES, the kept bytes), where they have room; otherwise the selection
- * is built again from its source when sent, and must come out the same (its SHA-256).
+ * again, which must still be the same file). The original is let go. The selection is kept until
+ * sent (and handed out again for a retried send) where the original was in memory or, as for the
+ * original (KEEP_BYTES, the kept bytes), where they have room — copied into one buffer of its own
+ * first, since the writers' chunks are views of the original's bytes (else a 1 kB selection kept
+ * would hold its whole 2 MB file, uncounted); otherwise the selection is built again from its
+ * source when sent, and must come out the same (its SHA-256).
  */
 async function selectionOf(
 	ctx: IExecuteFunctions,
@@ -496,7 +498,7 @@ async function selectionOf(
 	let reopen: () => AsyncIterable<Buffer>;
 	if (keeps(size)) {
 		reads.kept.take(size);
-		const { chunks } = built;
+		const chunks = [Buffer.concat(built.chunks, size)];
 		// Handed out for every send (a retry too); the chunks go with the item once it is sent.
 		reopen = async function* () {
 			yield* chunks;

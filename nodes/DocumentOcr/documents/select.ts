@@ -5,6 +5,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { PageCount } from '../formats';
 import { FormatError, parsePageSelection, SELECTION_SYNTAX, selectPages } from '../formats';
 import type { DocumentKind } from './check';
+import { formatBytes, MAX_BODY_BYTES } from './check';
 
 export { SELECTION_SYNTAX };
 
@@ -149,20 +150,46 @@ export async function buildSelection(
 		);
 	}
 	const { chunks, length } = written;
+	// A request carries the file at least whole: a selection past the limit is refused now, before
+	// its bytes are hashed (a crafted file's selection can be many times the file).
+	if (length > MAX_BODY_BYTES)
+		throw selectionError(
+			ctx,
+			itemIndex,
+			`the pages selected by "Pages" make a document of ${formatBytes(length)}, over the service's ${formatBytes(MAX_BODY_BYTES)} limit`,
+			'Select fewer pages, or split the document into smaller documents.',
+		);
 	const assumed = count.pages !== null && pages.length > 1 ? count.assumed : undefined;
 	return {
 		chunks,
 		size: length,
-		digest: digestOfChunks(chunks),
+		digest: await digestOfChunks(chunks),
 		pageCount: assumed ? { pages: pages.length, assumed } : { pages: pages.length },
 		sent: { pagesSent: rangesOf(pages), pagesCounted: count.pages! },
 	};
 }
 
-/** The SHA-256 (hex) of bytes written as chunks, as scan.ts's digestOf gives it for one buffer. */
-function digestOfChunks(chunks: Buffer[]): string {
+/** Bytes hashed between two pauses of a digest (a few ms of SHA-256). */
+const HASH_SLICE = 1_048_576;
+
+/**
+ * The SHA-256 (hex) of bytes written as chunks, as scan.ts's digestOf gives it for one buffer,
+ * letting the event loop run after each HASH_SLICE bytes.
+ */
+async function digestOfChunks(chunks: Buffer[]): Promise<string> {
 	const hash = createHash('sha256');
-	for (const chunk of chunks) hash.update(chunk);
+	let since = 0;
+	for (const chunk of chunks) {
+		for (let at = 0; at < chunk.length; at += HASH_SLICE) {
+			const slice = chunk.subarray(at, at + HASH_SLICE);
+			hash.update(slice);
+			since += slice.length;
+			if (since >= HASH_SLICE) {
+				since = 0;
+				await PAUSE();
+			}
+		}
+	}
 	return hash.digest('hex');
 }
 

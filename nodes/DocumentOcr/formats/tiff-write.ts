@@ -10,6 +10,12 @@
  * does not define (its size is unknown). An old-style JPEG page (Compression 6), whose data
  * 513/514 point to, is refused. A page's size does not depend on where it stands, so a split
  * sizes its parts page by page. The image data are not copied: the chunks are the input's.
+ *
+ * A copy never makes more of the file than there is (review 37: a page of 160 kB naming 20,000
+ * strips that each cover the whole file selected to 3.2 GB): a page whose strips or tiles overlap,
+ * or whose values out of line come to more than the file, is refused, and so is a selection whose
+ * image data together come to more than the file (pages sharing data) or whose new file would be
+ * more than a few times the file's size, or past 4 GB (a classic TIFF's offsets are 32-bit).
  */
 import { FormatError, Unknown, Work } from './limits';
 import type { WriteOptions, Written, WrittenPart } from './pdf-write';
@@ -45,6 +51,35 @@ interface Page {
 	head: number;
 	/** ...and with its data (each piece even). */
 	size: number;
+	/** The bytes of its data as in the file (no padding). */
+	dataBytes: number;
+}
+
+/**
+ * What a selection or a part may come to: its data no more than the file's bytes (the data of two
+ * pages are not the same bytes), and the whole new file no more than GROWTH times the file and
+ * 64 kB (offsets written anew as LONGs, padding, directories) and within 4 GB.
+ */
+const GROWTH = 4;
+const MAX_TIFF = 0xffff_ffff;
+
+class Tally {
+	private data = 0;
+	private size = HEADER;
+	constructor(private readonly fileBytes: number) {}
+
+	add(page: Page, number: number): void {
+		this.data += page.dataBytes;
+		this.size += page.size;
+		if (this.data > this.fileBytes)
+			throw new FormatError(
+				`the TIFF's pages up to page ${number} name ${this.data} bytes of image data, more than the file's ${this.fileBytes} bytes: pages share their strips or tiles, and a copy would multiply them; nothing is written`,
+			);
+		if (this.size > GROWTH * this.fileBytes + 65_536 || this.size > MAX_TIFF)
+			throw new FormatError(
+				`the TIFF's pages up to page ${number} would make a TIFF of ${this.size} bytes, far more than the file's ${this.fileBytes} bytes (values or data offsets shared between pages); nothing is written`,
+			);
+	}
 }
 
 /** A TIFF opened for copying. */
@@ -66,13 +101,16 @@ export async function selectTiffPages(
 	if (pages.length === 0) throw new FormatError('no page is selected');
 	let before = 0;
 	const chosen: Page[] = [];
+	const tally = new Tally(bytes.length);
 	for (const page of pages) {
 		if (source.work.due()) await source.work.pause();
 		if (!Number.isInteger(page) || page < 1 || page > total)
 			throw new FormatError(`page ${page} is not a page of the TIFF (1 to ${total})`);
 		if (page <= before) throw new FormatError('the pages are not in document order, each once');
 		before = page;
-		chosen.push(readPage(source, page - 1));
+		const read = readPage(source, page - 1);
+		tally.add(read, page);
+		chosen.push(read);
 	}
 	const written = await writeTiff(source, chosen, pages[0]);
 	options.measured?.(source.work.done);
@@ -93,9 +131,11 @@ export async function splitTiff(
 	let part: Page[] = [];
 	let first = 1;
 	let size = HEADER;
+	const tally = new Tally(bytes.length);
 	for (let index = 0; index < source.offsets.length; index++) {
 		if (source.work.due()) await source.work.pause();
 		const page = readPage(source, index);
+		tally.add(page, index + 1);
 		if (!fits(HEADER + page.size))
 			throw new FormatError(
 				`page ${index + 1} alone makes a TIFF of ${HEADER + page.size} bytes, more than the limit allows, so the file cannot be split to fit`,
@@ -186,6 +226,10 @@ function readPage(source: Source, index: number): Page {
 		}
 		entries.push(kept);
 	}
+	if (values > bytes.length)
+		throw refuse(
+			`its values out of line come to ${values} bytes, more than the file's ${bytes.length} (they overlap)`,
+		);
 	if (!data || !bytesEntry)
 		throw refuse('it has no image data (strips or tiles with their lengths)');
 	const type = u16(bytesEntry.at + 2);
@@ -194,16 +238,57 @@ function readPage(source: Source, index: number): Page {
 		throw refuse(`it has ${data.length} data offsets and ${lengths.length} lengths`);
 	const pairs: number[] = [];
 	let dataSize = 0;
+	let dataBytes = 0;
 	work.charge(data.length);
 	for (let i = 0; i < data.length; i++) {
 		if (data[i] + lengths[i] > bytes.length)
 			throw refuse(`its image data ${i} is past the end of the file`);
 		pairs.push(data[i], lengths[i]);
 		dataSize += lengths[i] + (lengths[i] & 1);
+		dataBytes += lengths[i];
 	}
+	const overlap = overlapping(pairs, work);
+	if (overlap)
+		throw refuse(
+			`its ${offsetsTag === TILE_OFFSETS ? 'tiles' : 'strips'} ${overlap[0] + 1} and ${overlap[1] + 1} share bytes of the file, which image data do not; a copy would multiply them`,
+		);
 	const offsetsArray = data.length > 1 ? 4 * data.length : 0;
 	const head = 2 + 12 * entries.length + 4 + values + offsetsArray;
-	return { entries, offsetsTag, data: pairs, head, size: head + dataSize };
+	return { entries, offsetsTag, data: pairs, head, size: head + dataSize, dataBytes };
+}
+
+/**
+ * Two pieces of `pairs` ([offset, length], ...) that share bytes, by their index, or undefined
+ * when none do (empty pieces share nothing). Pieces in file order are seen in one pass; others
+ * are sorted by offset first.
+ */
+function overlapping(pairs: number[], work: Work): [number, number] | undefined {
+	const n = pairs.length / 2;
+	let end = 0;
+	let ordered = true;
+	work.charge(n);
+	for (let i = 0; i < n; i++) {
+		const [from, length] = [pairs[2 * i], pairs[2 * i + 1]];
+		if (length === 0) continue;
+		if (from < end) {
+			ordered = false;
+			break;
+		}
+		end = from + length;
+	}
+	if (ordered) return undefined;
+	const order: number[] = [];
+	for (let i = 0; i < n; i++) if (pairs[2 * i + 1] > 0) order.push(i);
+	end = 0;
+	let last = -1;
+	work.charge(order.length * Math.ceil(Math.log2(order.length + 1)));
+	order.sort((a, b) => pairs[2 * a] - pairs[2 * b]);
+	for (const i of order) {
+		if (pairs[2 * i] < end) return [Math.min(last, i), Math.max(last, i)];
+		const reach = pairs[2 * i] + pairs[2 * i + 1];
+		if (reach > end) [end, last] = [reach, i];
+	}
+	return undefined;
 }
 
 /** The numbers of a SHORT or LONG entry, inline or out of line. */
@@ -239,6 +324,10 @@ async function writeTiff(source: Source, pages: Page[], first: number): Promise<
 	let at = HEADER;
 	for (const [p, page] of pages.entries()) {
 		if (work.due()) await work.pause();
+		if (at + page.size > MAX_TIFF)
+			throw new FormatError(
+				`the new TIFF would pass 4 GB at page ${first + p}, more than a classic TIFF's offsets reach; nothing is written`,
+			);
 		const directory = 2 + 12 * page.entries.length + 4;
 		const many = page.data.length > 2;
 		const head = Buffer.alloc(page.head);

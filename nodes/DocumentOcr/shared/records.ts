@@ -148,11 +148,13 @@ export function pagesBilled(body: IDataObject): number | undefined {
 /**
  * The fields a simplified task keeps, in this order: what a workflow or an AI agent acts on. Every
  * field the spec shows for a task, the word positions the sync provider is chosen for, the pages
- * (`pagesCounted` before sending, `pagesSent` with the Pages option, `pagesBilled` when the service says, `pageCountNote` when they
- * differ, `pageCountAssumption` when the count rests on one) and the bill Submit (V2) reports (`pages`, `creditsUsed`, `estimatedSeconds`) are among
- * them. A task carries at most ten of them — `words` only when done, `error` only when failed,
- * the note only on a difference — and should an answer carry more, the first ten are kept (n8n's
- * UX guidelines ask for at most ten fields).
+ * (`pagesCounted` before sending, `pagesSent` with the Pages option, `pagesBilled` when the service says), the bill Submit (V2)
+ * reports (`pages`, `creditsUsed`, `estimatedSeconds`) and the explanations (`pageCountNote` when
+ * the counts differ, `pageCountAssumption` when the count rests on one) are among them. A task
+ * carries at most ten of them — `words` only when done, `error` only when failed, the note only on
+ * a difference — and should an answer carry more, the first ten are kept (n8n's UX guidelines ask
+ * for at most ten fields): the bill comes before the explanations so that what the task cost is
+ * never the field pushed out.
  */
 const SIMPLE_TASK_FIELDS = [
 	'taskId',
@@ -164,11 +166,11 @@ const SIMPLE_TASK_FIELDS = [
 	'pagesCounted',
 	'pagesSent',
 	'pagesBilled',
-	'pageCountNote',
-	'pageCountAssumption',
 	'pages',
 	'creditsUsed',
 	'estimatedSeconds',
+	'pageCountNote',
+	'pageCountAssumption',
 	'provider',
 	'completedAt',
 	'error',

@@ -3,15 +3,23 @@
  * item error naming the field, the refusals of a selection against the pages counted, and
  * pagesSent as ranges.
  */
+import { createHash, randomBytes } from 'node:crypto';
+
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	allPages,
+	buildSelection,
 	pageSelectionOf,
 	rangesOf,
 	selectedPages,
 } from '../../../../nodes/DocumentOcr/documents/select';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { makePdf } = require('../../../../emulator/documents.js') as {
+	makePdf(texts: string[]): Buffer;
+};
 
 /** A context whose Pages option gives `value`. */
 const given = (value: unknown) =>
@@ -90,4 +98,35 @@ test('pagesSent: the pages as ranges', () => {
 	expect(rangesOf([4])).toBe('4');
 	expect(allPages(1)).toBe('1');
 	expect(allPages(7)).toBe('1-7');
+});
+
+describe('a selection built (review 37)', () => {
+	const ctx = given('');
+
+	test('its SHA-256 is that of the new file', async () => {
+		const pdf = makePdf(['one', 'two']);
+		const built = await buildSelection(ctx, 0, {
+			whole: pdf,
+			kind: 'pdf',
+			pages: [2],
+			count: { pages: 2 },
+		});
+		const bytes = Buffer.concat(built.chunks, built.size);
+		expect(built.digest).toBe(createHash('sha256').update(bytes).digest('hex'));
+	});
+
+	test('past the 10 MB limit is an item error before it is hashed', async () => {
+		const pdf = makePdf([randomBytes(5_100_000).toString('hex'), 'two']);
+		let error: unknown;
+		try {
+			await buildSelection(ctx, 3, { whole: pdf, kind: 'pdf', pages: [1], count: { pages: 2 } });
+		} catch (e) {
+			error = e;
+		}
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect((error as NodeOperationError).message).toMatch(
+			/^Item 3: the pages selected by "Pages" make a document of [\d.]+ MB, over the service's 10.00 MB limit/,
+		);
+		expect((error as NodeOperationError).description).toMatch(/Nothing was sent or charged/);
+	});
 });

@@ -12,11 +12,12 @@ import type { Written } from '../../../../nodes/DocumentOcr/formats/pdf-write';
 import { selectTiffPages, splitTiff } from '../../../../nodes/DocumentOcr/formats/tiff-write';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { pagedTiff } = require('../../../fixtures/pages/crafted.js') as {
+const { pagedTiff, overlappingStripsTiff } = require('../../../fixtures/pages/crafted.js') as {
 	pagedTiff(
 		texts: string[],
 		options?: { be?: boolean; strips?: number; pointers?: boolean },
 	): Buffer;
+	overlappingStripsTiff(options?: { pages?: number; heavy?: number; strips?: number }): Buffer;
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { loadCorpus } = require('../../../fixtures/pages/load.js') as {
@@ -181,6 +182,81 @@ describe('what cannot be copied is refused', () => {
 	test('a page that does not fit alone is named', async () => {
 		await expect(splitTiff(tiff, (size) => size <= 50)).rejects.toThrow(
 			/^page 1 alone makes a TIFF of \d+ bytes/,
+		);
+	});
+});
+
+describe('a copy never makes more of the file than there is (review 37)', () => {
+	/** The offset of entry `tag` in directory `page` (0-based) of a little-endian TIFF. */
+	const entry = (bytes: Buffer, page: number, tag: number): number => {
+		let at = bytes.readUInt32LE(4);
+		for (let p = 0; p < page; p++) at = bytes.readUInt32LE(at + 2 + 12 * bytes.readUInt16LE(at));
+		for (let i = 0; i < bytes.readUInt16LE(at); i++)
+			if (bytes.readUInt16LE(at + 2 + 12 * i) === tag) return at + 2 + 12 * i;
+		throw new Error(`no tag ${tag}`);
+	};
+
+	test('a page of 160 kB whose 20,000 strips each cover the whole file (3.2 GB selected) is refused', async () => {
+		const tiff = overlappingStripsTiff({ strips: 20_000 });
+		expect(tiff.length).toBeLessThan(200_000);
+		await expect(selectTiffPages(tiff, [1])).rejects.toThrow(
+			/page 1 of the TIFF cannot be copied: its strips 1 and 2 share bytes of the file/,
+		);
+		await expect(splitTiff(tiff, () => true)).rejects.toThrow(/strips 1 and 2 share bytes/);
+		// The other page is copied.
+		expect((await selectTiffPages(tiff, [2])).length).toBeLessThan(tiff.length);
+	});
+
+	test('a selection past 4 GB is refused in words about the file, not a RangeError of Node', async () => {
+		const tiff = overlappingStripsTiff({ strips: 40_000 });
+		const refusal = await selectTiffPages(tiff, [1]).catch((error: Error) => error);
+		expect(refusal).toBeInstanceOf(FormatError);
+		expect((refusal as Error).message).toMatch(/TIFF/);
+	});
+
+	test('strips out of file order but apart are copied; pages whose data together pass the file are refused', async () => {
+		const tiff = pagedTiff(TEXTS.slice(0, 2), { strips: 2 });
+		const reversed = Buffer.from(tiff);
+		for (const tag of [273, 279]) {
+			// Two values, SHORT inline or LONG out of line: swapped.
+			const at = entry(reversed, 0, tag);
+			const short = reversed.readUInt16LE(at + 2) === 3;
+			const size = short ? 2 : 4;
+			const values = short ? at + 8 : reversed.readUInt32LE(at + 8);
+			const a = Buffer.from(reversed.subarray(values, values + size));
+			reversed.copy(reversed, values, values + size, values + 2 * size);
+			a.copy(reversed, values + size);
+		}
+		const written = await selectTiffPages(reversed, [1]);
+		expect(written.length).toBeLessThan(reversed.length);
+		// Each page's one strip the whole file: each page alone holds no more than the file, the
+		// two together twice the file.
+		const shared = Buffer.from(pagedTiff(TEXTS.slice(0, 2), { strips: 1 }));
+		for (const page of [0, 1])
+			for (const [tag, value] of [
+				[273, 0],
+				[279, shared.length],
+			]) {
+				const at = entry(shared, page, tag);
+				shared.writeUInt16LE(4, at + 2);
+				shared.writeUInt32LE(value, at + 8);
+			}
+		await selectTiffPages(shared, [2]);
+		await expect(selectTiffPages(shared, [1, 2])).rejects.toThrow(
+			/pages up to page 2 name \d+ bytes of image data, more than the file's/,
+		);
+	});
+
+	test('a page whose values out of line come to more than the file is refused', async () => {
+		const tiff = Buffer.from(pagedTiff(TEXTS.slice(0, 2)));
+		for (const tag of [256, 257]) {
+			const at = entry(tiff, 0, tag);
+			tiff.writeUInt16LE(1, at + 2);
+			tiff.writeUInt32LE(tiff.length, at + 4);
+			tiff.writeUInt32LE(0, at + 8);
+		}
+		await expect(selectTiffPages(tiff, [1])).rejects.toThrow(
+			/page 1 of the TIFF cannot be copied: its values out of line come to \d+ bytes, more than the file's/,
 		);
 	});
 });

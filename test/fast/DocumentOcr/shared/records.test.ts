@@ -193,16 +193,19 @@ describe('Simplify', () => {
 			'filename',
 			'pagesCounted',
 			'pagesBilled',
-			'pageCountNote',
 			'pages',
 			'creditsUsed',
 			'estimatedSeconds',
+			'pageCountNote',
 			'provider',
 			'completedAt',
 			'error',
 		];
 		const simple = simplifyTask(Object.fromEntries(keys.map((key) => [key, key])));
 		expect(Object.keys(simple)).toEqual(keys.slice(0, 10));
+		// The bill comes before the count's explanations: they are the ones pushed out.
+		expect(simple).toHaveProperty('creditsUsed');
+		expect(simple).not.toHaveProperty('pageCountNote');
 	});
 
 	test('a recognition answer without `text`: the text of its blocks, line by line', () => {

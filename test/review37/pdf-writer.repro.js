@@ -1,0 +1,134 @@
+'use strict';
+/**
+ * Review 37, the format room's writers (dist/ after `npm run build`): what a selection holds.
+ */
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const { selectPages, countPages } = require('../../dist/nodes/DocumentOcr/formats');
+const emulator = require('../../emulator/documents');
+const build = require('./build');
+
+const joined = (written) => Buffer.concat(written.chunks, written.length);
+
+test('a page no longer in the tree that a link of the selected page names is not copied (nothing of it is sent)', async () => {
+	const doc = build.orphanLinked();
+	expect(await countPages(doc, 'pdf')).toEqual({ pages: 2 });
+	const out = joined(await selectPages(doc, 'pdf', [1]));
+	// Fails: object 9 (a /Type /Page with its content) is copied: the service counts 2 pages.
+	expect(out.includes('deleted page secret')).toBe(false);
+	expect(emulator.countPages(out)).toBe(1);
+});
+
+test("a /Length that runs over page 2's objects: page 1's selection holds nothing of page 2", async () => {
+	const doc = build.lyingLength();
+	expect(await countPages(doc, 'pdf')).toEqual({ pages: 2 });
+	const out = joined(await selectPages(doc, 'pdf', [1]));
+	// Fails: page 2's dictionary and its content ("page two") travel inside page 1's stream.
+	expect(out.includes('page two')).toBe(false);
+	expect(emulator.countPages(out)).toBe(1);
+});
+
+test.each([
+	['pdf', '250 kB, nested stream lengths: 178 MB', () => build.nestedStreams(2_000)],
+	[
+		'pdf',
+		'390 kB, a direct inherited /Resources, "2-": 400 MB',
+		() => build.inheritedResources(2000, 200),
+	],
+])(
+	'a %s selection is never much larger than the file it is made from (%s)',
+	async (kind, _label, make) => {
+		const bytes = make();
+		const pages = kind === 'pdf' && bytes.length < 300_000 ? [1] : kind === 'tiff' ? [1] : null;
+		const total = (await countPages(bytes, kind)).pages;
+		const selected = pages ?? Array.from({ length: total - 1 }, (_, i) => i + 2);
+		let written;
+		try {
+			written = await selectPages(bytes, kind, selected);
+		} catch {
+			return; // a refusal is a fix
+		}
+		// Fails: the selection is thousands of times the file (the node then hashes it whole, and a
+		// PDF's inherited values are copied into memory for every page).
+		expect(written.length).toBeLessThanOrEqual(2 * bytes.length);
+	},
+);
+
+const pdfinfo = (() => {
+	try {
+		execFileSync('pdfinfo', ['-v'], { stdio: 'ignore' });
+		return true;
+	} catch {
+		return false;
+	}
+})();
+
+(pdfinfo ? test : test.skip)(
+	"a page whose /MediaBox is null inherits its tree node's (ISO 32000 7.3.7: null is absent), and so does its selection",
+	async () => {
+		const doc = build.pdf({
+			1: '<< /Type /Catalog /Pages 2 0 R >>',
+			2: '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 /MediaBox [0 0 200 300] /Resources << /Font << /F1 7 0 R >> >> >>',
+			3: '<< /Type /Page /Parent 2 0 R /MediaBox null /Resources 8 0 R /Contents 5 0 R >>',
+			4: '<< /Type /Page /Parent 2 0 R /Contents 6 0 R >>',
+			5: build.content('page one'),
+			6: build.content('page two'),
+			7: build.FONT,
+			9: '<< >>',
+		});
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'review37-'));
+		try {
+			const size = (bytes, name) => {
+				const file = path.join(dir, name);
+				fs.writeFileSync(file, bytes);
+				const info = execFileSync('pdfinfo', ['-f', '1', '-l', '1', file]).toString();
+				return /Page +1 size: +([\d.]+ x [\d.]+)/.exec(info)[1];
+			};
+			expect(size(doc, 'whole.pdf')).toBe('200 x 300');
+			// Fails: the selection's page is written with "/MediaBox null /Resources null" and no
+			// inherited value, so readers take it as US Letter (612 x 792), without its fonts.
+			expect(size(joined(await selectPages(doc, 'pdf', [1])), 'page1.pdf')).toBe('200 x 300');
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
+	},
+);
+
+const qpdf = (() => {
+	try {
+		execFileSync('qpdf', ['--version'], { stdio: 'ignore' });
+		return true;
+	} catch {
+		return false;
+	}
+})();
+
+(qpdf ? test : test.skip)(
+	"an object stream whose pairs contradict the cross-reference stream's indexes: page 1 is qpdf's page 1 (or the file is refused)",
+	async () => {
+		const doc = build.objectStreamSwapped();
+		// qpdf reads object 3 (page 1) by the object stream's own pairs: its content is "page one";
+		// poppler refuses page 1 ("Kid object (page 1) is wrong type (null)").
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'review37-'));
+		try {
+			fs.writeFileSync(path.join(dir, 'swapped.pdf'), doc);
+			const shown = execFileSync('qpdf', ['--show-object=3', path.join(dir, 'swapped.pdf')]);
+			expect(shown.toString()).toMatch(/\/Contents 5 0 R/);
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
+		expect(await countPages(doc, 'pdf')).toEqual({ pages: 2 });
+		let out;
+		try {
+			out = joined(await selectPages(doc, 'pdf', [1]));
+		} catch {
+			return; // a refusal is a fix
+		}
+		// Fails: ObjectReader takes the entry at the xref's index without checking the pair's
+		// object number (pdf.ts), so "Pages: 1" sends page 2's content.
+		expect(emulator.extractText(out)).toBe('page one');
+	},
+);
