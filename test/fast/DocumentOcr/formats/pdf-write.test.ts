@@ -351,3 +351,45 @@ describe('a split: in page order, as few parts as fit, each a selection', () => 
 		await expect(splitPdf(big, (size) => size <= 3000)).rejects.toThrow(/^page 3 alone/);
 	});
 });
+
+describe('a selection carries nothing of a page it does not hold', () => {
+	const CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
+	const FONT = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
+	const content = (words: string) => {
+		const ops = `BT /F1 12 Tf 72 712 Td (${words}) Tj ET`;
+		return `<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`;
+	};
+	const RES = '/MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >>';
+
+	test('a link to a page no longer in the tree (an orphan page object) is null, the page not copied', async () => {
+		const buf = classic([
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 5 0 R /Annots [8 0 R] >>`,
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 6 0 R >>`,
+			content('page one'),
+			content('page two'),
+			FONT,
+			'<< /Type /Annot /Subtype /Link /Rect [0 0 10 10] /Dest [9 0 R /Fit] /P 10 0 R >>',
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 11 0 R >>`,
+			'<< /Type /Catalog /Pages 12 0 R >>',
+			content('deleted page secret'),
+			'<< /Type /Pages /Kids [9 0 R] /Count 1 >>',
+		]);
+		expect(await countPages(buf, 'pdf')).toEqual({ pages: 2 });
+		const out = await checkWritten(await selectPdfPages(buf, [1]), 1);
+		expect(text(out)).not.toContain('deleted page secret');
+		expect(pageObjects(out)).toBe(1);
+		expect(text(out)).not.toMatch(/\/Type\s*\/Catalog \/Pages (?!2 0 R)/);
+	});
+
+	test('an object stream reached by a reference is refused', async () => {
+		const buf = classic([
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+			'<< /Type /Page /Parent 2 0 R /Thumb 4 0 R >>',
+			'<< /Type /ObjStm /N 0 /First 0 /Length 0 >>\nstream\n\nendstream',
+		]);
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(/object stream or cross-reference/);
+	});
+});
