@@ -356,4 +356,41 @@ describe('a selection bills the pages selected, whatever the file carries beside
 		expect(output[0].json).toMatchObject({ pagesCounted: 2, pagesSent: '1' });
 		expect(h.netCharged(emu)).toBe(1);
 	});
+
+	test('a /Length that runs over the next page: the item fails, nothing is sent or billed', async () => {
+		const one = 'BT /F1 12 Tf 72 712 Td (page one) Tj ET';
+		const two = 'BT /F1 12 Tf 72 712 Td (page two) Tj ET';
+		const inside =
+			`${one}\nendstream\nendobj\n` +
+			'4 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R >>\nendobj\n' +
+			`6 0 obj\n<< /Length ${two.length} >>\nstream\n${two}`;
+		let text = '%PDF-1.4\n';
+		const at = [];
+		const put = (num, body) => {
+			at[num] = text.length;
+			text += `${num} 0 obj\n${body}\nendobj\n`;
+		};
+		put(1, '<< /Type /Catalog /Pages 2 0 R >>');
+		put(2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>');
+		put(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R >>');
+		put(7, '<< >>');
+		at[5] = text.length;
+		text += `5 0 obj\n<< /Length ${inside.length} >>\nstream\n`;
+		at[4] = text.length + inside.indexOf('4 0 obj');
+		at[6] = text.length + inside.indexOf('6 0 obj');
+		text += `${inside}\nendstream\nendobj\n`;
+		const xref = text.length;
+		text += 'xref\n0 8\n0000000000 65535 f \n';
+		for (let num = 1; num < 8; num++) text += `${String(at[num]).padStart(10, '0')} 00000 n \n`;
+		text += `trailer\n<< /Size 8 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+		const { output } = await h.run(
+			emu,
+			h.doc('recognize', { options: { pageBudget: 1, pages: '1' } }),
+			[h.binaryItem(Buffer.from(text, 'latin1'), 'two.pdf')],
+			{ continueOnFail: true },
+		);
+		expect(output[0].json.error).toMatch(/does not end where its data does/);
+		expect(h.hits(emu, 'POST /v1/ocr')).toBe(0);
+		expect(h.netCharged(emu)).toBe(0);
+	});
 });

@@ -72,6 +72,8 @@ interface Source {
 	pages: number[];
 	inherited: Inherited[];
 	roles: Map<number, number>;
+	/** The offsets of the objects in the file, ascending: no stream's data runs past the next. */
+	offsets: Float64Array;
 }
 
 const L = (text: string) => Buffer.from(text, 'latin1');
@@ -186,7 +188,15 @@ async function open(bytes: Buffer, options: WriteOptions): Promise<Source> {
 	if (tree.pages.length !== pdf.pages)
 		throw new Unknown(`the page tree holds ${tree.pages.length} pages, not ${pdf.pages}`);
 	const version = /^%PDF-(\d\.\d)/.exec(pdf.view.toString('latin1', 0, 16))?.[1] ?? '1.7';
-	return { work, reader, pdf, header: L(`%PDF-${version}\n%\xe2\xe3\xcf\xd3\n`), ...tree };
+	const offsets = pdf.xref.objects.fileOffsets();
+	return {
+		work,
+		reader,
+		pdf,
+		header: L(`%PDF-${version}\n%\xe2\xe3\xcf\xd3\n`),
+		offsets,
+		...tree,
+	};
 }
 
 /**
@@ -489,7 +499,13 @@ class Part {
 		pieces.push(bytes.subarray(pos, end));
 	}
 
-	/** A stream's data after its dictionary, if one follows: by /Length, or up to `endstream`. */
+	/**
+	 * A stream's data after its dictionary, if one follows: up to the first `endstream` before the
+	 * next object the cross-reference places (the search bounded by it, so that streams without
+	 * /Length cost no more than their bytes). A /Length must end there too: one that ends elsewhere
+	 * (past the next object's start, over another page's objects) is a file that lies about its
+	 * stream, refused rather than guessed.
+	 */
 	private async streamOf(
 		num: number,
 		bytes: Buffer,
@@ -502,17 +518,42 @@ class Part {
 		at += 6;
 		if (bytes[at] === 0x0d) at++;
 		if (bytes[at] === 0x0a) at++;
+		const limit = Math.max(at, this.nextObject(num, bytes.length));
+		const found = bytes.subarray(at, limit).indexOf('endstream', 0, 'latin1');
+		this.source.work.charge(found === -1 ? limit - at : found);
+		if (found === -1)
+			throw new Unknown(
+				`the stream of object ${num} is not closed${limit < bytes.length ? ' before the next object begins' : ''}`,
+			);
+		const close = at + found;
 		const length = await this.lengthOf(bytes, scanned.entries.get('Length'));
-		if (length !== undefined && at + length <= bytes.length && endsAt(bytes, at + length))
+		if (length !== undefined) {
+			if (at + length > close || !endsAt(bytes, at + length))
+				throw new Unknown(
+					`the /Length of object ${num}'s stream (${length}) does not end where its data does (at \`endstream\`, ${close - at} bytes on): the file lies about where its objects are`,
+				);
 			return { start: at, end: at + length };
-		// A /Length that does not end at `endstream`: the data runs to it, as readers take it.
-		const found = bytes.indexOf('endstream', at, 'latin1');
-		this.source.work.charge((found === -1 ? bytes.length : found) - at);
-		if (found === -1) throw new Unknown(`the stream of object ${num} is not closed`);
-		let end = found;
+		}
+		let end = close;
 		if (end > at && bytes[end - 1] === 0x0a) end--;
 		if (end > at && bytes[end - 1] === 0x0d) end--;
 		return { start: at, end };
+	}
+
+	/** Where the next object after object `num` begins in the file (or the file's end). */
+	private nextObject(num: number, size: number): number {
+		const { offsets, pdf, work } = this.source;
+		const where = pdf.xref.objects.get(num);
+		const from = where && 'offset' in where ? where.offset : size;
+		let low = 0;
+		let high = offsets.length;
+		while (low < high) {
+			work.charge(1);
+			const mid = (low + high) >> 1;
+			if (offsets[mid] <= from) low = mid + 1;
+			else high = mid;
+		}
+		return low < offsets.length ? Math.min(size, offsets[low]) : size;
 	}
 
 	/** A stream's /Length: a whole number, direct or in an object of its own (maybe in a stream). */

@@ -393,3 +393,114 @@ describe('a selection carries nothing of a page it does not hold', () => {
 		await expect(selectPdfPages(buf, [1])).rejects.toThrow(/object stream or cross-reference/);
 	});
 });
+
+describe("a stream's data never runs past the next object", () => {
+	const CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
+	const TWO = 'BT /F1 12 Tf 72 712 Td (page two) Tj ET';
+	const ONE = 'BT /F1 12 Tf 72 712 Td (page one) Tj ET';
+
+	/** Page 1's content (5) has a /Length that runs over page 2's objects (4, 6) to their end. */
+	function lyingLength(): Buffer {
+		const inside =
+			`${ONE}\nendstream\nendobj\n` +
+			'4 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R >>\nendobj\n' +
+			`6 0 obj\n<< /Length ${TWO.length} >>\nstream\n${TWO}`;
+		let out = '%PDF-1.4\n';
+		const at: number[] = [];
+		const put = (num: number, body: string) => {
+			at[num] = out.length;
+			out += `${num} 0 obj\n${body}\nendobj\n`;
+		};
+		put(1, CATALOG);
+		put(2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>');
+		put(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R >>');
+		put(7, '<< >>');
+		at[5] = out.length;
+		out += `5 0 obj\n<< /Length ${inside.length} >>\nstream\n`;
+		at[4] = out.length + inside.indexOf('4 0 obj');
+		at[6] = out.length + inside.indexOf('6 0 obj');
+		out += `${inside}\nendstream\nendobj\n`;
+		const xref = out.length;
+		out += 'xref\n0 8\n0000000000 65535 f \n';
+		for (let num = 1; num < 8; num++) out += `${String(at[num]).padStart(10, '0')} 00000 n \n`;
+		out += `trailer\n<< /Size 8 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+		return Buffer.from(out, 'latin1');
+	}
+
+	test("a /Length over page 2's objects: the file is refused, page 2 never travels in page 1's stream", async () => {
+		const buf = lyingLength();
+		expect(await countPages(buf, 'pdf')).toEqual({ pages: 2 });
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(
+			/the \/Length of object 5's stream \(\d+\) does not end where its data does/,
+		);
+		await expect(splitPdf(buf, () => true)).rejects.toThrow(/does not end where its data does/);
+		// Page 2 alone does not reach object 5: it is copied.
+		const two = await checkWritten(await selectPdfPages(buf, [2]), 1);
+		expect(text(two)).toContain('page two');
+		expect(text(two)).not.toContain('page one');
+	});
+
+	test('nested form XObjects whose /Lengths all run to the end are refused, not written over and over', async () => {
+		const k = 50;
+		const objects = [
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+			`<< /Type /Page /Parent 2 0 R /Resources << /XObject << ${Array.from({ length: k }, (_, i) => `/X${i} ${4 + i} 0 R`).join(' ')} >> >> >>`,
+		];
+		// Every stream's data runs to the last stream's `endstream`, past all the objects after it.
+		let out = '%PDF-1.4\n';
+		const at: number[] = [];
+		objects.slice(0, 3).forEach((body, i) => {
+			at[i + 1] = out.length;
+			out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+		});
+		const heads: number[] = [];
+		for (let i = 0; i < k; i++) {
+			at[4 + i] = out.length;
+			out += `${4 + i} 0 obj\n<< /Type /XObject /Subtype /Form /BBox [0 0 1 1] /Length LLLLLLLLLL >>\nstream\n`;
+			heads.push(out.length);
+		}
+		const end = out.length;
+		out += '\nendstream\nendobj\n';
+		for (const start of heads) {
+			const spot = out.lastIndexOf('LLLLLLLLLL', start);
+			out = out.slice(0, spot) + String(end - start).padStart(10, '0') + out.slice(spot + 10);
+		}
+		const xref = out.length;
+		out += `xref\n0 ${4 + k}\n0000000000 65535 f \n`;
+		for (let num = 1; num < 4 + k; num++) out += `${String(at[num]).padStart(10, '0')} 00000 n \n`;
+		out += `trailer\n<< /Size ${4 + k} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+		const buf = Buffer.from(out, 'latin1');
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(
+			/not closed before the next object begins|does not end where its data does/,
+		);
+	});
+
+	test('streams without /Length: each `endstream` is searched for no further than the next object (linear work)', async () => {
+		const make = (k: number, closed: boolean) =>
+			classic([
+				CATALOG,
+				'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+				`<< /Type /Page /Parent 2 0 R /Contents [${Array.from({ length: k }, (_, i) => `${4 + i} 0 R`).join(' ')}] >>`,
+				...Array.from(
+					{ length: k },
+					() => `<< >>\nstream\n${'q Q '.repeat(20)}${closed ? '\nendstream' : ''}`,
+				),
+				'<< >>\nstream\nq Q\nendstream',
+			]);
+		const measure = async (buf: Buffer) => {
+			let work = 0;
+			const written = await selectPdfPages(buf, [1], { measured: (done) => (work = done) });
+			await checkWritten(written, 1);
+			return work;
+		};
+		const small = make(200, true);
+		const large = make(2000, true);
+		const ratio = (await measure(large)) / (await measure(small));
+		expect(ratio).toBeLessThan((1.5 * large.length) / small.length);
+		// No `endstream` until the very end: the search stops at the next object, and refuses.
+		await expect(selectPdfPages(make(2000, false), [1])).rejects.toThrow(
+			/the stream of object 4 is not closed before the next object begins/,
+		);
+	});
+});
