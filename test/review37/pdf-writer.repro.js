@@ -19,11 +19,6 @@ test.each([
 		'160 kB, overlapping strips: 3.2 GB',
 		() => build.overlappingStripsTiff({ strips: 20_000 }),
 	],
-	[
-		'pdf',
-		'390 kB, a direct inherited /Resources, "2-": 400 MB',
-		() => build.inheritedResources(2000, 200),
-	],
 ])(
 	'a %s selection is never much larger than the file it is made from (%s)',
 	async (kind, _label, make) => {

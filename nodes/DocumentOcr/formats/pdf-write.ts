@@ -46,7 +46,20 @@ export interface WriteOptions {
 	pause?: Pause;
 	/** Told the work the copy took (the meter's reading: tests hold it linear). */
 	measured?: (work: number) => void;
+	/**
+	 * The most bytes a selection (or a part of a split) may take: one that passes it stops at once
+	 * with a FormatError. Unlimited by default; whatever it is, no file written passes twice the
+	 * input and a megabyte (AMPLIFICATION), so no crafted file makes a copy much larger than itself.
+	 */
+	maxBytes?: number;
 }
+
+/** A written file never passes this many times its input, and a megabyte. */
+const AMPLIFICATION = 2;
+const SLACK = 1 << 20;
+
+/** An inherited value longer than this is written once per file, as an object pages refer to. */
+const SHARED_OVER = 32;
 
 /** The attributes a page inherits from the page tree above it (ISO 32000 §7.7.3.4). */
 const INHERITED = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
@@ -93,7 +106,7 @@ export async function selectPdfPages(
 	return await refusing(async () => {
 		const source = await open(bytes, options);
 		checkSelection(pages, source.pages.length);
-		const part = new Part(source);
+		const part = new Part(source, options.maxBytes);
 		for (const page of pages) await part.add(page - 1);
 		const written = await part.finish();
 		options.measured?.(source.work.done);
@@ -116,6 +129,16 @@ export async function splitPdf(
 	return await refusing(async () => {
 		const source = await open(bytes, options);
 		const parts: WrittenPart[] = [];
+		// A split sizes its parts by `fits` (a part past it is undone a page): maxBytes is checked on
+		// each part as it is finished; the guard against amplification holds throughout.
+		const finish = async (done: Part) => {
+			const written = await done.finish();
+			if (written.length > (options.maxBytes ?? Infinity))
+				throw new FormatError(
+					`pages ${written.first} to ${written.last} make a PDF of ${written.length} bytes, more than the limit of ${options.maxBytes} allows`,
+				);
+			parts.push(written);
+		};
 		let part = new Part(source);
 		for (let index = 0; index < source.pages.length; index++) {
 			const mark = part.mark();
@@ -123,7 +146,7 @@ export async function splitPdf(
 			if (fits(part.size())) continue;
 			if (part.pageCount() > 1) {
 				part.undo(mark);
-				parts.push(await part.finish());
+				await finish(part);
 				part = new Part(source);
 				await part.add(index);
 			}
@@ -132,7 +155,7 @@ export async function splitPdf(
 					`page ${index + 1} alone makes a PDF of ${part.size()} bytes, more than the limit allows, so the document cannot be split to fit`,
 				);
 		}
-		parts.push(await part.finish());
+		await finish(part);
 		options.measured?.(source.work.done);
 		return parts;
 	});
@@ -303,10 +326,12 @@ interface Mark {
 class Part {
 	/** The new number of each object copied, by its number in the source. */
 	private readonly numbers = new Map<number, number>();
-	/** The source numbers in the order they were numbered (object 3 first). */
-	private readonly numbered: number[] = [];
+	/** The new number of each inherited value written as an object of its own. */
+	private readonly shared = new Map<Fragment, number>();
+	/** The source numbers (or inherited values) in the order they were numbered (3 first). */
+	private readonly numbered: Array<number | Fragment> = [];
 	/** Objects numbered and not yet written, from `head` on. */
-	private queue: number[] = [];
+	private queue: Array<number | Fragment> = [];
 	private head = 0;
 	private readonly chunks: Buffer[] = [];
 	/** Where each object from 3 on begins, from the body's start. */
@@ -317,7 +342,23 @@ class Part {
 	private kidsBytes = 0;
 	private first = -1;
 
-	constructor(private readonly source: Source) {}
+	/** The most bytes the file may take, and what a file past it is told. */
+	private readonly cap: number;
+	private readonly capped: (size: number) => FormatError;
+
+	constructor(
+		private readonly source: Source,
+		maxBytes = Infinity,
+	) {
+		const guard = AMPLIFICATION * source.pdf.view.length + SLACK;
+		this.cap = Math.min(maxBytes, guard);
+		this.capped = (size) =>
+			new FormatError(
+				maxBytes <= guard
+					? `the pages selected make a PDF of more than ${maxBytes} bytes (${size} so far), more than the limit allows`
+					: `the pages selected make a PDF of ${size} bytes so far, more than ${AMPLIFICATION} times the file and a megabyte: the file repeats its objects in a way a copy cannot carry`,
+			);
+	}
 
 	pageCount(): number {
 		return this.kids.length;
@@ -336,8 +377,11 @@ class Part {
 
 	undo(mark: Mark): void {
 		this.source.work.charge(this.numbered.length - mark.numbered);
-		for (let i = this.numbered.length - 1; i >= mark.numbered; i--)
-			this.numbers.delete(this.numbered[i]);
+		for (let i = this.numbered.length - 1; i >= mark.numbered; i--) {
+			const item = this.numbered[i];
+			if (typeof item === 'number') this.numbers.delete(item);
+			else this.shared.delete(item);
+		}
 		this.numbered.length = mark.numbered;
 		this.chunks.length = mark.chunks;
 		this.offsets.length = mark.offsets;
@@ -356,11 +400,48 @@ class Part {
 		this.kidsBytes += `${number} 0 R `.length;
 		while (this.head < this.queue.length) {
 			if (work.due()) await work.pause();
-			const num = this.queue[this.head++];
-			await this.write(num, num === page ? index : -1);
+			const item = this.queue[this.head++];
+			if (typeof item === 'number') await this.write(item, item === page ? index : -1);
+			else this.writeShared(item);
+			if (this.body > this.cap) throw this.capped(this.body);
 		}
 		this.queue = [];
 		this.head = 0;
+		const size = this.size();
+		if (size > this.cap) throw this.capped(size);
+	}
+
+	/** The number of an inherited value written as an object of its own, numbering it if new. */
+	private sharedNumber(value: Fragment): number {
+		const known = this.shared.get(value);
+		if (known !== undefined) return known;
+		const number = 3 + this.numbered.length;
+		this.shared.set(value, number);
+		this.numbered.push(value);
+		this.queue.push(value);
+		return number;
+	}
+
+	/** Writes an inherited value as an object of its own (the pages that inherit it refer to it). */
+	private writeShared(value: Fragment): void {
+		const pieces: Buffer[] = [L(`${this.shared.get(value)} 0 obj\n`)];
+		this.render(value.bytes, 0, value.bytes.length, value, [], pieces);
+		this.push(Buffer.concat(pieces), pieces.length);
+	}
+
+	/** Appends an object's head (all of it but a stream's data) and its end. */
+	private push(head: Buffer, pieces: number, data?: Buffer): void {
+		this.source.work.charge(head.length + pieces);
+		this.offsets.push(this.body);
+		this.chunks.push(head);
+		this.body += head.length;
+		if (data) {
+			this.chunks.push(data, ENDSTREAM);
+			this.body += data.length + ENDSTREAM.length;
+		} else {
+			this.chunks.push(ENDOBJ);
+			this.body += ENDOBJ.length;
+		}
 	}
 
 	/** Gives `num` the next number and queues it to be written. */
@@ -419,8 +500,13 @@ class Part {
 			for (const key of INHERITED) {
 				const value = inherited[key];
 				if (entries.has(key) || !value) continue;
-				pieces.push(L(` /${key} `));
-				this.render(value.bytes, 0, value.bytes.length, value, [], pieces);
+				// A long value (a tree node's direct /Resources) is written once, not on every page.
+				if (value.bytes.length > SHARED_OVER)
+					pieces.push(L(` /${key} ${this.sharedNumber(value)} 0 R`));
+				else {
+					pieces.push(L(` /${key} `));
+					this.render(value.bytes, 0, value.bytes.length, value, [], pieces);
+				}
 			}
 			// A leaf the tree reads as a page without /Type is written as the page it is.
 			if (!entries.has('Type')) pieces.push(L(' /Type /Page'));
@@ -445,18 +531,7 @@ class Part {
 				data = bytes.subarray(stream.start, stream.end);
 			} else this.render(bytes, scanned.start, scanned.end, scanned, [], pieces);
 		}
-		const head = Buffer.concat(pieces);
-		work.charge(head.length + pieces.length);
-		this.offsets.push(this.body);
-		this.chunks.push(head);
-		this.body += head.length;
-		if (data) {
-			this.chunks.push(data, ENDSTREAM);
-			this.body += data.length + ENDSTREAM.length;
-		} else {
-			this.chunks.push(ENDOBJ);
-			this.body += ENDOBJ.length;
-		}
+		this.push(Buffer.concat(pieces), pieces.length, data);
 	}
 
 	/**

@@ -130,7 +130,9 @@ describe('a selection of a document built with everything a copy must handle', (
 	test("pages 4-5: node 4's resources with both fonts, page 5's own attributes kept once", async () => {
 		const buf = await checkWritten(await selectPdfPages(rich, [4, 5]), 2);
 		const [four, five] = kidsOf(buf);
-		expect(objectOf(buf, four)).toMatch(/\/Resources << \/Font << \/F1 \d+ 0 R \/F2 \d+ 0 R >> >>/);
+		// A long inherited value is written once, as an object the pages that inherit it refer to.
+		const resources = Number(/\/Resources (\d+) 0 R/.exec(objectOf(buf, four))![1]);
+		expect(objectOf(buf, resources)).toMatch(/^<< \/Font << \/F1 \d+ 0 R \/F2 \d+ 0 R >> >>$/);
 		const dict = objectOf(buf, five);
 		expect(dict.match(/\/Rotate/g)).toEqual(['/Rotate']);
 		expect(dict).toMatch(/\/Rotate 0/);
@@ -501,6 +503,52 @@ describe("a stream's data never runs past the next object", () => {
 		// No `endstream` until the very end: the search stops at the next object, and refuses.
 		await expect(selectPdfPages(make(2000, false), [1])).rejects.toThrow(
 			/the stream of object 4 is not closed before the next object begins/,
+		);
+	});
+});
+
+describe('a selection is never much larger than its file', () => {
+	/** `pages` pages under one node whose direct /Resources is about `kb` kB: every page inherits it. */
+	function inheritedResources(pages: number, kb: number): Buffer {
+		const states: string[] = [];
+		for (let i = 0, size = 0; size < kb * 1000; i++) {
+			const entry = `/G${i} << /Type /ExtGState /CA 1 /ca 1 >> `;
+			states.push(entry);
+			size += entry.length;
+		}
+		const ops = 'BT /F1 12 Tf 72 712 Td (shared page) Tj ET';
+		const kids = Array.from({ length: pages }, (_, i) => `${5 + i} 0 R`);
+		return classic([
+			'<< /Type /Catalog /Pages 2 0 R >>',
+			`<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${pages} /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> /ExtGState << ${states.join('')}>> >> >>`,
+			`<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`,
+			'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+			...Array.from({ length: pages }, () => '<< /Type /Page /Parent 2 0 R /Contents 3 0 R >>'),
+		]);
+	}
+
+	test("a node's long direct /Resources is written once per file, not once per page", async () => {
+		const buf = inheritedResources(2000, 200);
+		const all = Array.from({ length: 1999 }, (_, i) => i + 2);
+		const out = await checkWritten(await selectPdfPages(buf, all), 1999);
+		expect(out.length).toBeLessThan(1.5 * buf.length);
+		expect(text(out).match(/\/G0 /g)).toHaveLength(1);
+		const parts = await splitPdf(buf, (size) => size <= 300_000);
+		for (const part of parts) expect(text(joined(part)).match(/\/G0 /g)).toHaveLength(1);
+	});
+
+	test('maxBytes: a selection that passes it stops, a FormatError', async () => {
+		const buf = inheritedResources(50, 5);
+		const all = Array.from({ length: 50 }, (_, i) => i + 1);
+		const whole = (await selectPdfPages(buf, all)).length;
+		expect((await selectPdfPages(buf, all, { maxBytes: whole })).length).toBe(whole);
+		const refusal = selectPdfPages(buf, all, { maxBytes: whole - 1 });
+		await expect(refusal).rejects.toThrow(FormatError);
+		await expect(selectPdfPages(buf, all, { maxBytes: 1000 })).rejects.toThrow(
+			/more than 1000 bytes/,
+		);
+		await expect(splitPdf(buf, () => true, { maxBytes: 1000 })).rejects.toThrow(
+			/more than the limit of 1000 allows/,
 		);
 	});
 });
