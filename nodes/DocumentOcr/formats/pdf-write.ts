@@ -257,7 +257,7 @@ async function readTree(
 		if (type === 'Pages' || (type === undefined && kids)) {
 			if (!kids) throw new Unknown(`page tree node ${num} has no /Kids`);
 			roles.set(num, NODE);
-			const own = { ...from, ...inheritedAt(reader, num, work) };
+			const own = { ...from, ...inheritedAt(reader, pdf, num, work) };
 			work.charge(kids.length);
 			for (let i = kids.length - 1; i >= 0; i--) {
 				const kid = kids[i];
@@ -277,16 +277,42 @@ async function readTree(
 }
 
 /** The inheritable attributes a page tree node gives, each copied out with its references. */
-function inheritedAt(reader: ObjectReader, num: number, work: Work): Inherited {
+function inheritedAt(reader: ObjectReader, pdf: OpenPdf, num: number, work: Work): Inherited {
 	const where = reader.locate(num);
 	if (!where) throw new Unknown(`page tree node ${num} is free`);
 	const scanned = scanObject(where.bytes, where.at, work);
 	const own: Inherited = {};
 	for (const key of INHERITED) {
 		const entry = scanned.entries?.get(key);
-		if (entry) own[key] = fragment(where.bytes, entry, scanned, work);
+		// A null value (or one naming a free object) is no value: the node's parent's holds.
+		if (entry && !isAbsent(pdf, where.bytes, entry, scanned, work))
+			own[key] = fragment(where.bytes, entry, scanned, work);
 	}
 	return own;
+}
+
+/**
+ * Whether an entry's value means the entry is absent (ISO 32000 §7.3.7, §7.3.10): `null`, or a
+ * reference to an object the cross-reference marks free or does not list.
+ */
+function isAbsent(
+	pdf: OpenPdf,
+	bytes: Buffer,
+	entry: Entry,
+	scanned: Scanned,
+	work: Work,
+): boolean {
+	const length = entry.end - entry.start;
+	if (length === 4) return bytes.toString('latin1', entry.start, entry.end) === 'null';
+	const { refs } = scanned;
+	for (let i = 0; i < refs.length; i += 3) {
+		work.charge(1);
+		if (refs[i] < entry.start) continue;
+		if (refs[i] > entry.start || refs[i + 1] !== entry.end) return false;
+		const where = pdf.xref.objects.get(refs[i + 2]);
+		return !where || ('offset' in where && where.offset < 0);
+	}
+	return false;
 }
 
 /** The value of `entry` copied out, its references and cuts counted from its start. */
@@ -487,19 +513,26 @@ class Part {
 			const { entries, close } = scanned;
 			if (!entries || close === undefined)
 				throw new Unknown(`page object ${num} is not a dictionary`);
-			const beads = entries.get('B');
-			this.render(
-				bytes,
-				scanned.start,
-				close,
-				scanned,
-				beads ? [beads.key, beads.end] : [],
-				pieces,
-			);
 			const inherited = this.source.inherited[index];
+			// Left out: the article beads, and an own inherited key whose value is null (or names a
+			// free object), which means absent: the value the page inherits is written instead.
+			const left: Entry[] = [];
+			const beads = entries.get('B');
+			if (beads) left.push(beads);
+			const replaced = new Set<string>();
+			for (const key of INHERITED) {
+				const own = entries.get(key);
+				if (!own || !inherited[key] || !isAbsent(this.source.pdf, bytes, own, scanned, work))
+					continue;
+				left.push(own);
+				replaced.add(key);
+			}
+			left.sort((a, b) => a.key - b.key);
+			const extra = left.flatMap((entry) => [entry.key, entry.end]);
+			this.render(bytes, scanned.start, close, scanned, extra, pieces);
 			for (const key of INHERITED) {
 				const value = inherited[key];
-				if (entries.has(key) || !value) continue;
+				if ((entries.has(key) && !replaced.has(key)) || !value) continue;
 				// A long value (a tree node's direct /Resources) is written once, not on every page.
 				if (value.bytes.length > SHARED_OVER)
 					pieces.push(L(` /${key} ${this.sharedNumber(value)} 0 R`));

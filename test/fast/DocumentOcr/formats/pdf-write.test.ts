@@ -619,3 +619,38 @@ describe("an object stream's own numbers", () => {
 		await expect(selectPdfPages(buf, [1])).rejects.toThrow(FormatError);
 	});
 });
+
+describe('a null inherited value is absent (ISO 32000 7.3.7): the page inherits', () => {
+	test("a page's /MediaBox null and /Resources naming a free object: its node's are written", async () => {
+		const objects = [
+			'<< /Type /Catalog /Pages 2 0 R >>',
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 200 300] /Resources << /Font << /F1 4 0 R >> >> >>',
+			'<< /Type /Page /Parent 2 0 R /MediaBox null /Resources 5 0 R /Rotate 90 >>',
+			'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+			'null',
+		];
+		const buf = Buffer.from(
+			text(classic(objects)).replace(/(xref\n0 6\n(?:.{20}){5}).{20}/s, '$10000000000 00001 f \n'),
+			'latin1',
+		);
+		const out = await checkWritten(await selectPdfPages(buf, [1]), 1);
+		const page = objectOf(out, kidsOf(out)[0]);
+		expect(page).not.toMatch(/null/);
+		expect(page.match(/\/MediaBox/g)).toHaveLength(1);
+		expect(page).toMatch(/\/MediaBox \[0 0 200 300\]/);
+		expect(page).toMatch(/\/Rotate 90/);
+		// A short inherited value is written on the page itself.
+		expect(page).toMatch(/\/Resources << \/Font << \/F1 \d+ 0 R >> >>/);
+	});
+
+	test("a node's /MediaBox null: the page inherits the root's", async () => {
+		const buf = classic([
+			'<< /Type /Catalog /Pages 2 0 R >>',
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 200 300] >>',
+			'<< /Type /Pages /Parent 2 0 R /Kids [4 0 R] /Count 1 /MediaBox null >>',
+			'<< /Type /Page /Parent 3 0 R >>',
+		]);
+		const out = await checkWritten(await selectPdfPages(buf, [1]), 1);
+		expect(objectOf(out, kidsOf(out)[0])).toMatch(/\/MediaBox \[0 0 200 300\]/);
+	});
+});
