@@ -15,7 +15,12 @@ const os = require('node:os');
 const path = require('node:path');
 
 const h = require('./helpers');
-const { pagedTiff, overlappingStripsTiff, nestedStreams } = require('./fixtures/pages/crafted');
+const {
+	classic,
+	pagedTiff,
+	overlappingStripsTiff,
+	nestedStreams,
+} = require('./fixtures/pages/crafted');
 const { startFileServer } = require('./support/file-server');
 const { collector } = require('./support/gc');
 
@@ -424,4 +429,72 @@ test('a PDF of 1.2 MB whose page 1 names 10,000 form XObjects whose /Length each
 	expect(result.output[0].json.error).toBeDefined();
 	expect(h.hits(emu, 'POST /v1/ocr')).toBe(0);
 	expect(Math.max(longest, Date.now() - last)).toBeLessThan(1000);
+});
+
+describe('a selection bills the pages selected, whatever the file carries besides', () => {
+	const content = (words) => {
+		const ops = `BT /F1 12 Tf 72 712 Td (${words}) Tj ET`;
+		return `<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`;
+	};
+	const RES = '/MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >>';
+
+	test('a link on the selected page to a page no longer in the tree: page 1 of 2 bills 1 page, under a Page Budget of 1', async () => {
+		const doc = classic([
+			'<< /Type /Catalog /Pages 2 0 R >>',
+			'<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 5 0 R /Annots [8 0 R] >>`,
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 6 0 R >>`,
+			content('page one'),
+			content('page two'),
+			'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+			'<< /Type /Annot /Subtype /Link /Rect [0 0 10 10] /Dest [9 0 R /Fit] >>',
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 10 0 R >>`,
+			content('deleted page secret'),
+		]);
+		const { output, error } = await h.run(
+			emu,
+			h.doc('recognize', { options: { pageBudget: 1, pages: '1' } }),
+			[h.binaryItem(doc, 'two.pdf')],
+		);
+		expect(error).toBeUndefined();
+		expect(output[0].json).toMatchObject({ pagesCounted: 2, pagesSent: '1' });
+		expect(h.netCharged(emu)).toBe(1);
+	});
+
+	test('a /Length that runs over the next page: the item fails, nothing is sent or billed', async () => {
+		const one = 'BT /F1 12 Tf 72 712 Td (page one) Tj ET';
+		const two = 'BT /F1 12 Tf 72 712 Td (page two) Tj ET';
+		const inside =
+			`${one}\nendstream\nendobj\n` +
+			'4 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R >>\nendobj\n' +
+			`6 0 obj\n<< /Length ${two.length} >>\nstream\n${two}`;
+		let text = '%PDF-1.4\n';
+		const at = [];
+		const put = (num, body) => {
+			at[num] = text.length;
+			text += `${num} 0 obj\n${body}\nendobj\n`;
+		};
+		put(1, '<< /Type /Catalog /Pages 2 0 R >>');
+		put(2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>');
+		put(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R >>');
+		put(7, '<< >>');
+		at[5] = text.length;
+		text += `5 0 obj\n<< /Length ${inside.length} >>\nstream\n`;
+		at[4] = text.length + inside.indexOf('4 0 obj');
+		at[6] = text.length + inside.indexOf('6 0 obj');
+		text += `${inside}\nendstream\nendobj\n`;
+		const xref = text.length;
+		text += 'xref\n0 8\n0000000000 65535 f \n';
+		for (let num = 1; num < 8; num++) text += `${String(at[num]).padStart(10, '0')} 00000 n \n`;
+		text += `trailer\n<< /Size 8 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+		const { output } = await h.run(
+			emu,
+			h.doc('recognize', { options: { pageBudget: 1, pages: '1' } }),
+			[h.binaryItem(Buffer.from(text, 'latin1'), 'two.pdf')],
+			{ continueOnFail: true },
+		);
+		expect(output[0].json.error).toMatch(/does not end where its data does/);
+		expect(h.hits(emu, 'POST /v1/ocr')).toBe(0);
+		expect(h.netCharged(emu)).toBe(0);
+	});
 });

@@ -90,6 +90,24 @@ export class Locations {
 		this.sparse.set(num, where);
 	}
 
+	/**
+	 * The offsets of the objects in the file (not free, not in an object stream), ascending: where
+	 * each object's bytes must end at the latest (formats/pdf-write.ts bounds a stream's data).
+	 */
+	fileOffsets(): Float64Array {
+		const out: number[] = [];
+		for (let num = 0; num < this.kind.length; num++) {
+			this.work.charge(1);
+			if (this.kind[num] === AT_OFFSET) out.push(this.first[num]);
+		}
+		for (const where of this.sparse.values()) {
+			this.work.charge(1);
+			if ('offset' in where && where.offset >= 0) out.push(where.offset);
+		}
+		this.work.charge(out.length * Math.ceil(Math.log2(out.length + 2)));
+		return Float64Array.from(out).sort();
+	}
+
 	delete(num: number): void {
 		if (num >= this.kind.length) this.sparse.delete(num);
 		else if (this.kind[num] !== UNKNOWN) {

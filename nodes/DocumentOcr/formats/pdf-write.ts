@@ -46,7 +46,20 @@ export interface WriteOptions {
 	pause?: Pause;
 	/** Told the work the copy took (the meter's reading: tests hold it linear). */
 	measured?: (work: number) => void;
+	/**
+	 * The most bytes a selection (or a part of a split) may take: one that passes it stops at once
+	 * with a FormatError. Unlimited by default; whatever it is, no file written passes twice the
+	 * input and a megabyte (AMPLIFICATION), so no crafted file makes a copy much larger than itself.
+	 */
+	maxBytes?: number;
 }
+
+/** A written file never passes this many times its input, and a megabyte. */
+const AMPLIFICATION = 2;
+const SLACK = 1 << 20;
+
+/** An inherited value longer than this is written once per file, as an object pages refer to. */
+const SHARED_OVER = 32;
 
 /** The attributes a page inherits from the page tree above it (ISO 32000 §7.7.3.4). */
 const INHERITED = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
@@ -72,6 +85,8 @@ interface Source {
 	pages: number[];
 	inherited: Inherited[];
 	roles: Map<number, number>;
+	/** The offsets of the objects in the file, ascending: no stream's data runs past the next. */
+	offsets: Float64Array;
 }
 
 const L = (text: string) => Buffer.from(text, 'latin1');
@@ -91,7 +106,7 @@ export async function selectPdfPages(
 	return await refusing(async () => {
 		const source = await open(bytes, options);
 		checkSelection(pages, source.pages.length);
-		const part = new Part(source);
+		const part = new Part(source, options.maxBytes);
 		for (const page of pages) await part.add(page - 1);
 		const written = await part.finish();
 		options.measured?.(source.work.done);
@@ -114,6 +129,16 @@ export async function splitPdf(
 	return await refusing(async () => {
 		const source = await open(bytes, options);
 		const parts: WrittenPart[] = [];
+		// A split sizes its parts by `fits` (a part past it is undone a page): maxBytes is checked on
+		// each part as it is finished; the guard against amplification holds throughout.
+		const finish = async (done: Part) => {
+			const written = await done.finish();
+			if (written.length > (options.maxBytes ?? Infinity))
+				throw new FormatError(
+					`pages ${written.first} to ${written.last} make a PDF of ${written.length} bytes, more than the limit of ${options.maxBytes} allows`,
+				);
+			parts.push(written);
+		};
 		let part = new Part(source);
 		for (let index = 0; index < source.pages.length; index++) {
 			const mark = part.mark();
@@ -121,7 +146,7 @@ export async function splitPdf(
 			if (fits(part.size())) continue;
 			if (part.pageCount() > 1) {
 				part.undo(mark);
-				parts.push(await part.finish());
+				await finish(part);
 				part = new Part(source);
 				await part.add(index);
 			}
@@ -130,7 +155,7 @@ export async function splitPdf(
 					`page ${index + 1} alone makes a PDF of ${part.size()} bytes, more than the limit allows, so the document cannot be split to fit`,
 				);
 		}
-		parts.push(await part.finish());
+		await finish(part);
 		options.measured?.(source.work.done);
 		return parts;
 	});
@@ -186,7 +211,15 @@ async function open(bytes: Buffer, options: WriteOptions): Promise<Source> {
 	if (tree.pages.length !== pdf.pages)
 		throw new Unknown(`the page tree holds ${tree.pages.length} pages, not ${pdf.pages}`);
 	const version = /^%PDF-(\d\.\d)/.exec(pdf.view.toString('latin1', 0, 16))?.[1] ?? '1.7';
-	return { work, reader, pdf, header: L(`%PDF-${version}\n%\xe2\xe3\xcf\xd3\n`), ...tree };
+	const offsets = pdf.xref.objects.fileOffsets();
+	return {
+		work,
+		reader,
+		pdf,
+		header: L(`%PDF-${version}\n%\xe2\xe3\xcf\xd3\n`),
+		offsets,
+		...tree,
+	};
 }
 
 /**
@@ -224,7 +257,7 @@ async function readTree(
 		if (type === 'Pages' || (type === undefined && kids)) {
 			if (!kids) throw new Unknown(`page tree node ${num} has no /Kids`);
 			roles.set(num, NODE);
-			const own = { ...from, ...inheritedAt(reader, num, work) };
+			const own = { ...from, ...inheritedAt(reader, pdf, num, work) };
 			work.charge(kids.length);
 			for (let i = kids.length - 1; i >= 0; i--) {
 				const kid = kids[i];
@@ -244,16 +277,42 @@ async function readTree(
 }
 
 /** The inheritable attributes a page tree node gives, each copied out with its references. */
-function inheritedAt(reader: ObjectReader, num: number, work: Work): Inherited {
+function inheritedAt(reader: ObjectReader, pdf: OpenPdf, num: number, work: Work): Inherited {
 	const where = reader.locate(num);
 	if (!where) throw new Unknown(`page tree node ${num} is free`);
 	const scanned = scanObject(where.bytes, where.at, work);
 	const own: Inherited = {};
 	for (const key of INHERITED) {
 		const entry = scanned.entries?.get(key);
-		if (entry) own[key] = fragment(where.bytes, entry, scanned, work);
+		// A null value (or one naming a free object) is no value: the node's parent's holds.
+		if (entry && !isAbsent(pdf, where.bytes, entry, scanned, work))
+			own[key] = fragment(where.bytes, entry, scanned, work);
 	}
 	return own;
+}
+
+/**
+ * Whether an entry's value means the entry is absent (ISO 32000 §7.3.7, §7.3.10): `null`, or a
+ * reference to an object the cross-reference marks free or does not list.
+ */
+function isAbsent(
+	pdf: OpenPdf,
+	bytes: Buffer,
+	entry: Entry,
+	scanned: Scanned,
+	work: Work,
+): boolean {
+	const length = entry.end - entry.start;
+	if (length === 4) return bytes.toString('latin1', entry.start, entry.end) === 'null';
+	const { refs } = scanned;
+	for (let i = 0; i < refs.length; i += 3) {
+		work.charge(1);
+		if (refs[i] < entry.start) continue;
+		if (refs[i] > entry.start || refs[i + 1] !== entry.end) return false;
+		const where = pdf.xref.objects.get(refs[i + 2]);
+		return !where || ('offset' in where && where.offset < 0);
+	}
+	return false;
 }
 
 /** The value of `entry` copied out, its references and cuts counted from its start. */
@@ -293,10 +352,12 @@ interface Mark {
 class Part {
 	/** The new number of each object copied, by its number in the source. */
 	private readonly numbers = new Map<number, number>();
-	/** The source numbers in the order they were numbered (object 3 first). */
-	private readonly numbered: number[] = [];
+	/** The new number of each inherited value written as an object of its own. */
+	private readonly shared = new Map<Fragment, number>();
+	/** The source numbers (or inherited values) in the order they were numbered (3 first). */
+	private readonly numbered: Array<number | Fragment> = [];
 	/** Objects numbered and not yet written, from `head` on. */
-	private queue: number[] = [];
+	private queue: Array<number | Fragment> = [];
 	private head = 0;
 	private readonly chunks: Buffer[] = [];
 	/** Where each object from 3 on begins, from the body's start. */
@@ -307,7 +368,23 @@ class Part {
 	private kidsBytes = 0;
 	private first = -1;
 
-	constructor(private readonly source: Source) {}
+	/** The most bytes the file may take, and what a file past it is told. */
+	private readonly cap: number;
+	private readonly capped: (size: number) => FormatError;
+
+	constructor(
+		private readonly source: Source,
+		maxBytes = Infinity,
+	) {
+		const guard = AMPLIFICATION * source.pdf.view.length + SLACK;
+		this.cap = Math.min(maxBytes, guard);
+		this.capped = (size) =>
+			new FormatError(
+				maxBytes <= guard
+					? `the pages selected make a PDF of more than ${maxBytes} bytes (${size} so far), more than the limit allows`
+					: `the pages selected make a PDF of ${size} bytes so far, more than ${AMPLIFICATION} times the file and a megabyte: the file repeats its objects in a way a copy cannot carry`,
+			);
+	}
 
 	pageCount(): number {
 		return this.kids.length;
@@ -326,8 +403,11 @@ class Part {
 
 	undo(mark: Mark): void {
 		this.source.work.charge(this.numbered.length - mark.numbered);
-		for (let i = this.numbered.length - 1; i >= mark.numbered; i--)
-			this.numbers.delete(this.numbered[i]);
+		for (let i = this.numbered.length - 1; i >= mark.numbered; i--) {
+			const item = this.numbered[i];
+			if (typeof item === 'number') this.numbers.delete(item);
+			else this.shared.delete(item);
+		}
 		this.numbered.length = mark.numbered;
 		this.chunks.length = mark.chunks;
 		this.offsets.length = mark.offsets;
@@ -346,11 +426,48 @@ class Part {
 		this.kidsBytes += `${number} 0 R `.length;
 		while (this.head < this.queue.length) {
 			if (work.due()) await work.pause();
-			const num = this.queue[this.head++];
-			await this.write(num, num === page ? index : -1);
+			const item = this.queue[this.head++];
+			if (typeof item === 'number') await this.write(item, item === page ? index : -1);
+			else this.writeShared(item);
+			if (this.body > this.cap) throw this.capped(this.body);
 		}
 		this.queue = [];
 		this.head = 0;
+		const size = this.size();
+		if (size > this.cap) throw this.capped(size);
+	}
+
+	/** The number of an inherited value written as an object of its own, numbering it if new. */
+	private sharedNumber(value: Fragment): number {
+		const known = this.shared.get(value);
+		if (known !== undefined) return known;
+		const number = 3 + this.numbered.length;
+		this.shared.set(value, number);
+		this.numbered.push(value);
+		this.queue.push(value);
+		return number;
+	}
+
+	/** Writes an inherited value as an object of its own (the pages that inherit it refer to it). */
+	private writeShared(value: Fragment): void {
+		const pieces: Buffer[] = [L(`${this.shared.get(value)} 0 obj\n`)];
+		this.render(value.bytes, 0, value.bytes.length, value, [], pieces);
+		this.push(Buffer.concat(pieces), pieces.length);
+	}
+
+	/** Appends an object's head (all of it but a stream's data) and its end. */
+	private push(head: Buffer, pieces: number, data?: Buffer): void {
+		this.source.work.charge(head.length + pieces);
+		this.offsets.push(this.body);
+		this.chunks.push(head);
+		this.body += head.length;
+		if (data) {
+			this.chunks.push(data, ENDSTREAM);
+			this.body += data.length + ENDSTREAM.length;
+		} else {
+			this.chunks.push(ENDOBJ);
+			this.body += ENDOBJ.length;
+		}
 	}
 
 	/** Gives `num` the next number and queues it to be written. */
@@ -396,25 +513,41 @@ class Part {
 			const { entries, close } = scanned;
 			if (!entries || close === undefined)
 				throw new Unknown(`page object ${num} is not a dictionary`);
-			const beads = entries.get('B');
-			this.render(
-				bytes,
-				scanned.start,
-				close,
-				scanned,
-				beads ? [beads.key, beads.end] : [],
-				pieces,
-			);
 			const inherited = this.source.inherited[index];
+			// Left out: the article beads, and an own inherited key whose value is null (or names a
+			// free object), which means absent: the value the page inherits is written instead.
+			const left: Entry[] = [];
+			const beads = entries.get('B');
+			if (beads) left.push(beads);
+			const replaced = new Set<string>();
+			for (const key of INHERITED) {
+				const own = entries.get(key);
+				if (!own || !inherited[key] || !isAbsent(this.source.pdf, bytes, own, scanned, work))
+					continue;
+				left.push(own);
+				replaced.add(key);
+			}
+			left.sort((a, b) => a.key - b.key);
+			const extra = left.flatMap((entry) => [entry.key, entry.end]);
+			this.render(bytes, scanned.start, close, scanned, extra, pieces);
 			for (const key of INHERITED) {
 				const value = inherited[key];
-				if (entries.has(key) || !value) continue;
-				pieces.push(L(` /${key} `));
-				this.render(value.bytes, 0, value.bytes.length, value, [], pieces);
+				if ((entries.has(key) && !replaced.has(key)) || !value) continue;
+				// A long value (a tree node's direct /Resources) is written once, not on every page.
+				if (value.bytes.length > SHARED_OVER)
+					pieces.push(L(` /${key} ${this.sharedNumber(value)} 0 R`));
+				else {
+					pieces.push(L(` /${key} `));
+					this.render(value.bytes, 0, value.bytes.length, value, [], pieces);
+				}
 			}
 			// A leaf the tree reads as a page without /Type is written as the page it is.
 			if (!entries.has('Type')) pieces.push(L(' /Type /Page'));
 			pieces.push(L(' /Parent 2 0 R>>'));
+		} else if (isTreeObject(bytes, scanned, num)) {
+			// A page, page tree node or catalog the tree does not hold (an orphan page a link still
+			// names, another revision's tree): written as null, never with its content.
+			pieces.push(L('null'));
 		} else {
 			const stream = where.inFile ? await this.streamOf(num, bytes, scanned) : undefined;
 			if (stream) {
@@ -431,18 +564,7 @@ class Part {
 				data = bytes.subarray(stream.start, stream.end);
 			} else this.render(bytes, scanned.start, scanned.end, scanned, [], pieces);
 		}
-		const head = Buffer.concat(pieces);
-		work.charge(head.length + pieces.length);
-		this.offsets.push(this.body);
-		this.chunks.push(head);
-		this.body += head.length;
-		if (data) {
-			this.chunks.push(data, ENDSTREAM);
-			this.body += data.length + ENDSTREAM.length;
-		} else {
-			this.chunks.push(ENDOBJ);
-			this.body += ENDOBJ.length;
-		}
+		this.push(Buffer.concat(pieces), pieces.length, data);
 	}
 
 	/**
@@ -485,7 +607,13 @@ class Part {
 		pieces.push(bytes.subarray(pos, end));
 	}
 
-	/** A stream's data after its dictionary, if one follows: by /Length, or up to `endstream`. */
+	/**
+	 * A stream's data after its dictionary, if one follows: up to the first `endstream` before the
+	 * next object the cross-reference places (the search bounded by it, so that streams without
+	 * /Length cost no more than their bytes). A /Length must end there too: one that ends elsewhere
+	 * (past the next object's start, over another page's objects) is a file that lies about its
+	 * stream, refused rather than guessed.
+	 */
 	private async streamOf(
 		num: number,
 		bytes: Buffer,
@@ -498,17 +626,42 @@ class Part {
 		at += 6;
 		if (bytes[at] === 0x0d) at++;
 		if (bytes[at] === 0x0a) at++;
+		const limit = Math.max(at, this.nextObject(num, bytes.length));
+		const found = bytes.subarray(at, limit).indexOf('endstream', 0, 'latin1');
+		this.source.work.charge(found === -1 ? limit - at : found);
+		if (found === -1)
+			throw new Unknown(
+				`the stream of object ${num} is not closed${limit < bytes.length ? ' before the next object begins' : ''}`,
+			);
+		const close = at + found;
 		const length = await this.lengthOf(bytes, scanned.entries.get('Length'));
-		if (length !== undefined && at + length <= bytes.length && endsAt(bytes, at + length))
+		if (length !== undefined) {
+			if (at + length > close || !endsAt(bytes, at + length))
+				throw new Unknown(
+					`the /Length of object ${num}'s stream (${length}) does not end where its data does (at \`endstream\`, ${close - at} bytes on): the file lies about where its objects are`,
+				);
 			return { start: at, end: at + length };
-		// A /Length that does not end at `endstream`: the data runs to it, as readers take it.
-		const found = bytes.indexOf('endstream', at, 'latin1');
-		this.source.work.charge((found === -1 ? bytes.length : found) - at);
-		if (found === -1) throw new Unknown(`the stream of object ${num} is not closed`);
-		let end = found;
+		}
+		let end = close;
 		if (end > at && bytes[end - 1] === 0x0a) end--;
 		if (end > at && bytes[end - 1] === 0x0d) end--;
 		return { start: at, end };
+	}
+
+	/** Where the next object after object `num` begins in the file (or the file's end). */
+	private nextObject(num: number, size: number): number {
+		const { offsets, pdf, work } = this.source;
+		const where = pdf.xref.objects.get(num);
+		const from = where && 'offset' in where ? where.offset : size;
+		let low = 0;
+		let high = offsets.length;
+		while (low < high) {
+			work.charge(1);
+			const mid = (low + high) >> 1;
+			if (offsets[mid] <= from) low = mid + 1;
+			else high = mid;
+		}
+		return low < offsets.length ? Math.min(size, offsets[low]) : size;
 	}
 
 	/** A stream's /Length: a whole number, direct or in an object of its own (maybe in a stream). */
@@ -589,6 +742,20 @@ class Part {
 			last: this.first + this.kids.length,
 		};
 	}
+}
+
+/**
+ * Whether the object scanned is a /Page, /Pages or /Catalog (a reference that reaches one outside
+ * the part is null); an object stream or cross-reference stream reached by a reference is refused.
+ */
+function isTreeObject(bytes: Buffer, scanned: Scanned, num: number): boolean {
+	const entry = scanned.entries?.get('Type');
+	if (!entry) return false;
+	// The value is one token (a name ends at a delimiter): at most a few bytes are compared.
+	const type = entry.end - entry.start <= 8 ? bytes.toString('latin1', entry.start, entry.end) : '';
+	if (type === '/ObjStm' || type === '/XRef')
+		throw new Unknown(`a page reaches object ${num}, an object stream or cross-reference stream`);
+	return type === '/Page' || type === '/Pages' || type === '/Catalog';
 }
 
 /** Whether `endstream` follows `at`, after an end of line or white space. */

@@ -153,6 +153,8 @@ interface ObjectStream {
 	data: Buffer;
 	/** Where each object of the stream begins in its decoded bytes, by index. */
 	offsets: Uint32Array;
+	/** The number each pair gives its object, by index (the cross-reference must name the same). */
+	numbers: Float64Array;
 	/** The memory it holds: its decoded bytes and offsets. */
 	bytes: number;
 }
@@ -228,11 +230,8 @@ export class ObjectReader {
 				);
 			return parser.value();
 		}
-		const stream = this.stream(where.stream);
-		const at = where.index < stream.offsets.length ? stream.offsets[where.index] : undefined;
-		if (at === undefined)
-			throw new Unknown(`object ${num} is not in object stream ${where.stream}`);
-		return stream.parser.at(at).value();
+		const at = this.inStream(num, where.stream, where.index);
+		return this.stream(where.stream).parser.at(at).value();
 	}
 
 	/**
@@ -256,11 +255,24 @@ export class ObjectReader {
 				);
 			return { bytes: this.buf, at: parser.pos, inFile: true };
 		}
-		const stream = this.stream(where.stream);
-		const at = where.index < stream.offsets.length ? stream.offsets[where.index] : undefined;
-		if (at === undefined)
-			throw new Unknown(`object ${num} is not in object stream ${where.stream}`);
-		return { bytes: stream.data, at, inFile: false };
+		const at = this.inStream(num, where.stream, where.index);
+		return { bytes: this.stream(where.stream).data, at, inFile: false };
+	}
+
+	/**
+	 * Where object `num` begins in object stream `streamNum`, at `index` as the cross-reference
+	 * says: the stream's own pair at that index must name `num` too, or which object is read there
+	 * is not certain (readers differ: qpdf goes by the pairs), and nothing is read.
+	 */
+	private inStream(num: number, streamNum: number, index: number): number {
+		const stream = this.stream(streamNum);
+		const at = index < stream.offsets.length ? stream.offsets[index] : undefined;
+		if (at === undefined) throw new Unknown(`object ${num} is not in object stream ${streamNum}`);
+		if (stream.numbers[index] !== num)
+			throw new Unknown(
+				`the cross-reference puts object ${num} at index ${index} of object stream ${streamNum}, where the stream has object ${stream.numbers[index]}`,
+			);
+		return at;
 	}
 
 	/** Object stream `num`, loaded; made the most recently read. */
@@ -317,18 +329,25 @@ export class ObjectReader {
 		// n pairs take 4n - 1 bytes at least: a larger /N is refused before anything is allocated.
 		if (4 * n - 1 > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
 		const offsets = new Uint32Array(Math.ceil(n));
+		const numbers = new Float64Array(Math.ceil(n));
 		// Pairs of unsigned integers (number, offset), read without building values.
 		for (let i = 0; i < n; i++) {
 			if (this.work.due()) await this.work.pause();
 			header.at(header.pos).skipSpace();
 			if (!isDigit(data[header.pos])) throw new Unknown(`object stream ${num} has a bad offset`);
-			header.unsigned(); // the object's number
+			numbers[i] = header.unsigned();
 			header.skipSpace();
 			if (!isDigit(data[header.pos])) throw new Unknown(`object stream ${num} has a bad offset`);
 			const rel = header.unsigned();
 			if (first + rel > data.length) throw new Unknown(`object stream ${num} has a bad offset`);
 			offsets[i] = first + rel;
 		}
-		return { parser: header, data, offsets, bytes: data.length + offsets.byteLength };
+		return {
+			parser: header,
+			data,
+			offsets,
+			numbers,
+			bytes: data.length + offsets.byteLength + numbers.byteLength,
+		};
 	}
 }

@@ -162,6 +162,11 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 		"the cross-reference's entries: charged with its bytes before",
 	],
 	['pdf-write.ts', 'while (pos < at + 4 &&', 'four bytes at most'],
+	[
+		'pdf-write.ts',
+		'const extra = left.flatMap((entry) => [entry.key, entry.end]);',
+		"a page's entries left out: five at most",
+	],
 	['pdf-write.ts', 'const version = /^%PDF-(\\d\\.\\d)/', 'the first 16 bytes'],
 	[
 		'pdf-write.ts',

@@ -130,7 +130,9 @@ describe('a selection of a document built with everything a copy must handle', (
 	test("pages 4-5: node 4's resources with both fonts, page 5's own attributes kept once", async () => {
 		const buf = await checkWritten(await selectPdfPages(rich, [4, 5]), 2);
 		const [four, five] = kidsOf(buf);
-		expect(objectOf(buf, four)).toMatch(/\/Resources << \/Font << \/F1 \d+ 0 R \/F2 \d+ 0 R >> >>/);
+		// A long inherited value is written once, as an object the pages that inherit it refer to.
+		const resources = Number(/\/Resources (\d+) 0 R/.exec(objectOf(buf, four))![1]);
+		expect(objectOf(buf, resources)).toMatch(/^<< \/Font << \/F1 \d+ 0 R \/F2 \d+ 0 R >> >>$/);
 		const dict = objectOf(buf, five);
 		expect(dict.match(/\/Rotate/g)).toEqual(['/Rotate']);
 		expect(dict).toMatch(/\/Rotate 0/);
@@ -349,5 +351,306 @@ describe('a split: in page order, as few parts as fit, each a selection', () => 
 		);
 		const big = emulator.makePdf(['short', 'short', 'x'.repeat(5000), 'short']);
 		await expect(splitPdf(big, (size) => size <= 3000)).rejects.toThrow(/^page 3 alone/);
+	});
+});
+
+describe('a selection carries nothing of a page it does not hold', () => {
+	const CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
+	const FONT = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
+	const content = (words: string) => {
+		const ops = `BT /F1 12 Tf 72 712 Td (${words}) Tj ET`;
+		return `<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`;
+	};
+	const RES = '/MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >>';
+
+	test('a link to a page no longer in the tree (an orphan page object) is null, the page not copied', async () => {
+		const buf = classic([
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 5 0 R /Annots [8 0 R] >>`,
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 6 0 R >>`,
+			content('page one'),
+			content('page two'),
+			FONT,
+			'<< /Type /Annot /Subtype /Link /Rect [0 0 10 10] /Dest [9 0 R /Fit] /P 10 0 R >>',
+			`<< /Type /Page /Parent 2 0 R ${RES} /Contents 11 0 R >>`,
+			'<< /Type /Catalog /Pages 12 0 R >>',
+			content('deleted page secret'),
+			'<< /Type /Pages /Kids [9 0 R] /Count 1 >>',
+		]);
+		expect(await countPages(buf, 'pdf')).toEqual({ pages: 2 });
+		const out = await checkWritten(await selectPdfPages(buf, [1]), 1);
+		expect(text(out)).not.toContain('deleted page secret');
+		expect(pageObjects(out)).toBe(1);
+		expect(text(out)).not.toMatch(/\/Type\s*\/Catalog \/Pages (?!2 0 R)/);
+	});
+
+	test('an object stream reached by a reference is refused', async () => {
+		const buf = classic([
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+			'<< /Type /Page /Parent 2 0 R /Thumb 4 0 R >>',
+			'<< /Type /ObjStm /N 0 /First 0 /Length 0 >>\nstream\n\nendstream',
+		]);
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(/object stream or cross-reference/);
+	});
+});
+
+describe("a stream's data never runs past the next object", () => {
+	const CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
+	const TWO = 'BT /F1 12 Tf 72 712 Td (page two) Tj ET';
+	const ONE = 'BT /F1 12 Tf 72 712 Td (page one) Tj ET';
+
+	/** Page 1's content (5) has a /Length that runs over page 2's objects (4, 6) to their end. */
+	function lyingLength(): Buffer {
+		const inside =
+			`${ONE}\nendstream\nendobj\n` +
+			'4 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R >>\nendobj\n' +
+			`6 0 obj\n<< /Length ${TWO.length} >>\nstream\n${TWO}`;
+		let out = '%PDF-1.4\n';
+		const at: number[] = [];
+		const put = (num: number, body: string) => {
+			at[num] = out.length;
+			out += `${num} 0 obj\n${body}\nendobj\n`;
+		};
+		put(1, CATALOG);
+		put(2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>');
+		put(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R >>');
+		put(7, '<< >>');
+		at[5] = out.length;
+		out += `5 0 obj\n<< /Length ${inside.length} >>\nstream\n`;
+		at[4] = out.length + inside.indexOf('4 0 obj');
+		at[6] = out.length + inside.indexOf('6 0 obj');
+		out += `${inside}\nendstream\nendobj\n`;
+		const xref = out.length;
+		out += 'xref\n0 8\n0000000000 65535 f \n';
+		for (let num = 1; num < 8; num++) out += `${String(at[num]).padStart(10, '0')} 00000 n \n`;
+		out += `trailer\n<< /Size 8 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+		return Buffer.from(out, 'latin1');
+	}
+
+	test("a /Length over page 2's objects: the file is refused, page 2 never travels in page 1's stream", async () => {
+		const buf = lyingLength();
+		expect(await countPages(buf, 'pdf')).toEqual({ pages: 2 });
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(
+			/the \/Length of object 5's stream \(\d+\) does not end where its data does/,
+		);
+		await expect(splitPdf(buf, () => true)).rejects.toThrow(/does not end where its data does/);
+		// Page 2 alone does not reach object 5: it is copied.
+		const two = await checkWritten(await selectPdfPages(buf, [2]), 1);
+		expect(text(two)).toContain('page two');
+		expect(text(two)).not.toContain('page one');
+	});
+
+	test('nested form XObjects whose /Lengths all run to the end are refused, not written over and over', async () => {
+		const k = 50;
+		const objects = [
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+			`<< /Type /Page /Parent 2 0 R /Resources << /XObject << ${Array.from({ length: k }, (_, i) => `/X${i} ${4 + i} 0 R`).join(' ')} >> >> >>`,
+		];
+		// Every stream's data runs to the last stream's `endstream`, past all the objects after it.
+		let out = '%PDF-1.4\n';
+		const at: number[] = [];
+		objects.slice(0, 3).forEach((body, i) => {
+			at[i + 1] = out.length;
+			out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+		});
+		const heads: number[] = [];
+		for (let i = 0; i < k; i++) {
+			at[4 + i] = out.length;
+			out += `${4 + i} 0 obj\n<< /Type /XObject /Subtype /Form /BBox [0 0 1 1] /Length LLLLLLLLLL >>\nstream\n`;
+			heads.push(out.length);
+		}
+		const end = out.length;
+		out += '\nendstream\nendobj\n';
+		for (const start of heads) {
+			const spot = out.lastIndexOf('LLLLLLLLLL', start);
+			out = out.slice(0, spot) + String(end - start).padStart(10, '0') + out.slice(spot + 10);
+		}
+		const xref = out.length;
+		out += `xref\n0 ${4 + k}\n0000000000 65535 f \n`;
+		for (let num = 1; num < 4 + k; num++) out += `${String(at[num]).padStart(10, '0')} 00000 n \n`;
+		out += `trailer\n<< /Size ${4 + k} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+		const buf = Buffer.from(out, 'latin1');
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(
+			/not closed before the next object begins|does not end where its data does/,
+		);
+	});
+
+	test('streams without /Length: each `endstream` is searched for no further than the next object (linear work)', async () => {
+		const make = (k: number, closed: boolean) =>
+			classic([
+				CATALOG,
+				'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+				`<< /Type /Page /Parent 2 0 R /Contents [${Array.from({ length: k }, (_, i) => `${4 + i} 0 R`).join(' ')}] >>`,
+				...Array.from(
+					{ length: k },
+					() => `<< >>\nstream\n${'q Q '.repeat(20)}${closed ? '\nendstream' : ''}`,
+				),
+				'<< >>\nstream\nq Q\nendstream',
+			]);
+		const measure = async (buf: Buffer) => {
+			let work = 0;
+			const written = await selectPdfPages(buf, [1], { measured: (done) => (work = done) });
+			await checkWritten(written, 1);
+			return work;
+		};
+		const small = make(200, true);
+		const large = make(2000, true);
+		const ratio = (await measure(large)) / (await measure(small));
+		expect(ratio).toBeLessThan((1.5 * large.length) / small.length);
+		// No `endstream` until the very end: the search stops at the next object, and refuses.
+		await expect(selectPdfPages(make(2000, false), [1])).rejects.toThrow(
+			/the stream of object 4 is not closed before the next object begins/,
+		);
+	});
+});
+
+describe('a selection is never much larger than its file', () => {
+	/** `pages` pages under one node whose direct /Resources is about `kb` kB: every page inherits it. */
+	function inheritedResources(pages: number, kb: number): Buffer {
+		const states: string[] = [];
+		for (let i = 0, size = 0; size < kb * 1000; i++) {
+			const entry = `/G${i} << /Type /ExtGState /CA 1 /ca 1 >> `;
+			states.push(entry);
+			size += entry.length;
+		}
+		const ops = 'BT /F1 12 Tf 72 712 Td (shared page) Tj ET';
+		const kids = Array.from({ length: pages }, (_, i) => `${5 + i} 0 R`);
+		return classic([
+			'<< /Type /Catalog /Pages 2 0 R >>',
+			`<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${pages} /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> /ExtGState << ${states.join('')}>> >> >>`,
+			`<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`,
+			'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+			...Array.from({ length: pages }, () => '<< /Type /Page /Parent 2 0 R /Contents 3 0 R >>'),
+		]);
+	}
+
+	test("a node's long direct /Resources is written once per file, not once per page", async () => {
+		const buf = inheritedResources(2000, 200);
+		const all = Array.from({ length: 1999 }, (_, i) => i + 2);
+		const out = await checkWritten(await selectPdfPages(buf, all), 1999);
+		expect(out.length).toBeLessThan(1.5 * buf.length);
+		expect(text(out).match(/\/G0 /g)).toHaveLength(1);
+		const parts = await splitPdf(buf, (size) => size <= 300_000);
+		for (const part of parts) expect(text(joined(part)).match(/\/G0 /g)).toHaveLength(1);
+	});
+
+	test('maxBytes: a selection that passes it stops, a FormatError', async () => {
+		const buf = inheritedResources(50, 5);
+		const all = Array.from({ length: 50 }, (_, i) => i + 1);
+		const whole = (await selectPdfPages(buf, all)).length;
+		expect((await selectPdfPages(buf, all, { maxBytes: whole })).length).toBe(whole);
+		const refusal = selectPdfPages(buf, all, { maxBytes: whole - 1 });
+		await expect(refusal).rejects.toThrow(FormatError);
+		await expect(selectPdfPages(buf, all, { maxBytes: 1000 })).rejects.toThrow(
+			/more than 1000 bytes/,
+		);
+		await expect(splitPdf(buf, () => true, { maxBytes: 1000 })).rejects.toThrow(
+			/more than the limit of 1000 allows/,
+		);
+	});
+});
+
+describe("an object stream's own numbers", () => {
+	/** Pages 3 and 4 in object stream 10, whose pairs say index 0 is 3; the xref stream swaps them. */
+	function objectStreamSwapped(): Buffer {
+		let out = '%PDF-1.5\n';
+		const at: number[] = [];
+		const put = (num: number, body: string) => {
+			at[num] = out.length;
+			out += `${num} 0 obj\n${body}\nendobj\n`;
+		};
+		const content = (words: string) => {
+			const ops = `BT /F1 12 Tf 72 712 Td (${words}) Tj ET`;
+			return `<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`;
+		};
+		put(1, '<< /Type /Catalog /Pages 2 0 R >>');
+		put(2, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>');
+		put(5, content('page one'));
+		put(6, content('page two'));
+		const p3 = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R >>';
+		const p4 = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R >>';
+		const pairs = `3 0 4 ${p3.length + 1} `;
+		const data = `${pairs}${p3}\n${p4}\n`;
+		put(
+			10,
+			`<< /Type /ObjStm /N 2 /First ${pairs.length} /Length ${data.length} >>\nstream\n${data}\nendstream`,
+		);
+		const xref = out.length;
+		const rows: Buffer[] = [];
+		const row = (type: number, a: number, b: number) => {
+			const r = Buffer.alloc(7);
+			r[0] = type;
+			r.writeUInt32BE(a, 1);
+			r.writeUInt16BE(b, 5);
+			rows.push(r);
+		};
+		row(0, 0, 65535);
+		row(1, at[1], 0);
+		row(1, at[2], 0);
+		row(2, 10, 1); // object 3 at index 1, where the stream's pair says object 4 is
+		row(2, 10, 0);
+		row(1, at[5], 0);
+		row(1, at[6], 0);
+		row(0, 0, 0);
+		row(0, 0, 0);
+		row(0, 0, 0);
+		row(1, at[10], 0);
+		row(1, xref, 0);
+		const body = Buffer.concat(rows);
+		const head = `11 0 obj\n<< /Type /XRef /Size 12 /W [1 4 2] /Root 1 0 R /Length ${body.length} >>\nstream\n`;
+		return Buffer.concat([
+			Buffer.from(out + head, 'latin1'),
+			body,
+			Buffer.from(`\nendstream\nendobj\nstartxref\n${xref}\n%%EOF\n`, 'latin1'),
+		]);
+	}
+
+	test('a pair that names another object than the cross-reference: the count is unknown, the copy refused', async () => {
+		const buf = objectStreamSwapped();
+		expect(await countPages(buf, 'pdf')).toEqual({
+			pages: null,
+			reason: expect.stringMatching(
+				/puts object 3 at index 1 of object stream 10, where the stream has object 4/,
+			),
+		});
+		await expect(selectPdfPages(buf, [1])).rejects.toThrow(FormatError);
+	});
+});
+
+describe('a null inherited value is absent (ISO 32000 7.3.7): the page inherits', () => {
+	test("a page's /MediaBox null and /Resources naming a free object: its node's are written", async () => {
+		const objects = [
+			'<< /Type /Catalog /Pages 2 0 R >>',
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 200 300] /Resources << /Font << /F1 4 0 R >> >> >>',
+			'<< /Type /Page /Parent 2 0 R /MediaBox null /Resources 5 0 R /Rotate 90 >>',
+			'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+			'null',
+		];
+		const buf = Buffer.from(
+			text(classic(objects)).replace(/(xref\n0 6\n(?:.{20}){5}).{20}/s, '$10000000000 00001 f \n'),
+			'latin1',
+		);
+		const out = await checkWritten(await selectPdfPages(buf, [1]), 1);
+		const page = objectOf(out, kidsOf(out)[0]);
+		expect(page).not.toMatch(/null/);
+		expect(page.match(/\/MediaBox/g)).toHaveLength(1);
+		expect(page).toMatch(/\/MediaBox \[0 0 200 300\]/);
+		expect(page).toMatch(/\/Rotate 90/);
+		// A short inherited value is written on the page itself.
+		expect(page).toMatch(/\/Resources << \/Font << \/F1 \d+ 0 R >> >>/);
+	});
+
+	test("a node's /MediaBox null: the page inherits the root's", async () => {
+		const buf = classic([
+			'<< /Type /Catalog /Pages 2 0 R >>',
+			'<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 200 300] >>',
+			'<< /Type /Pages /Parent 2 0 R /Kids [4 0 R] /Count 1 /MediaBox null >>',
+			'<< /Type /Page /Parent 3 0 R >>',
+		]);
+		const out = await checkWritten(await selectPdfPages(buf, [1]), 1);
+		expect(objectOf(out, kidsOf(out)[0])).toMatch(/\/MediaBox \[0 0 200 300\]/);
 	});
 });
