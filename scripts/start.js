@@ -219,6 +219,8 @@ async function main() {
 		await rt.stopAll(); // the runtime's install, when it is still under way
 		process.exit(bootstrapCode);
 	}
+	// CI (.ci/run) starts its next tiers on this line, while n8n may still be installing.
+	rt.log('» dev dependencies installed and the package built (dist/)');
 	const { syncWorkspace } = require('./demo-workspace');
 	const { startEmulator, KEYS } = require('../emulator');
 	const documents = require('../emulator/documents');
