@@ -3,8 +3,9 @@
  * One measurement of bench/memory.js, in a fresh process: peak RSS growth while ONE document is
  * submitted, either by the Document OCR node in n8n-core's engine (the file read from disk into
  * n8n's binary store by the input node, then streamed from there by the node) or by the naive
- * path (read the file, Base64 it, JSON.stringify, POST).
- *   node --expose-gc bench/memory-child.js node|naive <file> <serviceUrl>
+ * path (read the file, Base64 it, JSON.stringify, POST); `split`: the node sends a file past the
+ * limit with Split Large Documents; `count`: the node counts a stored file's pages (Count Pages).
+ *   node --expose-gc bench/memory-child.js node|naive|split|count <file> <serviceUrl>
  * Prints one JSON line: `growth` is the whole run's peak RSS growth (for the node: the input node
  * storing the file, then the submission); for the node also `nodeGrowth`, the growth from the
  * moment the input was stored (peak RSS reset then, Linux /proc/self/clear_refs) — the
@@ -33,16 +34,43 @@ const settle = async () => {
 	global.gc?.();
 };
 
+/**
+ * The node's parameters by mode: `node` a Task → Submit without waiting; `split` the same with
+ * Split Large Documents (a file past the limit, sent in parts); `count` Document → Count Pages.
+ */
+function parametersOf(submitParameters) {
+	if (mode === 'count')
+		return {
+			resource: 'document',
+			operation: 'countPages',
+			documentSource: 'binary',
+			binaryPropertyName: 'data',
+		};
+	const parameters = submitParameters({ wait: false });
+	if (mode === 'split') parameters.options = { splitLargeDocuments: true };
+	return parameters;
+}
+
 async function submitWithNode(path, inputStored) {
 	const { runNode, submitParameters } = require('./engine');
 	const result = await runNode({
-		parameters: submitParameters({ wait: false }),
+		parameters: parametersOf(submitParameters),
 		files: [{ path, fileName: 'big.pdf', mimeType: 'application/pdf' }],
 		credentials: { apiKey: KEY, baseUrl: url },
 		inputStored,
 	});
 	if (result.error) throw result.error;
-	if (!result.output[0]?.json?.taskId) throw new Error('the node returned no task');
+	const json = result.output[0]?.json ?? {};
+	const done =
+		mode === 'count'
+			? typeof json.pages === 'number'
+			: mode === 'split'
+				? json.parts?.length > 1 || path.endsWith('.small.pdf')
+				: typeof json.taskId === 'string';
+	if (!done)
+		throw new Error(
+			`the node's output is not what ${mode} gives: ${JSON.stringify(json).slice(0, 300)}`,
+		);
 }
 
 async function submitNaively(path) {

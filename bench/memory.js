@@ -2,8 +2,10 @@
 /**
  * Memory: peak RSS growth of ONE submission at the service's 10 MB request-body limit — a 7.4 MB
  * PDF, sent as Base64 in a 9.9 MB JSON body — by the node (streamed) beside the naive
- * read-then-Base64-then-JSON path. Each is measured in a fresh process; the emulator runs in
- * its own process so its copy of the upload is not counted.
+ * read-then-Base64-then-JSON path; of a 25 MB, 40-page scan sent in parts by the node (Split
+ * Large Documents: `split`); and of the count of the 7.4 MB stored PDF (Count Pages: `count`).
+ * Each is measured in a fresh process; the emulator runs in its own process so its copy of the
+ * upload is not counted.
  */
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -54,7 +56,14 @@ async function main() {
 	try {
 		const node = measure('node', file, emulator.url);
 		const naive = measure('naive', file, emulator.url);
-		const rows = [node, naive].map((r) => ({
+		// Issue 37: a 25 MB, 40-page scan sent in parts (Split Large Documents), and the count of a
+		// stored PDF under the limit (Count Pages, the 7.4 MB file).
+		const scan = path.join(dir, 'scan.pdf');
+		const pages = Array.from({ length: 40 }, (_, i) => `Scan page ${i + 1}`);
+		fs.writeFileSync(scan, documents.makePdf(pages, { imageBytes: 625_000 }));
+		const split = measure('split', scan, emulator.url);
+		const count = measure('count', file, emulator.url);
+		const rows = [node, naive, split, count].map((r) => ({
 			...r,
 			ratio: +(r.growth / r.size).toFixed(2),
 			nodeRatio: r.nodeGrowth === undefined ? undefined : +(r.nodeGrowth / r.size).toFixed(2),

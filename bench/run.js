@@ -103,6 +103,24 @@ async function main() {
 		`${(naive.growth / node.growth).toFixed(2)}x less`,
 		'≤ 4x file (≤ 2.5x before issue 31: the page count holds a PDF or TIFF whole once)',
 	);
+	const split = memory.find((r) => r.mode === 'split');
+	add(
+		'Memory',
+		`peak RSS growth, a ${mb(split.size)} 40-page scan sent in parts (Split Large Documents), the node's share (n8n storing the input apart)`,
+		`${mb(split.nodeGrowth)} (${split.nodeRatio}x file)`,
+		'— (without the option the file is refused)',
+		'—',
+		'≤ 2.5x file',
+	);
+	const count = memory.find((r) => r.mode === 'count');
+	add(
+		'Memory',
+		`peak RSS growth, Count Pages of a stored ${mb(count.size)} PDF, the node's share`,
+		`${mb(count.nodeGrowth)} (${count.nodeRatio}x file)`,
+		'—',
+		'—',
+		'≤ 2.5x file',
+	);
 
 	const urls = await require('./url-memory').main();
 	const waiting = urls['this build'].rows.at(-1);

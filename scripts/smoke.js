@@ -160,6 +160,23 @@ async function smokeCheck({
 		`  ✔ ocrExampleFirstP: page 1 of ${invoices} invoice(s) of 7 pages read, ${charged(mark)} page(s) billed (${firstPages.seconds} s)`,
 	);
 
+	// 10: a 15 MB, 24-page scan past the 10 MB limit, converted in parts into one item.
+	mark = emu.ledger('acme').length;
+	const large = await execute('ocrExampleLargeS');
+	const [whole] = nodeOutput(large.run, 'The whole scan');
+	const pageTexts = Array.from({ length: 24 }, (_, i) => `Archive scan, page ${i + 1} of 24`);
+	const at = pageTexts.map((text) => whole?.json.Markdown?.indexOf(text) ?? -1);
+	check(
+		nodeOutput(large.run, 'The whole scan').length === 1 &&
+			whole.json['Parts sent'] >= 2 &&
+			at.every((position, i) => position >= 0 && (i === 0 || position > at[i - 1])),
+		`10: ${JSON.stringify(whole?.json ?? null).slice(0, 500)}`,
+	);
+	check(charged(mark) === 24, `10 billed ${charged(mark)} pages for a scan of 24`);
+	say(
+		`  ✔ ocrExampleLargeS: a 24-page scan of 15 MB in ${whole.json['Parts sent']} parts (${whole.json['Pages of each part']}), one item, its pages in order, ${charged(mark)} pages billed (${large.seconds} s)`,
+	);
+
 	// 03 last: keeps the newest 5 finished tasks and deletes the others.
 	const finished = emu.tasks.filter((t) => ['done', 'failed'].includes(t.status)).length;
 	const { run, seconds } = await execute('ocrExampleCleanu');
@@ -174,7 +191,7 @@ async function smokeCheck({
 	// 08 (poll trigger) has no manual start for `n8n execute` and is imported inactive: an active
 	// poll is proved by test/e2e/poll-trigger.e2e.js.
 	say(
-		`smoke: 8 of 8 runnable examples green in ${Math.round((Date.now() - started) / 1000)} s after ready (08, the poll trigger, imported inactive)`,
+		`smoke: 9 of 9 runnable examples green in ${Math.round((Date.now() - started) / 1000)} s after ready (08, the poll trigger, imported inactive)`,
 	);
 }
 

@@ -87,12 +87,24 @@ function seedInbox(inbox, documents) {
 		], // 04
 		'by-webhook/scan-0001.pdf': ['Delivery note 0001: 12 boxes received'], // 06 -> 07
 		'by-webhook/scan-0002.pdf': ['Delivery note 0002: 3 pallets received'], // 06 -> 07
+		// 10: a 15 MB scan of 24 pages, past the 10 MB limit: sent in parts.
+		'large-scan/archive-scan.pdf': {
+			pages: Array.from({ length: 24 }, (_, i) => `Archive scan, page ${i + 1} of 24`),
+			imageBytes: 625_000,
+		},
 	};
 	fs.mkdirSync(path.join(inbox, 'by-webhook', 'exports'), { recursive: true }); // 07 writes here
 	for (const [name, pages] of Object.entries(files)) {
 		const file = path.join(inbox, name);
 		fs.mkdirSync(path.dirname(file), { recursive: true });
-		if (!fs.existsSync(file)) fs.writeFileSync(file, documents.makePdf(pages));
+		if (fs.existsSync(file)) continue;
+		const scan = !Array.isArray(pages);
+		fs.writeFileSync(
+			file,
+			scan
+				? documents.makePdf(pages.pages, { imageBytes: pages.imageBytes })
+				: documents.makePdf(pages),
+		);
 	}
 }
 

@@ -86,6 +86,7 @@ describe('Document → Count Pages: what a document costs, for nothing', () => {
 				mimeType: 'application/pdf',
 				size: expect.any(Number),
 				pages: 3,
+				partsNeeded: { taskApi: 1, v1Api: 1 },
 			},
 			{
 				fileName: 'linear.pdf',
@@ -93,6 +94,7 @@ describe('Document → Count Pages: what a document costs, for nothing', () => {
 				mimeType: 'application/pdf',
 				size: corpus('qpdf-linear-3.pdf').length,
 				pages: 3,
+				partsNeeded: { taskApi: 1, v1Api: 1 },
 			},
 			{
 				fileName: 'scan.tif',
@@ -100,6 +102,7 @@ describe('Document → Count Pages: what a document costs, for nothing', () => {
 				mimeType: 'image/tiff',
 				size: expect.any(Number),
 				pages: 5,
+				partsNeeded: { taskApi: 1, v1Api: null },
 				pageCountAssumption:
 					"the service's spec does not say how the directories (pages) of a multi-page TIFF are billed; counted as one page per directory",
 			},
@@ -109,6 +112,7 @@ describe('Document → Count Pages: what a document costs, for nothing', () => {
 				mimeType: 'image/png',
 				size: expect.any(Number),
 				pages: 1,
+				partsNeeded: { taskApi: 1, v1Api: 1 },
 			},
 			{
 				fileName: 'anim.gif',
@@ -116,6 +120,7 @@ describe('Document → Count Pages: what a document costs, for nothing', () => {
 				mimeType: 'image/gif',
 				size: 108,
 				pages: 3,
+				partsNeeded: { taskApi: 1, v1Api: null },
 				pageCountAssumption:
 					"the service's spec does not say how the frames of an animated GIF are billed; counted as one page per frame",
 			},

@@ -223,13 +223,24 @@ function leakIn(text, forms) {
 	return at === undefined ? undefined : text.slice(Math.max(0, at - 80), at) + '[key]';
 }
 
-/** A document of the run: a PDF (small, or with a large filler page) or a PNG, its text its own. */
-function makeDocument(random, text) {
+/**
+ * A document of the run: a PDF (small, or with a large filler page) or a PNG, its text its own.
+ * With `splits` (Split Large Documents on) the large PDF is a scan past the 10 MB limit instead:
+ * 14 pages of 800 kB (11.2 MB, two parts on either surface), each page's text the item's, so
+ * that every part names its item.
+ */
+function makeDocument(random, text, splits = false) {
 	const kind = ['pdf', 'pdf', 'pdfLarge', 'png'][Math.floor(random() * 4)];
 	if (kind === 'png')
 		return { bytes: h.documents.makePng(text), mimeType: 'image/png', extension: 'png', pages: 1 };
 	const pages = [text];
-	if (kind === 'pdfLarge') pages.push(`filler ${'x'.repeat(300_000 + Math.floor(random() * 1e6))}`);
+	const filler = kind === 'pdfLarge' ? 300_000 + Math.floor(random() * 1e6) : 0;
+	if (kind === 'pdfLarge' && splits) {
+		const scan = Array.from({ length: 14 }, (_, i) => `${text} page ${i + 1}`);
+		const bytes = h.documents.makePdf(scan, { imageBytes: 800_000 });
+		return { bytes, mimeType: 'application/pdf', extension: 'pdf', pages: scan.length };
+	}
+	if (kind === 'pdfLarge') pages.push(`filler ${'x'.repeat(filler)}`);
 	else if (random() < 0.5) pages.push('page 2');
 	const bytes = h.documents.makePdf(pages);
 	return { bytes, mimeType: 'application/pdf', extension: 'pdf', pages: pages.length };
@@ -239,7 +250,7 @@ function makeDocument(random, text) {
  * The items of a document run from `source`, and the plan of each (its text, its URL mode).
  * Some fail at the service (FAIL), some never finish (STUCK, only where the node waits).
  */
-function documentItems({ tag, random, source, files, waits, urlModes }) {
+function documentItems({ tag, random, source, files, waits, urlModes, splits }) {
 	const n = 2 + Math.floor(random() * 3);
 	const plans = [];
 	const items = [];
@@ -247,7 +258,7 @@ function documentItems({ tag, random, source, files, waits, urlModes }) {
 		const fate = random();
 		const marker = fate < 0.12 ? ' FAIL' : waits && fate < 0.22 ? ' STUCK' : '';
 		const text = `${tag} item ${i}${marker}`;
-		const doc = makeDocument(random, text);
+		const doc = makeDocument(random, text, splits);
 		const fileName = `${tag.replace(/\W+/g, '-')}-item-${i}.${doc.extension}`;
 		const plan = { text, fileName, pages: doc.pages };
 		if (source === 'binary') items.push(h.binaryItem(doc.bytes, fileName, doc.mimeType));
@@ -667,6 +678,11 @@ async function opsRun(
 		const parameters = operation.params(SOURCE_PARAMETERS[family.source], random, options);
 		const waits = operation.waits?.(parameters) ?? false;
 		if (waits) options.waitTimeout = WAIT_TIMEOUT_MINUTES;
+		// Every operation that bills splits documents past the limit (Split Large Documents, issue
+		// 37): its large PDFs are 11.2 MB scans, sent in two parts (one part of page 1 on the even
+		// seeds, which select page 1). No draw of the seed changes.
+		const splits = !operation.free;
+		if (splits) options.splitLargeDocuments = true;
 		const { items, plans } = documentItems({
 			tag,
 			random,
@@ -674,6 +690,7 @@ async function opsRun(
 			files,
 			waits,
 			urlModes,
+			splits,
 		});
 		// On the even seeds an operation that bills sends only page 1 of each document (the Pages
 		// option, issue 37): the tag is on page 1, so every charge still names its item. Decided by
@@ -815,11 +832,20 @@ async function opsRun(
 					[plans[i]?.text, plans[i]?.mode && `URL ${plans[i].mode}`].filter(Boolean).join(', '),
 			});
 		}
-		for (const [index, all] of perItem) {
+		for (const [index, every] of perItem) {
+			// A split document's parts are billed once each: charges are told apart by the first page
+			// they carried (a part sent again carries the same pages).
+			const parts = new Map();
+			for (const c of every) {
+				const first = String(c.document).split(h.documents.PAGE_SEPARATOR)[0];
+				if (!parts.has(first)) parts.set(first, []);
+				parts.get(first).push(c);
+			}
 			// A partial execution is a manual run after a manual run: n8n keeps no node memory
 			// between them, so each is held to "once" on its own.
-			const groups =
-				shape === 'partial' ? [0, 1].map((e) => all.filter((c) => c.execution === e)) : [all];
+			const groups = [...parts.values()].flatMap((all) =>
+				shape === 'partial' ? [0, 1].map((e) => all.filter((c) => c.execution === e)) : [all],
+			);
 			for (const charges of groups) {
 				// A document whose task the service failed is sent again on the next run, by design
 				// (money.test.js): not a second bill for one result.

@@ -84,7 +84,7 @@ async function sendItems(
 				run.order.failed();
 				return { error: error as Error };
 			} finally {
-				run.order.passTurn(itemIndex);
+				run.order.passTurn(itemIndex, true);
 			}
 		},
 		() => run.order.halted,

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { pageBudgetOption } from '../batch/budget';
+import { splitLargeOption } from '../documents/split';
 import { SELECTION_SYNTAX } from '../documents/select';
 import { booleanField, itemFields, numberField } from '../shared/validate';
 import type { Operation } from './types';
@@ -257,7 +258,7 @@ export const pagesOption: INodeProperties = {
 
 /**
  * An operation's fields as the node shows them: for an operation that bills (it sends a
- * document), its Options with the Page Budget and Pages added — so that `bills` alone decides it.
+ * document), its Options with the Page Budget, Pages and Split Large Documents added — so that `bills` alone decides it.
  * A billing operation without Options fails the node's load.
  */
 export function fieldsOf(operation: Operation): INodeProperties[] {
@@ -270,11 +271,14 @@ export function fieldsOf(operation: Operation): INodeProperties[] {
 			...((field.options as INodeProperties[]) ?? []),
 			pageBudgetOption,
 			pagesOption,
+			splitLargeOption,
 		];
 		options.sort((a, b) => a.displayName.localeCompare(b.displayName));
 		return { ...field, options };
 	});
 	if (!found)
-		throw new Error('An operation that bills has no Options to put the Page Budget and Pages in');
+		throw new Error(
+			'An operation that bills has no Options to put the Page Budget, Pages and Split Large Documents in',
+		);
 	return fields;
 }

@@ -16,7 +16,7 @@ export interface Operation {
 	description: INodeProperties[];
 	/**
 	 * It sends documents the service bills by their pages: the one fact the billing hint, the
-	 * Page Budget and Pages options (added to its Options: fieldsOf, shared.description.ts) and
+	 * Page Budget, Pages and Split Large Documents options (added to its Options: fieldsOf, shared.description.ts) and
 	 * the tests derive from. Every operation that sends a document bills (Count Pages reads one
 	 * and sends nothing).
 	 */

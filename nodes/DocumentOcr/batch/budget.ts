@@ -56,12 +56,26 @@ function plural(pages: number): string {
 	return `${pages} page${pages === 1 ? '' : 's'}`;
 }
 
+/**
+ * A part of a split document as the budget sees it: its place, and the pages of the parts from
+ * it on (itself first), which the first of them to go out admits all or none.
+ */
+export interface BudgetPart {
+	index: number;
+	rest: number[];
+}
+
+/** What a submission spends under: its item, or its item's part (a split document). */
+const spender = (itemIndex: number, part?: number) =>
+	part === undefined ? `${itemIndex}` : `${itemIndex}.${part}`;
+
 export class PageBudget {
 	/**
-	 * Pages set against the budget in this run, by item: counted when its document went out,
-	 * raised to what the service says it billed when that is more.
+	 * Pages set against the budget in this run, by submission (./spender: an item's, or a part's
+	 * of a split document): counted when its document went out, raised to what the service says
+	 * it billed when that is more.
 	 */
-	private readonly spentBy = new Map<number, number>();
+	private readonly spentBy = new Map<string, number>();
 
 	/** Pages earlier runs of the node in this execution spent. */
 	private readonly before: number;
@@ -97,37 +111,44 @@ export class PageBudget {
 	/**
 	 * The last moment before `itemIndex`'s document goes out (in item order): sets its counted
 	 * pages against the budget, or throws — the document would pass it, or an earlier one did.
-	 * Called again for a retried attempt, which is already counted.
+	 * Called again for a retried attempt, which is already counted. A part of a split document
+	 * (`part`) that is the first of its document to go out admits the parts from it on, all or
+	 * none: each of them is set against the budget now, under its own name.
 	 */
-	admit(itemIndex: number, count: PageCount) {
-		if (this.limit === undefined || this.spentBy.has(itemIndex)) return;
+	admit(itemIndex: number, count: PageCount, part?: BudgetPart) {
+		if (this.limit === undefined || this.spentBy.has(spender(itemIndex, part?.index))) return;
 		const spent = this.spent;
-		if (this.refusedAt === undefined && count.pages !== null && spent + count.pages <= this.limit) {
-			this.spend(itemIndex, count.pages);
+		const pages = part ? part.rest.reduce((sum, p) => sum + p, 0) : count.pages;
+		if (this.refusedAt === undefined && pages !== null && spent + pages <= this.limit) {
+			if (!part) this.spend(spender(itemIndex), pages);
+			else part.rest.forEach((p, j) => this.spend(spender(itemIndex, part.index + j), p));
 			return;
 		}
 		this.refusedAt ??= itemIndex;
 		this.keep();
-		throw this.refusal(itemIndex, count, spent);
+		throw this.refusal(itemIndex, pages, spent);
 	}
 
 	/**
 	 * The service answered `itemIndex`'s submission with the pages it billed (a page count, never
 	 * another unit): more than were counted raises what the document spent; fewer never lowers it.
 	 */
-	billed(itemIndex: number, pages: number | undefined) {
-		const counted = this.spentBy.get(itemIndex);
-		if (counted !== undefined && pages !== undefined && pages > counted)
-			this.spend(itemIndex, pages);
+	billed(itemIndex: number, pages: number | undefined, part?: number) {
+		const key = spender(itemIndex, part);
+		const counted = this.spentBy.get(key);
+		if (counted !== undefined && pages !== undefined && pages > counted) this.spend(key, pages);
 	}
 
-	/** `itemIndex`'s submission certainly created nothing (refused, or never sent): it spent nothing. */
-	notSent(itemIndex: number) {
-		if (this.spentBy.delete(itemIndex)) this.keep();
+	/**
+	 * `itemIndex`'s submission (or its part's) certainly created nothing (refused, or never sent):
+	 * it spent nothing.
+	 */
+	notSent(itemIndex: number, part?: number) {
+		if (this.spentBy.delete(spender(itemIndex, part))) this.keep();
 	}
 
-	private spend(itemIndex: number, pages: number) {
-		this.spentBy.set(itemIndex, pages);
+	private spend(key: string, pages: number) {
+		this.spentBy.set(key, pages);
 		this.keep();
 	}
 
@@ -152,9 +173,9 @@ export class PageBudget {
 		for (const error of this.refusals) error.description = `${named} ${REFUSED_ADVICE}`;
 	}
 
-	private refusal(itemIndex: number, count: PageCount, spent: number): NodeOperationError {
+	private refusal(itemIndex: number, counted: number | null, spent: number): NodeOperationError {
 		const limit = this.limit!;
-		const pages = count.pages === null ? 'pages that could not be counted' : plural(count.pages);
+		const pages = counted === null ? 'pages that could not be counted' : plural(counted);
 		const why =
 			this.refusedAt === itemIndex
 				? `its ${pages} would pass the Page Budget of ${plural(limit)}`
@@ -168,7 +189,7 @@ export class PageBudget {
 		);
 		error.context.pageBudget = limit;
 		error.context.pagesBilledSoFar = spent;
-		error.context.pages = count.pages;
+		error.context.pages = counted;
 		this.refusals.push(error);
 		return error;
 	}
@@ -208,8 +229,9 @@ export function spentOnlyIfCreated(
 	run: { budget: Pick<PageBudget, 'notSent'> },
 	itemIndex: number,
 	posting: Promise<unknown>,
+	part?: number,
 ) {
 	posting.catch((error: unknown) => {
-		if (!mayHaveCreated(error)) run.budget.notSent(itemIndex);
+		if (!mayHaveCreated(error)) run.budget.notSent(itemIndex, part);
 	});
 }

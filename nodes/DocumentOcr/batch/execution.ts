@@ -7,6 +7,7 @@ import { ServiceClient } from '../service/client';
 import type { BillableHooks } from '../transport/request';
 import type { Poller } from '../waiting/poller';
 import { newPoller } from '../waiting/wait';
+import type { BudgetPart } from './budget';
 import { PageBudget } from './budget';
 import { BillingLedger } from './ledger';
 import { SubmissionOrder } from './order';
@@ -74,17 +75,19 @@ export class Execution {
 			if (!('json' in tried)) continue;
 			const { json, fileName } = tried;
 			const id = typeof json.id === 'string' ? json.id : undefined;
-			this.ledger.record({ itemIndex, kind: 'document', id, fileName });
-			this.ledger.billedResults.set(itemIndex, { result: json, key: async () => key });
+			const created = { itemIndex, kind: 'document' as const, id, fileName };
+			this.ledger.record(created);
+			this.ledger.billedResults.set(created, { result: json, key: async () => key });
 		}
 	}
 
 	/**
 	 * How item `itemIndex`'s billable request keeps its place (its turn and the halt, ./order.ts)
-	 * and, right before it goes out, sets the document's pages against the Page Budget.
+	 * and, right before it goes out, sets the document's pages against the Page Budget — for a
+	 * part of a split document, the pages of the parts from it on, all or none (./budget.ts).
 	 */
-	billable(itemIndex: number, count: PageCount): BillableHooks {
-		return this.order.billable(itemIndex, () => this.budget.admit(itemIndex, count));
+	billable(itemIndex: number, count: PageCount, part?: BudgetPart): BillableHooks {
+		return this.order.billable(itemIndex, () => this.budget.admit(itemIndex, count, part));
 	}
 
 	/** The one poller every waiting item of this run shares, made on the first wait. */

@@ -132,13 +132,14 @@ export async function sendDocumentOnce(
 			return { result, previouslyBilled: true, pages: {} };
 		}
 	}
+	const { part } = document;
 	const posting = client.postDocument(
 		itemIndex,
 		endpoint,
 		body,
-		run.billable(itemIndex, document.pageCount),
+		run.billable(itemIndex, document.pageCount, part),
 	);
-	spentOnlyIfCreated(run, itemIndex, posting);
+	spentOnlyIfCreated(run, itemIndex, posting, part?.index);
 	if (tried !== undefined)
 		posting.then(
 			({ answer }) => {
@@ -152,9 +153,33 @@ export async function sendDocumentOnce(
 		);
 	const posted = await posting;
 	const { answer: result, id, pagesBilled } = posted;
-	ledger.record({ itemIndex, kind: 'document', id, pagesBilled, fileName: document.fileName });
-	ledger.billedResults.set(itemIndex, { result, key });
-	run.budget.billed(itemIndex, pagesBilled);
+	const { fileName, selection } = document;
+	const partPages = part ? selection?.pagesSent : undefined;
+	const created = {
+		itemIndex,
+		kind: 'document' as const,
+		id,
+		pagesBilled,
+		fileName,
+		pages: partPages,
+	};
+	ledger.record(created);
+	ledger.billedResults.set(created, { result, key });
+	run.budget.billed(itemIndex, pagesBilled, part?.index);
 	const pages = pageFields(document.pageCount, pagesBilled, document.selection);
 	return { result, previouslyBilled: false, pages };
+}
+
+/**
+ * A `/v1` document's output as Convert to Markdown and Recognize give it: the service's answer,
+ * the file name, what it says of its pages, and `previouslyBilled` for a result held from an
+ * earlier run.
+ */
+export function documentOutput(
+	sent: { result: IDataObject; previouslyBilled: boolean; pages: IDataObject },
+	fileName: string,
+): IDataObject {
+	const json: IDataObject = { ...sent.result, fileName, ...sent.pages };
+	if (sent.previouslyBilled) json.previouslyBilled = true;
+	return json;
 }

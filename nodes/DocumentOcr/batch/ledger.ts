@@ -10,14 +10,17 @@ export interface Created {
 	pagesBilled?: number;
 	/** The document's file name, to name a billed document that has no ID. */
 	fileName?: string;
+	/** A part of a split document: the pages it carried ("21-40"). */
+	pages?: string;
 }
 
 /** One billed record as the node's messages name it: its item, what it is, its ID and pages. */
 export function billedLine(c: Created): string {
 	const pages = c.pagesBilled === undefined ? '' : ` (${c.pagesBilled} page(s))`;
-	if (c.kind !== 'document') return `item ${c.itemIndex}: ${c.kind} ${c.id}${pages}`;
+	const item = `item ${c.itemIndex}${c.pages === undefined ? '' : `, pages ${c.pages}`}`;
+	if (c.kind !== 'document') return `${item}: ${c.kind} ${c.id}${pages}`;
 	const what = [c.fileName, c.id].filter((v) => v !== undefined).join(', ');
-	return `item ${c.itemIndex}: document${what ? ` ${what}` : ''}${pages}`;
+	return `${item}: document${what ? ` ${what}` : ''}${pages}`;
 }
 
 /** A `/v1` document result the service billed, and how to find the document's memory key. */
@@ -35,8 +38,11 @@ export interface BilledResult {
 export class BillingLedger {
 	readonly created: Created[] = [];
 
-	/** `/v1` results billed, by item: kept for the next run if this one fails before they reach the user. */
-	readonly billedResults = new Map<number, BilledResult>();
+	/**
+	 * `/v1` results billed, by what was billed (an item's document, or a part of it): kept for the
+	 * next run if this one fails before they reach the user.
+	 */
+	readonly billedResults = new Map<Created, BilledResult>();
 
 	/** Memory keys of held results this run outputs instead of sending their documents. */
 	readonly deliveredHeld = new Set<string>();

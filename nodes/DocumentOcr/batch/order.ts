@@ -22,6 +22,9 @@ export class SubmissionOrder {
 	/** Items waiting to come within `ahead` of the submission front (see `nearTurn`). */
 	private frontWaiters = new Map<number, () => void>();
 
+	/** Items holding their turn across several submissions (the parts of a split document). */
+	private held = new Set<number>();
+
 	/**
 	 * @param stopOnFailure Continue on Fail is off: the first failing item fails the node.
 	 * @param onHalt called once, when the batch halts, before the waiting items are woken.
@@ -63,8 +66,27 @@ export class SubmissionOrder {
 		}
 	}
 
-	/** `itemIndex` started its submission, or will not send one: the next item may go. */
-	passTurn(itemIndex: number) {
+	/**
+	 * `itemIndex` holds its turn until `release`: its submissions (a split document's parts, one
+	 * after the other) do not pass it on as they go out, so no later item is sent before the
+	 * item's last part — a part that fails stops the batch before any later item is billed.
+	 */
+	hold(itemIndex: number) {
+		this.held.add(itemIndex);
+	}
+
+	/** `itemIndex`'s next submission passes the turn on again as it goes out (its last part). */
+	release(itemIndex: number) {
+		this.held.delete(itemIndex);
+	}
+
+	/**
+	 * `itemIndex` started its submission, or will not send one: the next item may go. While the
+	 * item holds its turn (`hold`), only `force` (the item is over) passes it.
+	 */
+	passTurn(itemIndex: number, force = false) {
+		if (this.held.has(itemIndex) && !force) return;
+		this.held.delete(itemIndex);
 		if (itemIndex < this.nextTurn || this.passed.has(itemIndex)) return;
 		this.passed.add(itemIndex);
 		while (this.passed.has(this.nextTurn)) {

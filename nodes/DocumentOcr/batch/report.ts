@@ -29,6 +29,19 @@ export function errorJson(error: Error, created: Created[]): IDataObject {
 		if (c.id !== undefined) json[ID_FIELD[c.kind]] = c.id;
 		if (c.pagesBilled !== undefined) json.pagesBilled = c.pagesBilled;
 	}
+	// A split document's parts billed before the item failed: each with its ID and pages.
+	if (created.some((c) => c.pages !== undefined)) {
+		for (const c of created) delete json[ID_FIELD[c.kind]];
+		const billed = created.map((c) => c.pagesBilled);
+		if (billed.every((p) => p !== undefined)) json.pagesBilled = billed.reduce((a, b) => a + b, 0);
+		else delete json.pagesBilled;
+		json.partsBilled = created.map((c) => {
+			const part: IDataObject = { pages: c.pages ?? null };
+			if (c.id !== undefined) part[ID_FIELD[c.kind]] = c.id;
+			if (c.pagesBilled !== undefined) part.pagesBilled = c.pagesBilled;
+			return part;
+		});
+	}
 	return json;
 }
 
@@ -72,7 +85,7 @@ export async function reportBilled(
 
 	const documents = created.filter((c) => c.kind === 'document');
 	const results = documents.flatMap((c) => {
-		const billed = ledger.billedResults.get(c.itemIndex);
+		const billed = ledger.billedResults.get(c);
 		return billed ? [{ c, billed }] : [];
 	});
 	const keys = await Promise.all(results.map(async ({ billed }) => await billed.key()));

@@ -23,6 +23,9 @@ type Post = (
 	| { kind: 'job'; body: StreamedBlob }
 ) & { pageCount: PageCount };
 
+/** A part of a split document as its submission carries it: its place and its pages ("21-40"). */
+type PartSent = NonNullable<DocumentInput['part']> & { pages?: string };
+
 /** One submission of an item, as the three submitting operations describe it. */
 export type Submission = Post & {
 	/** What identifies the document and its settings (the key of ./key.ts). */
@@ -36,6 +39,11 @@ export type Submission = Post & {
 	wait?: { timeoutMs: number; expectedAfterMs?: (accepted?: Accepted) => number | undefined };
 	/** The item's output from the submission's answer and, when waited for, the finished record. */
 	output?: (accepted: Accepted, record?: IDataObject) => IDataObject;
+	/**
+	 * Called once the document is submitted (or found submitted before), before any wait: the
+	 * next part of a split document may go (batch/parts.ts).
+	 */
+	onSubmitted?: () => void;
 };
 
 /**
@@ -57,6 +65,8 @@ export async function submitAndWait(
 	});
 	if (wait && kind === 'task') await ensureCanReadTasks(run, itemIndex);
 	const { identity } = submission;
+	const { part: place, selection: sent } = identity.document;
+	const part: PartSent | undefined = place && { ...place, pages: sent?.pagesSent };
 	const key = async () =>
 		await submissionKey(
 			run.client,
@@ -71,8 +81,9 @@ export async function submitAndWait(
 	const outcome = earlier
 		? { submitted: reuseTried(run, itemIndex, earlier) }
 		: submission.skip
-			? await sendRemembered(run, itemIndex, submission, await key(), waitSettings)
-			: { submitted: await submitBilled(run, itemIndex, submission, tried) };
+			? await sendRemembered(run, itemIndex, submission, await key(), waitSettings, part)
+			: { submitted: await submitBilled(run, itemIndex, submission, tried, part) };
+	submission.onSubmitted?.();
 	const counted = submission.pageCount;
 	const selection = identity.document.selection;
 	// A reused record was billed by an earlier run, not this one: it carries no page fields.
@@ -84,7 +95,7 @@ export async function submitAndWait(
 	const record = await waitFor(run, itemIndex, kind, accepted.id, waitSettings(accepted));
 	// The answer to a task submission shows no bill: the finished record's page count is the bill.
 	const billed = accepted.pagesBilled ?? pagesBilled(record);
-	run.budget.billed(itemIndex, billed);
+	run.budget.billed(itemIndex, billed, part?.index);
 	return { ...output(accepted, record), ...pageFields(counted, billed, selection) };
 }
 
@@ -99,13 +110,14 @@ async function submitBilled(
 	itemIndex: number,
 	post: Post,
 	tried?: string,
+	part?: PartSent,
 ): Promise<Accepted> {
-	const billable = run.billable(itemIndex, post.pageCount);
+	const billable = run.billable(itemIndex, post.pageCount, part);
 	const posting =
 		post.kind === 'task'
 			? run.client.submitTask(itemIndex, post.path, post.body, billable)
 			: run.client.createJob(itemIndex, post.body, billable);
-	spentOnlyIfCreated(run, itemIndex, posting);
+	spentOnlyIfCreated(run, itemIndex, posting, part?.index);
 	if (tried !== undefined)
 		posting.then(
 			({ id, answer }) => run.tried.keep(itemIndex, tried, { kind: post.kind, id, answer }),
@@ -116,8 +128,8 @@ async function submitBilled(
 		);
 	const accepted = await posting;
 	const { id, pagesBilled: billed } = accepted;
-	run.ledger.record({ itemIndex, kind: post.kind, id, pagesBilled: billed });
-	run.budget.billed(itemIndex, billed);
+	run.ledger.record({ itemIndex, kind: post.kind, id, pagesBilled: billed, pages: part?.pages });
+	run.budget.billed(itemIndex, billed, part?.index);
 	return accepted;
 }
 
@@ -144,6 +156,7 @@ async function sendRemembered(
 	submission: Submission,
 	key: string,
 	waitSettings: () => WaitSettings,
+	part?: PartSent,
 ): Promise<{ submitted: Accepted } | { reused: IDataObject }> {
 	const { kind, wait } = submission;
 	const resend = submission.skip?.resendUnconfirmed === true;
@@ -151,11 +164,18 @@ async function sendRemembered(
 	for (let round = 0; ; round++) {
 		const claim = await run.submitted.claim(itemIndex, key, kind, resend);
 		if ('send' in claim) {
-			const posting = submitBilled(run, itemIndex, submission, run.tried.active ? key : undefined);
+			const posting = submitBilled(
+				run,
+				itemIndex,
+				submission,
+				run.tried.active ? key : undefined,
+				part,
+			);
 			claim.sending(posting);
 			return { submitted: await posting };
 		}
 		const id = claim.earlierId;
+		submission.onSubmitted?.();
 		// Without waiting, the ID is the answer, as it was when the document was sent: no read.
 		if (!wait) return { reused: { [idField]: id } };
 		// A record of this run is what it is; one of an earlier run is read once first, and sent

@@ -34,8 +34,8 @@ async function* base64Of(
 	source: AsyncIterable<Buffer | string> | Iterable<Buffer>,
 ): AsyncGenerator<string> {
 	let carry: Buffer = Buffer.alloc(0);
-	for await (const chunk of source) {
-		let bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+	for await (const chunk of slices(source)) {
+		let bytes = chunk;
 		if (carry.length > 0) {
 			const need = 3 - carry.length;
 			if (bytes.length < need) {
@@ -55,7 +55,38 @@ async function* base64Of(
 async function* bytesOf(
 	source: AsyncIterable<Buffer | string> | Iterable<Buffer>,
 ): AsyncGenerator<Buffer> {
-	for await (const chunk of source) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+	yield* slices(source);
+}
+
+/** The most bytes handed on at once: a document held as one buffer is streamed in pieces. */
+const SLICE_BYTES = 64 * 1024;
+
+/**
+ * The chunks of a source as Buffers of at most SLICE_BYTES (views, not copies): a document kept
+ * whole is encoded and sent piece by piece, never as one 10 MB string.
+ */
+async function* slices(
+	source: AsyncIterable<Buffer | string> | Iterable<Buffer>,
+): AsyncGenerator<Buffer> {
+	for await (const chunk of source) {
+		const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+		for (let at = 0; at < bytes.length; at += SLICE_BYTES)
+			yield bytes.subarray(at, at + SLICE_BYTES);
+	}
+}
+
+/** The JSON text before and after the document's Base64 in a JSON body. */
+function jsonAround(fields: IDataObject, fileField: string): { prefix: string; suffix: string } {
+	const head = JSON.stringify(fields);
+	const prefix = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}${JSON.stringify(fileField)}:"`;
+	return { prefix, suffix: '"}' };
+}
+
+/** The size of jsonWithDocument's body for a file of `fileSize` bytes. */
+export function jsonBodySize(fields: IDataObject, fileField: string): (fileSize: number) => number {
+	const { prefix, suffix } = jsonAround(fields, fileField);
+	const text = Buffer.byteLength(prefix) + suffix.length;
+	return (fileSize) => text + 4 * Math.ceil(fileSize / 3);
 }
 
 /**
@@ -68,12 +99,9 @@ export function jsonWithDocument(
 	fileField: string,
 	document: DocumentInput,
 ): StreamedBlob {
-	const head = JSON.stringify(fields);
-	const prefix = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}${JSON.stringify(fileField)}:"`;
-	const suffix = '"}';
-	const base64Length = 4 * Math.ceil(document.size / 3);
+	const { prefix, suffix } = jsonAround(fields, fileField);
 	return new StreamedBlob(
-		Buffer.byteLength(prefix) + base64Length + suffix.length,
+		jsonBodySize(fields, fileField)(document.size),
 		'application/json',
 		async function* () {
 			yield Buffer.from(prefix);
@@ -101,7 +129,7 @@ function around(
 	boundary: string,
 	fields: Array<[string, string]>,
 	fileField: string,
-	document: DocumentInput,
+	document: Pick<DocumentInput, 'fileName' | 'mimeType'>,
 ): { before: string; after: string } {
 	const textParts = fields
 		.map(
@@ -115,6 +143,20 @@ function around(
 	return { before: textParts + fileHeader, after: `\r\n--${boundary}--\r\n` };
 }
 
+/** A new multipart boundary (its length is always the same: multipartBodySize relies on it). */
+const newBoundary = () => `----n8nDocumentOcr${randomBytes(12).toString('hex')}`;
+
+/** The size of multipartWithDocument's body for a file of `fileSize` bytes named as `named`. */
+export function multipartBodySize(
+	fields: Array<[string, string]>,
+	fileField: string,
+	named: Pick<DocumentInput, 'fileName' | 'mimeType'>,
+): (fileSize: number) => number {
+	const { before, after } = around(newBoundary(), fields, fileField, named);
+	const text = Buffer.byteLength(before) + Buffer.byteLength(after);
+	return (fileSize) => text + fileSize;
+}
+
 /** `multipart/form-data` with text fields and the document as the part `fileField`. */
 export function multipartWithDocument(
 	ctx: IExecuteFunctions,
@@ -122,7 +164,7 @@ export function multipartWithDocument(
 	fileField: string,
 	document: DocumentInput,
 ): StreamedBlob {
-	const boundary = `----n8nDocumentOcr${randomBytes(12).toString('hex')}`;
+	const boundary = newBoundary();
 	const { before, after } = around(boundary, fields, fileField, document);
 	const size = Buffer.byteLength(before) + document.size + Buffer.byteLength(after);
 	return new StreamedBlob(

@@ -20,6 +20,15 @@ export const V1_KINDS: DocumentKind[] = ['pdf', 'png', 'jpeg', 'webp'];
  */
 export const MAX_BODY_BYTES = 10_000_000;
 
+/**
+ * The largest document the Split Large Documents option reads: it is held whole while it is cut
+ * into parts that each fit MAX_BODY_BYTES (and again while each part is written to be sent).
+ */
+export const SPLIT_READ_BYTES = 50_000_000;
+
+/** The option that sends a PDF or TIFF past the limit in parts, as messages name it. */
+export const SPLIT_OPTION = '"Split Large Documents"';
+
 export const KIND_INFO: Record<
 	DocumentKind,
 	{ mime: string; ext: string; extensions: string[]; label: string }
@@ -105,10 +114,15 @@ export interface Problem {
 }
 
 export function tooLarge(size: number, max = MAX_BODY_BYTES): Problem {
+	if (max > MAX_BODY_BYTES)
+		return {
+			problem: `the document is ${formatBytes(size)}, over the ${formatBytes(max)} that ${SPLIT_OPTION} reads`,
+			description:
+				'A document is held whole while it is split, so larger ones are not read. Split it into smaller documents first, or compress it. Nothing was sent or charged.',
+		};
 	return {
 		problem: `the document is ${formatBytes(size)}, over the service's ${formatBytes(max)} limit`,
-		description:
-			'Compress the file or split it into smaller documents. Nothing was sent or charged.',
+		description: `Turn on ${SPLIT_OPTION} (in the node's options) to send a PDF or multi-page TIFF in parts that each fit, in page order as one item; or compress the file. Nothing was sent or charged.`,
 	};
 }
 
@@ -130,6 +144,11 @@ export interface Accepts {
 	target: string;
 	/** The endpoint needs the original file name: refuse to make one up. */
 	requireFileName?: boolean;
+	/**
+	 * The most bytes read of a document: MAX_BODY_BYTES (the default), or SPLIT_READ_BYTES with
+	 * Split Large Documents (the parts are then each checked against MAX_BODY_BYTES).
+	 */
+	maxBytes?: number;
 }
 
 /** The document's kind and the file name to send, or the first problem found. */
@@ -144,7 +163,8 @@ export function checkDocument(
 			description: 'Nothing was sent or charged. Check the step that produced the file.',
 		};
 	}
-	if (size > MAX_BODY_BYTES) return tooLarge(size);
+	const maxBytes = accepts.maxBytes ?? MAX_BODY_BYTES;
+	if (size > maxBytes) return tooLarge(size, maxBytes);
 	const kind = detectKind(head);
 	if (!kind || !accepts.accept.includes(kind)) return wrongKind(kind, fileName, accepts);
 	const named = fileName ? `"${fileName}"` : 'the document';

@@ -8,7 +8,9 @@ import type { PageCount } from '../formats';
 import { countPages } from '../formats';
 import { digestOf, DocumentScan } from './scan';
 import type { PagesSent } from './select';
-import { allPages, buildSelection, readWhole, selectedPages } from './select';
+import { allPages, buildSelection, rangesOf, readWhole, selectedPages } from './select';
+import type { BodySize } from './split';
+import { needsParts, planParts } from './split';
 import { fetchDocument, refetchDocument } from './url';
 import type { Accepts, DocumentKind, Problem } from './check';
 import {
@@ -17,6 +19,7 @@ import {
 	HEAD_BYTES,
 	KIND_INFO,
 	MAX_BODY_BYTES,
+	SPLIT_READ_BYTES,
 	TAIL_BYTES,
 	tooLarge,
 } from './check';
@@ -58,6 +61,17 @@ export interface DocumentInput {
 	 * above then describe the selection as sent (its size, digest, pages), not the original.
 	 */
 	selection?: PagesSent;
+	/**
+	 * Split Large Documents (./split.ts): the parts sent in the document's place, in page order,
+	 * each a document of its own (its pages' file, written again from the source when it is
+	 * sent). The fields above describe the document (or its selection) as a whole.
+	 */
+	parts?: DocumentInput[];
+	/**
+	 * A part of a split document: its place among the parts (0-based), how many there are, and
+	 * the pages of the parts from it on (itself first: what the Page Budget admits all or none).
+	 */
+	part?: { index: number; of: number; rest: number[] };
 }
 
 /** A problem with an item's document as the item's error. */
@@ -103,6 +117,11 @@ interface Scanned {
 	/** A large file's chunks, kept within the limit of kept bytes. */
 	chunks?: Buffer[];
 	release?: () => void;
+	/**
+	 * A file past the body limit (Split Large Documents reads it) as read for its count, one
+	 * buffer: its parts are planned from it right after the check, and it is let go then.
+	 */
+	whole?: Buffer;
 }
 
 /**
@@ -141,9 +160,14 @@ async function scanStored(
 	ctx: IExecuteFunctions,
 	binaryId: string,
 	kept: KeptBytes,
+	maxBytes: number,
+	recorded?: number,
 ): Promise<Scanned> {
 	const stream = await ctx.helpers.getBinaryStream(binaryId);
-	const scan = new DocumentScan(() => true);
+	// The size n8n recorded, when it did: the file is read into one buffer (see DocumentScan).
+	const expected =
+		typeof recorded === 'number' && Number.isInteger(recorded) ? recorded : undefined;
+	const scan = new DocumentScan(() => true, maxBytes, expected);
 	try {
 		for await (const chunk of stream) if (!scan.add(chunk as Buffer | string)) break;
 	} finally {
@@ -158,6 +182,12 @@ async function scanStored(
 	const pageCount = await pagesOf(ctx, head, () =>
 		chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size),
 	);
+	// A file past the body limit is sent in parts (Split Large Documents), written from the
+	// store again when sent: nothing of it is kept.
+	if (size > MAX_BODY_BYTES) {
+		const whole = chunks.length === 1 ? chunks[0] : undefined;
+		return { size, head, tail, digest, pageCount, whole };
+	}
 	if (!kept.fits(size)) return { size, head, tail, digest, pageCount };
 	kept.take(size);
 	if (size <= KEEP_BYTES)
@@ -250,6 +280,7 @@ interface Read {
 	binaryId?: string;
 	chunks?: Buffer[];
 	release?: () => void;
+	whole?: Buffer;
 	fileName: string;
 	declaredMime?: string;
 }
@@ -269,7 +300,11 @@ async function inMemory(
 }
 
 /** The "Base64 or Data URI" source. */
-async function readBase64(ctx: IExecuteFunctions, itemIndex: number): Promise<Read> {
+async function readBase64(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	maxBytes: number,
+): Promise<Read> {
 	const raw = ctx.getNodeParameter('base64Data', itemIndex, '') as string;
 	if (typeof raw !== 'string' || raw.trim() === '') {
 		throw itemError(ctx, itemIndex, {
@@ -278,7 +313,7 @@ async function readBase64(ctx: IExecuteFunctions, itemIndex: number): Promise<Re
 				'The "Base64 or Data URI" field is empty. Map the field holding the file content.',
 		});
 	}
-	const { bytes, declaredMime } = decodeBase64Input(ctx, itemIndex, raw);
+	const { bytes, declaredMime } = decodeBase64Input(ctx, itemIndex, raw, maxBytes);
 	return { ...(await inMemory(ctx, bytes)), fileName: '', declaredMime };
 }
 
@@ -291,6 +326,7 @@ async function readBinary(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	reads: DocumentReads,
+	maxBytes: number,
 ): Promise<Read> {
 	const { kept } = reads;
 	const property = (ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim();
@@ -317,9 +353,12 @@ async function readBinary(
 	}
 	if (binary.id) {
 		const id = binary.id;
-		const scanned = await reads.whole.run(async () => await scanStored(ctx, id, kept));
+		const recorded = binary.bytes as unknown as number | undefined;
+		const scanned = await reads.whole.run(
+			async () => await scanStored(ctx, id, kept, maxBytes, recorded),
+		);
 		const size =
-			scanned.size > MAX_BODY_BYTES
+			scanned.size > maxBytes
 				? (await ctx.helpers.getBinaryMetadata(binary.id)).fileSize
 				: scanned.size;
 		return { ...scanned, size, ...named };
@@ -337,10 +376,11 @@ async function readUrl(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	reads: DocumentReads,
+	maxBytes: number,
 ): Promise<Read> {
 	const raw = ctx.getNodeParameter('documentUrl', itemIndex, '');
 	return await reads.whole.run(async () => {
-		const fetched = await fetchDocument(ctx, itemIndex, raw, () => true);
+		const fetched = await fetchDocument(ctx, itemIndex, raw, () => true, maxBytes);
 		const { size, head, tail, digest, fileName, bytes } = fetched;
 		const pageCount = bytes ? await pagesOf(ctx, head, bytes) : NOT_READ;
 		if (bytes && size <= KEEP_BYTES && reads.kept.fits(size)) {
@@ -371,10 +411,15 @@ function reopener(
 /** Where each value of the Input Type field reads the document from. */
 const SOURCES: Record<
 	string,
-	(ctx: IExecuteFunctions, itemIndex: number, reads: DocumentReads) => Promise<Read>
+	(
+		ctx: IExecuteFunctions,
+		itemIndex: number,
+		reads: DocumentReads,
+		maxBytes: number,
+	) => Promise<Read>
 > = {
 	binary: readBinary,
-	base64: async (ctx, itemIndex) => await readBase64(ctx, itemIndex),
+	base64: async (ctx, itemIndex, _reads, maxBytes) => await readBase64(ctx, itemIndex, maxBytes),
 	url: readUrl,
 };
 
@@ -390,46 +435,90 @@ function uncounted(reason: string): Problem {
 	};
 }
 
+/** What names a document in its request (a multipart part's header, a JSON body's filename). */
+export type Named = Pick<DocumentInput, 'fileName' | 'mimeType'>;
+
+/** What an operation asks of an item's document beyond reading it: its Pages, and splitting. */
+export interface ReadOptions {
+	/** The Pages option's selection, as the item gives it (./select.ts). */
+	pages?: string;
+	/**
+	 * Split Large Documents: the size of the request body that carries a file of a given size,
+	 * named as the document is. A PDF or TIFF whose body would pass the limit is sent in parts
+	 * (./split.ts); documents up to SPLIT_READ_BYTES are read.
+	 */
+	split?: (named: Named) => BodySize;
+}
+
 /**
  * Reads the document of an item from the shared document fields (`documentSource`,
  * `binaryPropertyName`, `base64Data`, `documentUrl`, `fileName`), checks it and counts its pages;
  * nothing is sent to the service. With `reads.countRequired` (a Page Budget), a document whose
  * pages cannot be counted is refused. With `pages` (the Pages option, ./select.ts), the document
  * becomes the selection of its pages, built now: what is returned describes what will be sent.
+ * With `split` (Split Large Documents, ./split.ts), a document whose body would pass the limit
+ * gets its parts.
  */
 export async function readDocument(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	accepts: Accepts,
 	reads: DocumentReads,
-	pages?: string,
+	options: ReadOptions = {},
 ): Promise<DocumentInput> {
+	const { pages, split } = options;
+	const limits: Accepts = split ? { ...accepts, maxBytes: SPLIT_READ_BYTES } : accepts;
 	const source = ctx.getNodeParameter('documentSource', itemIndex, 'binary') as string;
 	const given = safeFileName(String(ctx.getNodeParameter('fileName', itemIndex, '') ?? ''));
-	const read = await (SOURCES[source] ?? readBinary)(ctx, itemIndex, reads);
-	const checked = checkDocument({ ...read, fileName: given || read.fileName }, accepts);
+	const read = await (SOURCES[source] ?? readBinary)(
+		ctx,
+		itemIndex,
+		reads,
+		limits.maxBytes ?? MAX_BODY_BYTES,
+	);
+	const checked = checkDocument({ ...read, fileName: given || read.fileName }, limits);
 	if ('problem' in checked) {
 		read.release?.();
 		throw itemError(ctx, itemIndex, checked);
 	}
 	const { kind, fileName } = checked;
 	const mimeType = KIND_INFO[kind].mime;
-	if (pages !== undefined) {
-		let selected: number[] | undefined;
-		try {
-			selected = selectedPages(ctx, itemIndex, pages, read.pageCount);
-		} finally {
-			if (selected === undefined) read.release?.();
-		}
-		// Every page selected: the document is sent as it is.
-		if (selected.length !== read.pageCount.pages)
-			return {
-				kind,
-				mimeType,
-				fileName,
-				...(await selectionOf(ctx, itemIndex, read, kind, selected, reads)),
-			};
+	const bodySize = split?.({ fileName, mimeType });
+	let selected: number[] | undefined;
+	let splitting = false;
+	let refused = true;
+	try {
+		if (pages !== undefined) selected = selectedPages(ctx, itemIndex, pages, read.pageCount);
+		splitting =
+			bodySize !== undefined &&
+			needsParts(ctx, itemIndex, { kind, size: read.size, count: read.pageCount }, bodySize);
+		refused = false;
+	} finally {
+		if (refused) read.release?.();
 	}
+	if (splitting) {
+		const all = selected ?? Array.from({ length: read.pageCount.pages! }, (_, i) => i + 1);
+		return {
+			kind,
+			mimeType,
+			fileName,
+			...(await splitOf(
+				ctx,
+				itemIndex,
+				read,
+				{ kind, fileName, pages: all, bodySize: bodySize! },
+				reads,
+			)),
+		};
+	}
+	// Every page selected: the document is sent as it is.
+	if (selected !== undefined && selected.length !== read.pageCount.pages)
+		return {
+			kind,
+			mimeType,
+			fileName,
+			...(await selectionOf(ctx, itemIndex, read, kind, selected, reads)),
+		};
 	const { size, digest, pageCount, bytes, binaryId, chunks, release, reopen } = read;
 	if (pageCount.pages === null && reads.countRequired) {
 		release?.();
@@ -452,6 +541,78 @@ export async function readDocument(
 		release,
 		reopen,
 		selection,
+	};
+}
+
+/**
+ * A document whose body would pass the limit, as the parts it is sent in (./split.ts): planned
+ * now from the whole file (the bytes read already, else read again in a whole-read turn) and let
+ * go; each part's file is written again from the source when it is sent (`rebuilder`) and must
+ * come out as planned. One part (a selection that fits) is the document itself.
+ */
+async function splitOf(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	read: Read,
+	what: { kind: DocumentKind; fileName: string; pages: number[]; bodySize: BodySize },
+	reads: DocumentReads,
+): Promise<
+	Pick<DocumentInput, 'size' | 'digest' | 'pageCount' | 'reopen' | 'selection' | 'parts'>
+> {
+	const { kind, fileName, pages, bodySize } = what;
+	const { bytes, binaryId, reopen: original, pageCount: count } = read;
+	const from = bytes
+		? async () => [bytes]
+		: original
+			? async () => original()
+			: async () => await ctx.helpers.getBinaryStream(binaryId!);
+	const plans = await reads.whole.run(async () => {
+		try {
+			const whole =
+				bytes ?? read.whole ?? (read.chunks ? Buffer.concat(read.chunks, read.size) : undefined);
+			read.whole = undefined;
+			return await planParts(ctx, itemIndex, {
+				whole: whole ?? (await readWhole(await from(), read.size)),
+				kind,
+				pages,
+				count,
+				bodySize,
+			});
+		} finally {
+			read.release?.();
+		}
+	});
+	const total = count.pages!;
+	// The parts are written from one reading of the document when they are sent (see sharedRead).
+	const source = bytes ? from : sharedRead(from, read.size, plans.length);
+	const parts: DocumentInput[] = plans.map((plan, index) => ({
+		kind,
+		mimeType: KIND_INFO[kind].mime,
+		fileName,
+		size: plan.size,
+		digest: plan.digest,
+		pageCount: plan.pageCount,
+		reopen: rebuilder(
+			ctx,
+			itemIndex,
+			source,
+			{ kind, pages: plan.pages, count, digest: plan.digest, sourceSize: read.size },
+			reads,
+		),
+		selection: { pagesSent: rangesOf(plan.pages), pagesCounted: total },
+		part: { index, of: plans.length, rest: plans.slice(index).map((p) => p.pages.length) },
+	}));
+	if (parts.length === 1) {
+		const [{ size, digest, pageCount, reopen, selection }] = parts;
+		return { size, digest, pageCount, reopen, selection };
+	}
+	const assumed = pages.length > 1 && count.pages !== null ? count.assumed : undefined;
+	return {
+		size: read.size,
+		digest: read.digest,
+		pageCount: assumed ? { pages: pages.length, assumed } : { pages: pages.length },
+		selection: { pagesSent: rangesOf(pages), pagesCounted: total },
+		parts,
 	};
 }
 
@@ -488,7 +649,7 @@ async function selectionOf(
 				? read.bytes
 				: read.chunks
 					? Buffer.concat(read.chunks, read.size)
-					: await readWhole(await source!());
+					: await readWhole(await source!(), read.size);
 			return await buildSelection(ctx, itemIndex, { whole, kind, pages, count });
 		} finally {
 			read.release?.();
@@ -504,9 +665,45 @@ async function selectionOf(
 			yield* chunks;
 		};
 	} else {
-		reopen = rebuilder(ctx, itemIndex, source!, { kind, pages, count, digest }, reads);
+		reopen = rebuilder(
+			ctx,
+			itemIndex,
+			source!,
+			{ kind, pages, count, digest, sourceSize: read.size },
+			reads,
+		);
 	}
 	return { size, digest, pageCount, reopen, selection: sent };
+}
+
+/**
+ * A document's source read once for the parts that are written from it in turn when they are
+ * sent: the first part to be written reads it whole (one buffer, its size known), the next ones
+ * take that reading, and it is let go once `uses` parts have taken it (a part written again
+ * later, for a retried request, reads the source anew). So a split document is held whole once
+ * while its parts are sent, not once per part.
+ */
+function sharedRead(
+	from: () => Promise<AsyncIterable<Buffer | string> | Iterable<Buffer>>,
+	size: number,
+	uses: number,
+): () => Promise<Iterable<Buffer>> {
+	let reading: Promise<Buffer> | undefined;
+	let left = uses;
+	return async () => {
+		if (left <= 0) return [await readWhole(await from(), size)];
+		if (!reading) {
+			const started = (async () => await readWhole(await from(), size))();
+			// A failed reading is not handed to the next part: it reads again.
+			started.catch(() => {
+				if (reading === started) reading = undefined;
+			});
+			reading = started;
+		}
+		const current = reading;
+		if (--left === 0) reading = undefined;
+		return [await current];
+	};
 }
 
 /**
@@ -517,16 +714,22 @@ async function selectionOf(
 function rebuilder(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	source: () => Promise<AsyncIterable<Buffer | string>>,
-	what: { kind: DocumentKind; pages: number[]; count: PageCount; digest: string },
+	source: () => Promise<AsyncIterable<Buffer | string> | Iterable<Buffer>>,
+	what: {
+		kind: DocumentKind;
+		pages: number[];
+		count: PageCount;
+		digest: string;
+		sourceSize: number;
+	},
 	reads: DocumentReads,
 ): () => AsyncIterable<Buffer> {
-	const { kind, pages, count, digest } = what;
+	const { kind, pages, count, digest, sourceSize } = what;
 	return async function* () {
 		const built = await reads.whole.run(
 			async () =>
 				await buildSelection(ctx, itemIndex, {
-					whole: await readWhole(await source()),
+					whole: await readWhole(await source(), sourceSize),
 					kind,
 					pages,
 					count,
@@ -535,7 +738,7 @@ function rebuilder(
 		if (built.digest !== digest)
 			throw new NodeOperationError(
 				ctx.getNode(),
-				`Item ${itemIndex}: the pages selected came out different when built again to be sent`,
+				`Item ${itemIndex}: the pages ${rangesOf(pages)} came out different when written again to be sent`,
 				{
 					description:
 						'The document changed between the check and the send. The request to the OCR service was cut off before its end, so it created and charged nothing. Run the node again once the file stays the same.',

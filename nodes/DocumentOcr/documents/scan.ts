@@ -20,10 +20,27 @@ export class DocumentScan {
 
 	private chunks: Buffer[] | undefined = [];
 
-	/** @param keep whether a file of this many bytes (so far) may be kept in memory. */
-	constructor(private readonly keep: (size: number) => boolean) {}
+	/**
+	 * The file's bytes copied into one buffer as they come, when its size was known beforehand
+	 * (`expected`): the count reads it as it is, with no second copy of the chunks.
+	 */
+	private whole?: Buffer;
 
-	/** Takes the next chunk; false once the file is past the body limit (stop reading). */
+	/**
+	 * @param keep whether a file of this many bytes (so far) may be kept in memory.
+	 * @param maxBytes the most bytes read: past them the file is refused (MAX_BODY_BYTES, or what
+	 *   Split Large Documents reads).
+	 */
+	constructor(
+		private readonly keep: (size: number) => boolean,
+		private readonly maxBytes = MAX_BODY_BYTES,
+		expected?: number,
+	) {
+		if (expected !== undefined && expected > 0 && expected <= maxBytes && keep(expected))
+			this.whole = Buffer.allocUnsafe(expected);
+	}
+
+	/** Takes the next chunk; false once the file is past `maxBytes` (stop reading). */
 	add(chunk: Buffer | string): boolean {
 		const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
 		if (this.head.length < HEAD_BYTES)
@@ -33,11 +50,21 @@ export class DocumentScan {
 				? buffer.subarray(buffer.length - TAIL_BYTES)
 				: Buffer.concat([this.tailBytes, buffer]).subarray(-TAIL_BYTES);
 		this.size += buffer.length;
-		if (this.size > MAX_BODY_BYTES) {
+		if (this.size > this.maxBytes) {
 			this.chunks = undefined;
 			return false;
 		}
 		this.hash.update(buffer);
+		if (this.whole && this.size <= this.whole.length) {
+			buffer.copy(this.whole, this.size - buffer.length);
+			return true;
+		}
+		// Longer than expected: the bytes so far become the first chunk, and chunks are kept.
+		if (this.whole) {
+			const before = this.size - buffer.length;
+			this.chunks = this.keep(this.size) ? [this.whole.subarray(0, before)] : undefined;
+			this.whole = undefined;
+		}
 		if (this.chunks && this.keep(this.size)) this.chunks.push(buffer);
 		else this.chunks = undefined;
 		return true;
@@ -53,9 +80,14 @@ export class DocumentScan {
 		return this.hash.digest('hex');
 	}
 
-	/** The chunks read, when the whole file was kept (undefined otherwise). */
+	/**
+	 * The chunks read, when the whole file was kept (undefined otherwise): one buffer when its
+	 * size was known beforehand.
+	 */
 	kept(): Buffer[] | undefined {
-		return this.size > 0 && this.size <= MAX_BODY_BYTES ? this.chunks : undefined;
+		if (this.size === 0 || this.size > this.maxBytes) return undefined;
+		if (this.whole) return [this.whole.subarray(0, this.size)];
+		return this.chunks;
 	}
 }
 

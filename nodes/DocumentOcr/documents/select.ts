@@ -176,7 +176,7 @@ const HASH_SLICE = 1_048_576;
  * The SHA-256 (hex) of bytes written as chunks, as scan.ts's digestOf gives it for one buffer,
  * letting the event loop run after each HASH_SLICE bytes.
  */
-async function digestOfChunks(chunks: Buffer[]): Promise<string> {
+export async function digestOfChunks(chunks: Buffer[]): Promise<string> {
 	const hash = createHash('sha256');
 	let since = 0;
 	for (const chunk of chunks) {
@@ -193,14 +193,31 @@ async function digestOfChunks(chunks: Buffer[]): Promise<string> {
 	return hash.digest('hex');
 }
 
-/** Reads a source of chunks whole. */
-export async function readWhole(source: AsyncIterable<Buffer | string>): Promise<Buffer> {
-	const chunks: Buffer[] = [];
+/**
+ * Reads a source of chunks whole; with its `expected` size, into one buffer as the chunks come
+ * (no second copy), else as chunks joined at the end.
+ */
+export async function readWhole(
+	source: AsyncIterable<Buffer | string> | Iterable<Buffer>,
+	expected?: number,
+): Promise<Buffer> {
+	let chunks: Buffer[] = [];
+	let whole: Buffer | undefined =
+		expected !== undefined && expected > 0 ? Buffer.allocUnsafe(expected) : undefined;
 	let size = 0;
 	for await (const chunk of source) {
 		const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-		chunks.push(bytes);
+		// A source that is one buffer already (a document in memory) is not copied.
+		if (whole && size === 0 && bytes.length >= whole.length) whole = undefined;
+		if (whole && size + bytes.length <= whole.length) bytes.copy(whole, size);
+		else {
+			// Longer than expected: what was copied becomes the first chunk.
+			if (whole) chunks = [whole.subarray(0, size)];
+			whole = undefined;
+			chunks.push(bytes);
+		}
 		size += bytes.length;
 	}
+	if (whole) return size === whole.length ? whole : whole.subarray(0, size);
 	return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
 }

@@ -2,11 +2,14 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { StreamedBlob } from '../shared/blob';
-import { jsonWithDocument, multipartWithDocument } from './body';
+import { jsonBodySize, jsonWithDocument, multipartBodySize, multipartWithDocument } from './body';
+import type { Accepts } from './check';
+import { formatBytes, MAX_BODY_BYTES, SPLIT_OPTION, V1_KINDS } from './check';
 import type { DocumentReads } from './kept';
-import { formatBytes, MAX_BODY_BYTES, V1_KINDS } from './check';
-import type { DocumentInput } from './read';
+import type { DocumentInput, Named } from './read';
 import { readDocument } from './read';
+import { pageSelectionOf } from './select';
+import { splitsLarge } from './split';
 
 /**
  * An item's document read, checked and encoded as the request body that will carry it, in the
@@ -33,43 +36,128 @@ export function checkBodySize(
 		`Item ${itemIndex}: the request to ${target} would be ${formatBytes(body.size)}, over the service's ${formatBytes(MAX_BODY_BYTES)} limit (the file is ${formatBytes(document.size)}${json ? ', sent as Base64' : ''})`,
 		{
 			description: json
-				? `Nothing was sent or charged. ${target} takes the file as Base64 inside JSON, which makes it a third larger: files up to about ${formatBytes(Math.floor(((MAX_BODY_BYTES - 1000) * 3) / 4))} fit. The Document operations (Convert to Markdown, Recognize, Extract) and Job → Create send the file as it is (multipart) and take files up to about ${formatBytes(MAX_BODY_BYTES - 1000)}; or split the PDF into smaller documents.`
-				: 'Nothing was sent or charged. Split the PDF into smaller documents, or compress the file.',
+				? `Nothing was sent or charged. ${target} takes the file as Base64 inside JSON, which makes it a third larger: files up to about ${formatBytes(Math.floor(((MAX_BODY_BYTES - 1000) * 3) / 4))} fit. Turn on ${SPLIT_OPTION} to send a PDF or multi-page TIFF in parts that each fit; or use the Document operations (Convert to Markdown, Recognize, Extract) or Job → Create, which send the file as it is (multipart) and take files up to about ${formatBytes(MAX_BODY_BYTES - 1000)}.`
+				: `Nothing was sent or charged. Turn on ${SPLIT_OPTION} to send a PDF or multi-page TIFF in parts that each fit, or compress the file.`,
 			itemIndex,
 		},
 	);
 }
 
+/** A request body and the document (or part of it) it carries. */
+export interface Send {
+	document: DocumentInput;
+	body: StreamedBlob;
+}
+
+/**
+ * What an item sends: its document and the bodies that carry it — one, or with Split Large
+ * Documents one per part (`document.parts`), each checked against the body limit.
+ */
+export interface Upload {
+	document: DocumentInput;
+	sends: Send[];
+}
+
+/** What an item asks of its document: its Pages (./select.ts), and Split Large Documents (./split.ts). */
+export interface DocumentChoice {
+	pages?: string;
+	split: boolean;
+}
+
+/** The item's Pages and Split Large Documents options. */
+export function documentChoiceOf(ctx: IExecuteFunctions, itemIndex: number): DocumentChoice {
+	return { pages: pageSelectionOf(ctx, itemIndex), split: splitsLarge(ctx, itemIndex) };
+}
+
 /**
  * A `/v1` upload of the item's document (PDF, PNG, JPEG or WEBP) as the multipart part `file`
  * beside `fields`, checked — type, size of the body as sent — before anything is sent; with
- * `pages` (the Pages option) only the selected pages (./select.ts).
+ * `choice.pages` (the Pages option) only the selected pages (./select.ts), with `choice.split`
+ * in parts that each fit (./split.ts).
  */
 export async function v1Upload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	reads: DocumentReads,
 	endpoint: string,
-	fields: Array<[string, string]> = [],
-	pages?: string,
-): Promise<{ document: DocumentInput; body: StreamedBlob }> {
+	fields: Array<[string, string]>,
+	choice: DocumentChoice,
+): Promise<Upload> {
 	const accepts = { accept: V1_KINDS, target: 'the /v1 API' };
-	const document = await readDocument(ctx, itemIndex, accepts, reads, pages);
-	const body = multipartWithDocument(ctx, fields, 'file', document);
-	return { document, body: checkBodySize(ctx, itemIndex, body, document, `/v1/${endpoint}`) };
+	const sizes = (named: Named) => multipartBodySize(fields, 'file', named);
+	const document = await readDocument(ctx, itemIndex, accepts, reads, {
+		pages: choice.pages,
+		split: choice.split ? sizes : undefined,
+	});
+	const sends = (document.parts ?? [document]).map((sent) => {
+		const body = multipartWithDocument(ctx, fields, 'file', sent);
+		return { document: sent, body: checkBodySize(ctx, itemIndex, body, sent, `/v1/${endpoint}`) };
+	});
+	return { document, sends };
 }
 
 /**
- * The JSON body of a task API submission (`/api/ocr`, `/api/v2/ocr`): `fields` and the document
- * as `imageBase64`, checked against the body limit before anything is sent.
+ * A task API submission (`/api/ocr`, `/api/v2/ocr`) of the item's document: the JSON body of
+ * `fields` (made from the file name sent) with the document as `imageBase64`, checked against the
+ * body limit before anything is sent; `choice` as for v1Upload.
  */
-export function taskBody(
+export async function taskUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	path: string[],
-	fields: IDataObject,
-	document: DocumentInput,
-): StreamedBlob {
-	const body = jsonWithDocument(ctx, fields, 'imageBase64', document);
-	return checkBodySize(ctx, itemIndex, body, document, `/${path.join('/')}`);
+	reads: DocumentReads,
+	request: { path: string[]; accepts: Accepts; fields: (fileName: string) => IDataObject },
+	choice: DocumentChoice,
+): Promise<Upload> {
+	const { path, accepts, fields } = request;
+	const sizes = (named: Named) => jsonBodySize(fields(named.fileName), 'imageBase64');
+	const document = await readDocument(ctx, itemIndex, accepts, reads, {
+		pages: choice.pages,
+		split: choice.split ? sizes : undefined,
+	});
+	const sends = (document.parts ?? [document]).map((sent) => {
+		const body = jsonWithDocument(ctx, fields(sent.fileName), 'imageBase64', sent);
+		return {
+			document: sent,
+			body: checkBodySize(ctx, itemIndex, body, sent, `/${path.join('/')}`),
+		};
+	});
+	return { document, sends };
+}
+
+/** The parts a document needs, by surface (null: the surface does not take the document's type). */
+export interface PartsNeeded {
+	/** Task → Submit and Submit (V2): the file as Base64 inside JSON. */
+	taskApi: number;
+	/** The Document operations and Job → Create: the file as it is (multipart). */
+	v1Api: number | null;
+}
+
+/**
+ * Count Pages: the item's document read (up to what Split Large Documents reads) and counted,
+ * and the parts it would need on each surface, planned as Split Large Documents would: for a
+ * Task → Submit with its default settings, and for a /v1 upload without fields. A document that
+ * needs no parts on the task API needs none on /v1 (its body is smaller); one that does is read
+ * a second time to plan its /v1 parts.
+ */
+export async function countUpload(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	reads: DocumentReads,
+	accepts: Accepts,
+): Promise<{ document: DocumentInput; parts: PartsNeeded }> {
+	const taskFields = (filename: string) => ({
+		filename,
+		provider: 'provider-async',
+		documentType: 'general',
+	});
+	const document = await readDocument(ctx, itemIndex, accepts, reads, {
+		split: (named) => jsonBodySize(taskFields(named.fileName), 'imageBase64'),
+	});
+	const taskApi = document.parts?.length ?? 1;
+	if (!V1_KINDS.includes(document.kind)) return { document, parts: { taskApi, v1Api: null } };
+	if (taskApi === 1) return { document, parts: { taskApi, v1Api: 1 } };
+	const v1 = await readDocument(ctx, itemIndex, accepts, reads, {
+		split: (named) => multipartBodySize([], 'file', named),
+	});
+	return { document, parts: { taskApi, v1Api: v1.parts?.length ?? 1 } };
 }

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { ReadDeadline } from '../shared/deadline';
 import { header, inWords, systemErrorCode } from '../shared/network';
 import { fileNameFromDisposition, safeFileName } from '../shared/text';
-import { detectKind, formatBytes, MAX_BODY_BYTES } from './check';
+import { detectKind, formatBytes, MAX_BODY_BYTES, tooLarge } from './check';
 import { DocumentScan } from './scan';
 
 /**
@@ -276,13 +276,21 @@ function nameOf(url: URL, headers: Record<string, unknown>): string {
 	}
 }
 
-function overLimit(ctx: IExecuteFunctions, itemIndex: number, url: URL, declared: number) {
-	const size = declared > MAX_BODY_BYTES ? `${formatBytes(declared)}, over` : 'over';
+function overLimit(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	url: URL,
+	declared: number,
+	maxBytes: number,
+) {
+	const size = declared > maxBytes ? `${formatBytes(declared)}, ` : '';
+	const { problem, description } = tooLarge(declared, maxBytes);
+	const what = problem.slice(problem.indexOf('over '));
 	return failure(
 		ctx,
 		itemIndex,
-		`the document at ${shown(url)} is ${size} the service's ${formatBytes(MAX_BODY_BYTES)} limit`,
-		'Compress the file or split it into smaller documents (reading stopped at the limit).',
+		`the document at ${shown(url)} is ${size}${what}`,
+		`${description.replace(/ Nothing was sent or charged\.$/, '')} (Reading stopped at the limit.)`,
 	);
 }
 
@@ -297,6 +305,7 @@ export async function fetchDocument(
 	itemIndex: number,
 	rawUrl: unknown,
 	keep: (size: number) => boolean,
+	maxBytes = MAX_BODY_BYTES,
 ): Promise<FetchedDocument> {
 	const url = parseUrl(ctx, itemIndex, rawUrl);
 	const deadline = new ReadDeadline(URL_FETCH.timeoutMs, ctx.getExecutionCancelSignal());
@@ -304,15 +313,15 @@ export async function fetchDocument(
 		const response = await request(ctx, itemIndex, url, deadline, CHECKING);
 		const { headers } = response;
 		const declared = Number(header(headers, 'content-length') ?? '');
-		if (declared > MAX_BODY_BYTES) {
+		if (declared > maxBytes) {
 			response.body.destroy?.();
-			throw overLimit(ctx, itemIndex, url, declared);
+			throw overLimit(ctx, itemIndex, url, declared, maxBytes);
 		}
-		const scan = new DocumentScan(keep);
+		const scan = new DocumentScan(keep, maxBytes);
 		for await (const chunk of bodyChunks(ctx, itemIndex, url, response, deadline, CHECKING)) {
 			if (!scan.add(chunk)) break;
 		}
-		if (scan.size > MAX_BODY_BYTES) throw overLimit(ctx, itemIndex, url, 0);
+		if (scan.size > maxBytes) throw overLimit(ctx, itemIndex, url, 0, maxBytes);
 		const type = (header(headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
 		if ((type === 'text/html' || type === 'application/xhtml+xml') && !detectKind(scan.head)) {
 			throw failure(
@@ -359,7 +368,7 @@ export async function* refetchDocument(
 	const deadline = new ReadDeadline(URL_FETCH.timeoutMs, ctx.getExecutionCancelSignal());
 	try {
 		const response = await request(ctx, itemIndex, url, deadline, SENDING);
-		const scan = new DocumentScan(() => false);
+		const scan = new DocumentScan(() => false, Math.max(size, MAX_BODY_BYTES));
 		let held: Buffer | undefined;
 		for await (const chunk of bodyChunks(ctx, itemIndex, url, response, deadline, SENDING)) {
 			if (!scan.add(chunk) || scan.size > size) throw changed();

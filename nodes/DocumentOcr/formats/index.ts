@@ -32,6 +32,7 @@ import { countPdfPages } from './pdf';
 import {
 	selectPdfPages,
 	splitPdf,
+	type SplitOptions,
 	type WriteOptions,
 	type Written,
 	type WrittenPart,
@@ -41,7 +42,14 @@ import { selectTiffPages, splitTiff } from './tiff-write';
 
 export { FormatError, PAGE_LIMITS, type PageCount, type Pause } from './limits';
 export { parsePageSelection, SELECTION_SYNTAX } from './ranges';
-export { selectPdfPages, splitPdf, type WriteOptions, type Written, type WrittenPart };
+export {
+	selectPdfPages,
+	splitPdf,
+	type SplitOptions,
+	type WriteOptions,
+	type Written,
+	type WrittenPart,
+};
 export { selectTiffPages, splitTiff };
 
 /** The kinds of document the room reads (documents/check.ts's DocumentKind is one of them). */
@@ -134,13 +142,15 @@ export async function selectPages(
 /**
  * A document of `kind` cut in page order into as few parts as `fits` (the size of each part's
  * file, in bytes); a PDF's or a TIFF's pages copied into each part, an image one part as it is.
- * A page (or an image) that does not fit alone is a FormatError.
+ * `options.pages` cuts only those pages (a selection). Each part is the file selectPages writes
+ * for the part's pages, byte for byte, so a part can be written again from its pages alone. A
+ * page (or an image) that does not fit alone is a FormatError.
  */
 export async function splitPages(
 	bytes: Buffer,
 	kind: DocumentKind,
 	fits: (size: number) => boolean,
-	options: WriteOptions = {},
+	options: SplitOptions = {},
 ): Promise<WrittenPart[]> {
 	if (kind === 'pdf') return await splitPdf(bytes, fits, options);
 	if (kind === 'tiff') return await splitTiff(bytes, fits, options);
@@ -148,5 +158,5 @@ export async function splitPages(
 		throw new FormatError(
 			`the ${kind.toUpperCase()} image (${bytes.length} bytes) is one page, more than the limit allows: it cannot be split`,
 		);
-	return [{ chunks: [bytes], length: bytes.length, first: 1, last: 1 }];
+	return [{ chunks: [bytes], length: bytes.length, first: 1, last: 1, pages: [1] }];
 }

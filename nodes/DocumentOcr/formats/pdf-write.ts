@@ -33,10 +33,17 @@ export interface Written {
 	length: number;
 }
 
-/** A part of a split: the pages it holds (1-based, inclusive) and its file. */
+/** A part of a split: the pages it holds (1-based, in order; `first` and `last` of them) and its file. */
 export interface WrittenPart extends Written {
 	first: number;
 	last: number;
+	pages: number[];
+}
+
+/** What a split takes beside the written files' options: the pages to split (all by default). */
+export interface SplitOptions extends WriteOptions {
+	/** The pages to cut into parts (1-based, ascending, each once: formats/ranges.ts gives them so). */
+	pages?: number[];
 }
 
 export interface WriteOptions {
@@ -124,10 +131,12 @@ export async function selectPdfPages(
 export async function splitPdf(
 	bytes: Buffer,
 	fits: (size: number) => boolean,
-	options: WriteOptions = {},
+	options: SplitOptions = {},
 ): Promise<WrittenPart[]> {
 	return await refusing(async () => {
 		const source = await open(bytes, options);
+		const order = options.pages ?? source.pages.map((_, index) => index + 1);
+		if (options.pages) checkSelection(order, source.pages.length);
 		const parts: WrittenPart[] = [];
 		// A split sizes its parts by `fits` (a part past it is undone a page): maxBytes is checked on
 		// each part as it is finished; the guard against amplification holds throughout.
@@ -140,7 +149,8 @@ export async function splitPdf(
 			parts.push(written);
 		};
 		let part = new Part(source);
-		for (let index = 0; index < source.pages.length; index++) {
+		for (const page of order) {
+			const index = page - 1;
 			const mark = part.mark();
 			await part.add(index);
 			if (fits(part.size())) continue;
@@ -366,7 +376,8 @@ class Part {
 	/** The pages' new numbers, and the bytes they take in /Kids (each with a space). */
 	private readonly kids: number[] = [];
 	private kidsBytes = 0;
-	private first = -1;
+	/** The pages added (1-based, in the source), one per kid. */
+	private readonly added: number[] = [];
 
 	/** The most bytes the file may take, and what a file past it is told. */
 	private readonly cap: number;
@@ -413,16 +424,17 @@ class Part {
 		this.offsets.length = mark.offsets;
 		this.body = mark.body;
 		this.kids.length = mark.kids;
+		this.added.length = mark.kids;
 		this.kidsBytes = mark.kidsBytes;
 	}
 
 	/** Adds page `index` (0-based) and every object it reaches that the part does not hold. */
 	async add(index: number): Promise<void> {
 		const { work, pages } = this.source;
-		if (this.first < 0) this.first = index;
 		const page = pages[index];
 		const number = this.number(page);
 		this.kids.push(number);
+		this.added.push(index + 1);
 		this.kidsBytes += `${number} 0 R `.length;
 		while (this.head < this.queue.length) {
 			if (work.due()) await work.pause();
@@ -738,8 +750,9 @@ class Part {
 		return {
 			chunks,
 			length: layout.size,
-			first: this.first + 1,
-			last: this.first + this.kids.length,
+			first: this.added[0],
+			last: this.added[this.added.length - 1],
+			pages: [...this.added],
 		};
 	}
 }

@@ -18,7 +18,7 @@
  * more than a few times the file's size, or past 4 GB (a classic TIFF's offsets are 32-bit).
  */
 import { FormatError, Unknown, Work } from './limits';
-import type { WriteOptions, Written, WrittenPart } from './pdf-write';
+import type { SplitOptions, WriteOptions, Written, WrittenPart } from './pdf-write';
 import { tiffDirectories } from './tiff';
 
 /** Bytes per value of each TIFF type (TIFF 6.0 §2, and the BigTIFF types); 0: unknown. */
@@ -112,7 +112,7 @@ export async function selectTiffPages(
 		tally.add(read, page);
 		chosen.push(read);
 	}
-	const written = await writeTiff(source, chosen, pages[0]);
+	const written = await writeTiff(source, chosen, pages);
 	options.measured?.(source.work.done);
 	return written;
 }
@@ -124,32 +124,40 @@ export async function selectTiffPages(
 export async function splitTiff(
 	bytes: Buffer,
 	fits: (size: number) => boolean,
-	options: WriteOptions = {},
+	options: SplitOptions = {},
 ): Promise<WrittenPart[]> {
 	const source = await open(bytes, options);
+	const total = source.offsets.length;
+	const order = options.pages ?? source.offsets.map((_, index) => index + 1);
 	const parts: WrittenPart[] = [];
 	let part: Page[] = [];
-	let first = 1;
+	let numbers: number[] = [];
 	let size = HEADER;
+	let before = 0;
 	const tally = new Tally(bytes.length);
-	for (let index = 0; index < source.offsets.length; index++) {
+	for (const number of order) {
 		if (source.work.due()) await source.work.pause();
-		const page = readPage(source, index);
-		tally.add(page, index + 1);
+		if (!Number.isInteger(number) || number <= before || number > total)
+			throw new FormatError(`page ${number} is not a page of the TIFF in order (1 to ${total})`);
+		before = number;
+		const page = readPage(source, number - 1);
+		tally.add(page, number);
 		if (!fits(HEADER + page.size))
 			throw new FormatError(
-				`page ${index + 1} alone makes a TIFF of ${HEADER + page.size} bytes, more than the limit allows, so the file cannot be split to fit`,
+				`page ${number} alone makes a TIFF of ${HEADER + page.size} bytes, more than the limit allows, so the file cannot be split to fit`,
 			);
 		if (part.length > 0 && !fits(size + page.size)) {
-			parts.push(await writeTiff(source, part, first));
+			parts.push(await writeTiff(source, part, numbers));
 			part = [];
-			first = index + 1;
+			numbers = [];
 			size = HEADER;
 		}
 		part.push(page);
+		numbers.push(number);
 		size += page.size;
 	}
-	parts.push(await writeTiff(source, part, first));
+	if (part.length === 0) throw new FormatError('no page is selected');
+	parts.push(await writeTiff(source, part, numbers));
 	options.measured?.(source.work.done);
 	return parts;
 }
@@ -313,8 +321,9 @@ function numbers(source: Source, kept: Kept, type: number, n: number): number[] 
 	return out;
 }
 
-/** The new file of `pages`, the first of them page `first` (1-based) of the source. */
-async function writeTiff(source: Source, pages: Page[], first: number): Promise<WrittenPart> {
+/** The new file of `pages`, pages `numbers` (1-based, in order) of the source. */
+async function writeTiff(source: Source, pages: Page[], numbers: number[]): Promise<WrittenPart> {
+	const first = numbers[0];
 	const { bytes, le, work } = source;
 	const chunks: Buffer[] = [];
 	const header = Buffer.alloc(HEADER);
@@ -326,7 +335,7 @@ async function writeTiff(source: Source, pages: Page[], first: number): Promise<
 		if (work.due()) await work.pause();
 		if (at + page.size > MAX_TIFF)
 			throw new FormatError(
-				`the new TIFF would pass 4 GB at page ${first + p}, more than a classic TIFF's offsets reach; nothing is written`,
+				`the new TIFF would pass 4 GB at page ${numbers[p]}, more than a classic TIFF's offsets reach; nothing is written`,
 			);
 		const directory = 2 + 12 * page.entries.length + 4;
 		const many = page.data.length > 2;
@@ -372,7 +381,7 @@ async function writeTiff(source: Source, pages: Page[], first: number): Promise<
 		}
 		at += page.size;
 	}
-	return { chunks, length: at, first, last: first + pages.length - 1 };
+	return { chunks, length: at, first, last: numbers[numbers.length - 1], pages: [...numbers] };
 }
 
 const PAD = Buffer.alloc(1);

@@ -4,7 +4,8 @@
  * the emulator's page ledger): a bad item among 20 costs nothing, a 402 at item 5 stops the
  * spending and the node's error lists what was billed, the 10 MB limit is the request body's, and
  * with Skip Already Submitted Documents a re-run after a failure bills only what was not billed,
- * and a Page Budget stops a batch before it passes the budget (Count Pages costing nothing).
+ * and a Page Budget stops a batch before it passes the budget (Count Pages costing nothing); a
+ * 25 MB scan is sent in parts that each fit (Split Large Documents) and gives one item.
  * A suite of the shared n8n (test/e2e/shared.e2e.js): every check is on the ledger and request
  * counts since a mark, and each balance it sets is put back.
  */
@@ -116,6 +117,16 @@ async function prepare(instance) {
 		batchWorkflow('ocrE2eBadFirst', 'bad-first', submit),
 		batchWorkflow('ocrE2eBalance', 'balance', submit),
 		batchWorkflow('ocrE2eEightMb', 'eight', { ...submit, waitForCompletion: false }),
+		// Issue 37: a 25 MB, 40-page scan sent in parts; a page past the limit alone, refused.
+		batchWorkflow('ocrE2eLargeScan', 'large-scan', {
+			...submit,
+			options: { splitLargeDocuments: true },
+		}),
+		batchWorkflow('ocrE2eHugePage', 'huge-page', {
+			resource: 'document',
+			operation: 'markdown',
+			options: { splitLargeDocuments: true },
+		}),
 		batchWorkflow('ocrE2eRerun', 'rerun', { ...submit, options: { skipSubmitted: true } }),
 		batchWorkflow('ocrE2eSevenMd', 'seven', {
 			resource: 'document',
@@ -258,6 +269,53 @@ function describeTests() {
 		const [item] = nodeOutput(converted, 'Document OCR');
 		expect(typeof item.json.markdown).toBe('string');
 		expect(item.json.fileName).toBe('seven.pdf');
+	});
+
+	test('Split Large Documents: a 25 MB, 40-page scan gives one item with all 40 pages in order, every part within 10 MB; a single page past the limit is refused with 0 pages', async () => {
+		const texts = Array.from({ length: 40 }, (_, i) => `Scanned page ${i + 1} of forty`);
+		const scan = documents.makePdf(texts, { imageBytes: 625_000 });
+		expect(scan.length).toBeGreaterThan(25_000_000);
+		fs.mkdirSync(path.join(n8n.inbox, 'large-scan'), { recursive: true });
+		fs.writeFileSync(path.join(n8n.inbox, 'large-scan', 'scan.pdf'), scan);
+		const mark = n8n.emu.ledger('acme').length;
+
+		const run = await n8n.execute('ocrE2eLargeScan');
+
+		expect(run.data.resultData.error).toBeUndefined();
+		const output = nodeOutput(run, 'Document OCR');
+		expect(output).toHaveLength(1);
+		const { json } = output[0];
+		expect(json.parts).toHaveLength(4);
+		expect(json.parts.map((part) => part.pages).join(', ')).toMatch(
+			/^1-\d+, \d+-\d+, \d+-\d+, \d+-40$/,
+		);
+		expect(json).toMatchObject({ pagesCounted: 40, pagesSent: '1-40' });
+		// All 40 pages' text, in page order, in the one item.
+		const at = texts.map((text) => json.resultText.indexOf(text));
+		expect(at.every((position) => position >= 0)).toBe(true);
+		expect([...at].sort((a, b) => a - b)).toEqual(at);
+		expect(n8n.chargedSince(mark)).toBe(40);
+		// The emulator refuses a request body past 10,000,000 bytes (413): every part was within it.
+		const charged = n8n.emu
+			.ledger('acme')
+			.slice(mark)
+			.filter((entry) => entry.delta < 0);
+		expect(charged).toHaveLength(4);
+
+		// One page alone past the limit: nothing can be sent, nothing is billed.
+		const huge = documents.makePdf(['a page of 10.5 MB'], { imageBytes: 10_500_000 });
+		fs.mkdirSync(path.join(n8n.inbox, 'huge-page'), { recursive: true });
+		fs.writeFileSync(path.join(n8n.inbox, 'huge-page', 'huge.pdf'), huge);
+		const requests = n8n.emu.stats().requests;
+		const hugeMark = n8n.emu.ledger('acme').length;
+
+		const refused = await n8n.executeExpectingFailure('ocrE2eHugePage');
+
+		expect(refused.data.resultData.error.message).toMatch(
+			/page 1 alone makes a request over the service's 10\.00 MB limit/,
+		);
+		expect(n8n.emu.stats().requests).toBe(requests);
+		expect(n8n.chargedSince(hugeMark)).toBe(0);
 	});
 
 	test('Skip Already Submitted Documents: after a 402 at item 3 of 6, the re-run bills items 3–5 only and returns the earlier tasks', async () => {

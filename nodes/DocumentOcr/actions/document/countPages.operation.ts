@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { TASK_API_KINDS } from '../../documents/check';
-import { readDocument } from '../../documents/read';
+import { countUpload } from '../../documents/upload';
 import { documentFields } from '../shared.description';
 import type { SendPhase } from '../types';
 
@@ -17,7 +17,10 @@ export const description = updateDisplayOptions(
  * is sent to the service and nothing is charged. `pages` is null when the count is not certain,
  * with the reason in `pagesUnknownReason`; where it rests on an assumption (the frames of an
  * animated image, a TIFF's directories, each counted as a page), `pageCountAssumption` says it.
- * The document is let go once counted.
+ * `partsNeeded` says how many parts Split Large Documents would send it in, on the task API (the
+ * file as Base64 in JSON) and on /v1 (as it is; null for a TIFF or GIF, which /v1 does not take):
+ * 1 for a document that fits. Documents up to 50 MB are read. The document is let go once
+ * counted.
  */
 export async function prepare(
 	this: IExecuteFunctions,
@@ -25,7 +28,7 @@ export async function prepare(
 	run: Execution,
 ): Promise<SendPhase> {
 	const accepts = { accept: TASK_API_KINDS, target: 'Count Pages' };
-	const document = await readDocument(this, itemIndex, accepts, run.reads);
+	const { document, parts } = await countUpload(this, itemIndex, run.reads, accepts);
 	document.release?.();
 	const { fileName, kind, mimeType, size, pageCount } = document;
 	const json = {
@@ -34,6 +37,7 @@ export async function prepare(
 		mimeType,
 		size,
 		pages: pageCount.pages,
+		partsNeeded: { ...parts },
 		...(pageCount.pages === null ? { pagesUnknownReason: pageCount.reason } : {}),
 		...(pageCount.pages !== null && pageCount.assumed
 			? { pageCountAssumption: pageCount.assumed }

@@ -4,8 +4,8 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { Execution } from '../../batch/execution';
 import { isObject } from '../../shared/object';
 import { sendDocumentOnce } from '../../batch/held';
-import { pageSelectionOf } from '../../documents/select';
-import { v1Upload } from '../../documents/upload';
+import { EXTRACT_JOIN, sendUpload } from '../../batch/parts';
+import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
@@ -90,28 +90,37 @@ export async function prepare(
 	run: Execution,
 ): Promise<SendPhase> {
 	const schema = readSchema(this, itemIndex);
-	const { document, body } = await v1Upload(
+	const upload = await v1Upload(
 		this,
 		itemIndex,
 		run.reads,
 		'extract',
 		[['schema', JSON.stringify(schema)]],
-		pageSelectionOf(this, itemIndex),
+		documentChoiceOf(this, itemIndex),
 	);
 	return async () => {
-		const { result, previouslyBilled, pages } = await sendDocumentOnce(run, itemIndex, {
-			endpoint: 'extract',
-			settings: { schema },
-			document,
-			body,
-		});
-		// The response shape is not published: the extracted object under data / result / extracted / output, or the body itself.
-		const data =
-			[result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
-		const json: IDataObject = { data, fileName: document.fileName };
-		for (const key of ['id', 'pages']) if (result[key] !== undefined) json[key] = result[key];
-		Object.assign(json, pages);
-		if (previouslyBilled) json.previouslyBilled = true;
+		const json = await sendUpload(
+			run,
+			itemIndex,
+			upload,
+			EXTRACT_JOIN,
+			async ({ document, body }) => {
+				const { result, previouslyBilled, pages } = await sendDocumentOnce(run, itemIndex, {
+					endpoint: 'extract',
+					settings: { schema },
+					document,
+					body,
+				});
+				// The response shape is not published: the extracted object under data / result / extracted / output, or the body itself.
+				const data =
+					[result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
+				const json: IDataObject = { data, fileName: upload.document.fileName };
+				for (const key of ['id', 'pages']) if (result[key] !== undefined) json[key] = result[key];
+				Object.assign(json, pages);
+				if (previouslyBilled) json.previouslyBilled = true;
+				return json;
+			},
+		);
 		return [{ json }];
 	};
 }

@@ -1,10 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { sendDocumentOnce } from '../../batch/held';
-import { pageSelectionOf } from '../../documents/select';
-import { v1Upload } from '../../documents/upload';
+import { documentOutput, sendDocumentOnce } from '../../batch/held';
+import { MARKDOWN_JOIN, sendUpload } from '../../batch/parts';
+import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import { booleanField, itemFields } from '../../shared/validate';
 import type { SendPhase } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
@@ -49,31 +49,39 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<SendPhase> {
-	const { document, body } = await v1Upload(
+	const upload = await v1Upload(
 		this,
 		itemIndex,
 		run.reads,
 		'markdown',
 		[],
-		pageSelectionOf(this, itemIndex),
+		documentChoiceOf(this, itemIndex),
 	);
+	const { fileName } = upload.document;
 	const outputFile = booleanField(itemFields(this, itemIndex), outputFileField);
 	const property =
 		(this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() ||
 		'data';
 
 	return async () => {
-		const { result, previouslyBilled, pages } = await sendDocumentOnce(run, itemIndex, {
-			endpoint: 'markdown',
-			settings: {},
-			document,
-			body,
-		});
-		const json: IDataObject = { ...result, fileName: document.fileName, ...pages };
-		if (previouslyBilled) json.previouslyBilled = true;
+		const json = await sendUpload(
+			run,
+			itemIndex,
+			upload,
+			MARKDOWN_JOIN,
+			async ({ document, body }) => {
+				const sent = await sendDocumentOnce(run, itemIndex, {
+					endpoint: 'markdown',
+					settings: {},
+					document,
+					body,
+				});
+				return documentOutput(sent, fileName);
+			},
+		);
 		if (!outputFile) return [{ json }];
-		const markdown = typeof result.markdown === 'string' ? result.markdown : '';
-		const name = `${document.fileName.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.md`;
+		const markdown = typeof json.markdown === 'string' ? json.markdown : '';
+		const name = `${fileName.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.md`;
 		const binary = await this.helpers.prepareBinaryData(
 			Buffer.from(markdown, 'utf8'),
 			name,

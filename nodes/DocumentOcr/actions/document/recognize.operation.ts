@@ -1,10 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { sendDocumentOnce } from '../../batch/held';
-import { pageSelectionOf } from '../../documents/select';
-import { v1Upload } from '../../documents/upload';
+import { documentOutput, sendDocumentOnce } from '../../batch/held';
+import { RECOGNIZE_JOIN, sendUpload } from '../../batch/parts';
+import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import { simplifyRecognition } from '../../shared/records';
 import {
@@ -37,24 +37,31 @@ export async function prepare(
 	itemIndex: number,
 	run: Execution,
 ): Promise<SendPhase> {
-	const { document, body } = await v1Upload(
+	const upload = await v1Upload(
 		this,
 		itemIndex,
 		run.reads,
 		'ocr',
 		[],
-		pageSelectionOf(this, itemIndex),
+		documentChoiceOf(this, itemIndex),
 	);
 	const simplify = simplified(this, itemIndex);
 	return async () => {
-		const { result, previouslyBilled, pages } = await sendDocumentOnce(run, itemIndex, {
-			endpoint: 'ocr',
-			settings: {},
-			document,
-			body,
-		});
-		const json: IDataObject = { ...result, fileName: document.fileName, ...pages };
-		if (previouslyBilled) json.previouslyBilled = true;
+		const json = await sendUpload(
+			run,
+			itemIndex,
+			upload,
+			RECOGNIZE_JOIN,
+			async ({ document, body }) => {
+				const sent = await sendDocumentOnce(run, itemIndex, {
+					endpoint: 'ocr',
+					settings: {},
+					document,
+					body,
+				});
+				return documentOutput(sent, upload.document.fileName);
+			},
+		);
 		return [{ json: simplify ? simplifyRecognition(json) : json }];
 	};
 }

@@ -3,9 +3,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
+import { JOB_JOIN, sendUpload } from '../../batch/parts';
 import { submitAndWait } from '../../batch/submit';
-import { pageSelectionOf } from '../../documents/select';
-import { v1Upload } from '../../documents/upload';
+import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import {
 	concurrencyOption,
@@ -90,24 +90,32 @@ export async function prepare(
 	const wait = waitsForCompletion(this, itemIndex);
 	const timeoutMs = waitTimeoutMs(this, itemIndex);
 	const skip = skipOptionsOf(this, itemIndex);
-	const { document, body } = await v1Upload(
+	const upload = await v1Upload(
 		this,
 		itemIndex,
 		run.reads,
 		'jobs',
 		fields,
-		pageSelectionOf(this, itemIndex),
+		documentChoiceOf(this, itemIndex),
 	);
 	return async () => {
-		const json = await submitAndWait(run, itemIndex, {
-			kind: 'job',
-			body,
-			pageCount: document.pageCount,
-			identity: { operation: 'job', settings: { fields }, document },
-			skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
-			// The Wait Timeout runs from the moment the service accepted the job.
-			wait: wait ? { timeoutMs } : undefined,
-		});
+		const json = await sendUpload(
+			run,
+			itemIndex,
+			upload,
+			JOB_JOIN,
+			async ({ document, body }, submitted) =>
+				await submitAndWait(run, itemIndex, {
+					kind: 'job',
+					body,
+					pageCount: document.pageCount,
+					identity: { operation: 'job', settings: { fields }, document },
+					skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
+					// The Wait Timeout runs from the moment the service accepted the job.
+					wait: wait ? { timeoutMs } : undefined,
+					onSubmitted: submitted,
+				}),
+		);
 		return [{ json }];
 	};
 }

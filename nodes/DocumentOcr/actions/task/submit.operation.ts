@@ -3,11 +3,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
+import { sendUpload, TASK_JOIN } from '../../batch/parts';
 import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
-import { readDocument } from '../../documents/read';
-import { pageSelectionOf } from '../../documents/select';
-import { taskBody } from '../../documents/upload';
+import { documentChoiceOf, taskUpload } from '../../documents/upload';
 import { simplifyTask } from '../../shared/records';
 import {
 	concurrencyOption,
@@ -92,35 +91,42 @@ export async function prepare(
 	run: Execution,
 ): Promise<SendPhase> {
 	const accepts = { accept: TASK_API_KINDS, target: 'the task API' };
-	const document = await readDocument(
-		this,
-		itemIndex,
-		accepts,
-		run.reads,
-		pageSelectionOf(this, itemIndex),
-	);
 	const provider = this.getNodeParameter('provider', itemIndex) as string;
 	const documentType = this.getNodeParameter('documentType', itemIndex) as string;
+	const path = ['api', 'ocr'];
+	const fields = (filename: string) => ({ filename, provider, documentType });
+	const upload = await taskUpload(
+		this,
+		itemIndex,
+		run.reads,
+		{ path, accepts, fields },
+		documentChoiceOf(this, itemIndex),
+	);
 	const wait = waitsForCompletion(this, itemIndex);
 	const timeoutMs = waitTimeoutMs(this, itemIndex);
 	const skip = skipOptionsOf(this, itemIndex);
-	const path = ['api', 'ocr'];
-	const fields = { filename: document.fileName, provider, documentType };
-	const body = taskBody(this, itemIndex, path, fields, document);
 	const simplify = simplified(this, itemIndex);
 	return async () => {
-		const json = await submitAndWait(run, itemIndex, {
-			kind: 'task',
-			path,
-			body,
-			identity: { operation: 'task', settings: { provider, documentType }, document },
-			skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
-			// A sync task is usually finished when the submission returns: look at once.
-			wait: wait
-				? { timeoutMs, expectedAfterMs: () => (provider === 'provider-sync' ? 0 : undefined) }
-				: undefined,
-			pageCount: document.pageCount,
-		});
+		const json = await sendUpload(
+			run,
+			itemIndex,
+			upload,
+			TASK_JOIN,
+			async ({ document, body }, submitted) =>
+				await submitAndWait(run, itemIndex, {
+					kind: 'task',
+					path,
+					body,
+					identity: { operation: 'task', settings: { provider, documentType }, document },
+					skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
+					// A sync task is usually finished when the submission returns: look at once.
+					wait: wait
+						? { timeoutMs, expectedAfterMs: () => (provider === 'provider-sync' ? 0 : undefined) }
+						: undefined,
+					pageCount: document.pageCount,
+					onSubmitted: submitted,
+				}),
+		);
 		return [{ json: simplify ? simplifyTask(json) : json }];
 	};
 }

@@ -3,11 +3,10 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
+import { sendUpload, TASK_JOIN } from '../../batch/parts';
 import { submitAndWait } from '../../batch/submit';
 import { TASK_API_KINDS } from '../../documents/check';
-import { readDocument } from '../../documents/read';
-import { pageSelectionOf } from '../../documents/select';
-import { taskBody } from '../../documents/upload';
+import { documentChoiceOf, taskUpload } from '../../documents/upload';
 import type { Accepted } from '../../service/client';
 import { simplifyTask } from '../../shared/records';
 import { booleanField, isFieldSet, itemFields } from '../../shared/validate';
@@ -143,32 +142,39 @@ export async function prepare(
 ): Promise<SendPhase> {
 	const path = ['api', 'v2', 'ocr'];
 	const accepts = { accept: TASK_API_KINDS, target: '/api/v2/ocr', requireFileName: true };
-	const document = await readDocument(
+	const requested = ocrOptions(this, itemIndex);
+	const fields = (filename: string): IDataObject =>
+		Object.keys(requested).length ? { filename, options: requested } : { filename };
+	const upload = await taskUpload(
 		this,
 		itemIndex,
-		accepts,
 		run.reads,
-		pageSelectionOf(this, itemIndex),
+		{ path, accepts, fields },
+		documentChoiceOf(this, itemIndex),
 	);
-	const requested = ocrOptions(this, itemIndex);
 	const wait = waitsForCompletion(this, itemIndex);
 	const timeoutMs = waitTimeoutMs(this, itemIndex);
 	const skip = skipOptionsOf(this, itemIndex);
-	const fields: IDataObject = { filename: document.fileName };
-	if (Object.keys(requested).length) fields.options = requested;
-	const body = taskBody(this, itemIndex, path, fields, document);
 	const simplify = simplified(this, itemIndex);
 	return async () => {
-		const json = await submitAndWait(run, itemIndex, {
-			kind: 'task',
-			path,
-			body,
-			identity: { operation: 'v2', settings: fields, document },
-			skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
-			wait: wait ? { timeoutMs, expectedAfterMs } : undefined,
-			output: withBilling,
-			pageCount: document.pageCount,
-		});
+		const json = await sendUpload(
+			run,
+			itemIndex,
+			upload,
+			TASK_JOIN,
+			async ({ document, body }, submitted) =>
+				await submitAndWait(run, itemIndex, {
+					kind: 'task',
+					path,
+					body,
+					identity: { operation: 'v2', settings: fields(document.fileName), document },
+					skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
+					wait: wait ? { timeoutMs, expectedAfterMs } : undefined,
+					output: withBilling,
+					pageCount: document.pageCount,
+					onSubmitted: submitted,
+				}),
+		);
 		return [{ json: simplify ? simplifyTask(json) : json }];
 	};
 }

@@ -82,8 +82,13 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	['tiff-write.ts', 'for (const page of pages) {', 'each page: charged by readPage'],
 	[
 		'tiff-write.ts',
-		'for (let index = 0; index < source.offsets.length; index++) {',
+		'for (const number of order) {',
 		'each page: charged by readPage',
+	],
+	[
+		'tiff-write.ts',
+		'const order = options.pages ?? source.offsets.map((_, index) => index + 1);',
+		'one number per directory: the directories were read (and charged) when the file was opened',
 	],
 	[
 		'tiff-write.ts',
@@ -142,8 +147,13 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	[
 		'pdf-write.ts',
-		'for (let index = 0; index < source.pages.length; index++) {',
+		'for (const page of order) {',
 		'each page: charged by Part.write for each object it adds',
+	],
+	[
+		'pdf-write.ts',
+		'const order = options.pages ?? source.pages.map((_, index) => index + 1);',
+		'one number per page: the page tree was walked (and charged) when the file was opened',
 	],
 	[
 		'pdf-write.ts',

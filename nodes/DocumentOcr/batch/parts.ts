@@ -1,0 +1,190 @@
+import type { IDataObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import type { DocumentInput } from '../documents/read';
+import type { Send, Upload } from '../documents/upload';
+import { isObject } from '../shared/object';
+import { StoppedError } from '../transport/errors';
+import type { Execution } from './execution';
+
+/*
+ * A split document's parts (Split Large Documents, documents/split.ts), sent as one item: in
+ * page order, one after the other, each submission starting once the one before it was
+ * submitted (waits run side by side); the item holds its submission turn until its last part
+ * goes out (./order.ts), so no later item is billed before it, and the Page Budget admits its
+ * parts all or none (./budget.ts). The parts' outputs are joined into the item's one output.
+ */
+
+/** What one submission does: sends its body (and waits, if asked); calls `submitted` once sent. */
+export type SendOne = (send: Send, submitted: () => void) => Promise<IDataObject>;
+
+/**
+ * Sends an item's upload with `send`: its one body, or a split document's parts (`sendParts`),
+ * whose outputs are joined as `join` says into the item's output.
+ */
+export async function sendUpload(
+	run: Execution,
+	itemIndex: number,
+	upload: Upload,
+	join: Join,
+	send: SendOne,
+): Promise<IDataObject> {
+	const { document, sends } = upload;
+	if (!document.parts) return await send(sends[0], () => {});
+	return joinParts(document, await sendParts(run, itemIndex, sends, send), join);
+}
+
+/**
+ * Sends `document`'s parts with `send` and returns their outputs in page order. The first part
+ * that fails fails the item: no part after it is sent, the pages the budget set aside for those
+ * are given back, and the error names the part; what the parts before it billed is in the
+ * execution's ledger, which the item's error and the node's error name.
+ */
+export async function sendParts(
+	run: Execution,
+	itemIndex: number,
+	sends: Send[],
+	send: SendOne,
+): Promise<IDataObject[]> {
+	const parts = sends.map((one) => one.document);
+	const results: Array<Promise<IDataObject>> = [];
+	let started = 0;
+	run.order.hold(itemIndex);
+	try {
+		for (const [index, one] of sends.entries()) {
+			// The last part passes the turn on as it goes out, as a whole document does.
+			if (index === sends.length - 1) run.order.release(itemIndex);
+			let submitted!: () => void;
+			const gone = new Promise<void>((resolve) => (submitted = resolve));
+			const result = send(one, submitted);
+			results.push(result);
+			started++;
+			// The next part goes once this one was submitted; a part that fails stops the rest.
+			await Promise.race([gone, result]);
+		}
+	} catch {
+		// Its error is taken below, in page order with the others.
+	} finally {
+		run.order.release(itemIndex);
+		// Parts never sent spent nothing of the Page Budget set aside for them.
+		for (let index = started; index < parts.length; index++) run.budget.notSent(itemIndex, index);
+	}
+	const settled = await Promise.allSettled(results);
+	const errors = settled.map((outcome) =>
+		outcome.status === 'rejected' ? (outcome.reason as Error) : undefined,
+	);
+	if (errors.every((error) => error === undefined))
+		return settled.map((outcome) => (outcome as PromiseFulfilledResult<IDataObject>).value);
+	// The part that failed, not the parts whose waits its failure ended (StoppedError).
+	const failed = errors.findIndex((error) => error && !(error instanceof StoppedError));
+	const at = failed === -1 ? errors.findIndex((error) => error !== undefined) : failed;
+	throw namePart(errors[at]!, parts[at]);
+}
+
+/** The part's error, saying which part of the document it is (its pages) and what was not sent. */
+function namePart(error: Error, part: DocumentInput): Error {
+	if (!(error instanceof NodeApiError || error instanceof NodeOperationError)) return error;
+	const { index, of } = part.part!;
+	const pages = part.selection?.pagesSent ?? '';
+	const later = index + 1 < of ? ` Parts ${index + 2} to ${of} were not sent.` : '';
+	const note = `This is part ${index + 1} of ${of} of the document (pages ${pages}), sent by "Split Large Documents".${later}`;
+	error.description = error.description ? `${error.description}\n\n${note}` : note;
+	error.context.part = index + 1;
+	error.context.parts = of;
+	error.context.partPages = pages;
+	return error;
+}
+
+/**
+ * How a split document's part outputs become its item's one output: the fields whose text is
+ * joined (in page order, a blank line between parts), the lists joined, the ID each part has,
+ * and whether each part's whole output is kept in `parts` (Extract: the extracted data per part).
+ */
+export interface Join {
+	text: string[];
+	lists?: string[];
+	id: string;
+	/** Extract: `data` merged (the first value of each key in page order, lists joined). */
+	merge?: string;
+}
+
+/** A task's parts: `resultText` joined, word positions (sync provider) listed in page order. */
+export const TASK_JOIN: Join = { text: ['resultText'], lists: ['words'], id: 'taskId' };
+
+/** A job's parts (its record's fields are not shown in the spec: the text fields seen joined). */
+export const JOB_JOIN: Join = { text: ['resultText', 'markdown', 'text'], id: 'id' };
+
+/** Convert to Markdown's parts. */
+export const MARKDOWN_JOIN: Join = { text: ['markdown'], id: 'id' };
+
+/** Recognize's parts: `text` joined, blocks listed in page order. */
+export const RECOGNIZE_JOIN: Join = { text: ['text'], lists: ['blocks'], id: 'id' };
+
+/** Extract's parts: one JSON for the document (`data` merged), each part's in `parts`. */
+export const EXTRACT_JOIN: Join = { text: [], id: 'id', merge: 'data' };
+
+/** Fields a part's output carries that the joined output says for the whole document. */
+const PAGE_FIELDS = ['pagesCounted', 'pagesSent', 'pagesBilled', 'pageCountNote', 'pages'];
+
+/** The first value of each key in page order; lists joined in page order. */
+function merged(values: IDataObject[]): IDataObject {
+	const out: IDataObject = {};
+	for (const value of values) {
+		for (const [key, field] of Object.entries(value)) {
+			const have = out[key];
+			if (Array.isArray(have) && Array.isArray(field)) out[key] = [...have, ...field];
+			else if (have === undefined || have === null) out[key] = field;
+		}
+	}
+	return out;
+}
+
+/**
+ * The item's output for a split document: the first part's other fields, the text fields and
+ * lists joined in page order, `parts` (each part's ID, pages and pages billed), and the document's
+ * page fields: pages counted, sent, and billed (the parts' sum, when every part says it).
+ */
+export function joinParts(
+	document: DocumentInput,
+	outputs: IDataObject[],
+	join: Join,
+): IDataObject {
+	const joined = new Set([...join.text, ...(join.lists ?? []), join.id, ...PAGE_FIELDS]);
+	if (join.merge) joined.add(join.merge);
+	const json: IDataObject = {};
+	for (const [key, value] of Object.entries(outputs[0]))
+		if (!joined.has(key) && !key.startsWith('previously')) json[key] = value;
+	for (const field of join.text)
+		if (outputs.every((output) => typeof output[field] === 'string'))
+			json[field] = outputs.map((output) => output[field] as string).join('\n\n');
+	for (const field of join.lists ?? [])
+		if (outputs.every((output) => Array.isArray(output[field])))
+			json[field] = outputs.flatMap((output) => output[field] as IDataObject[]);
+	if (join.merge) {
+		const values = outputs.map((output) => output[join.merge!]).filter(isObject);
+		json[join.merge] = merged(values as IDataObject[]);
+	}
+	const parts = document.parts!;
+	json.parts = outputs.map((output, index) => {
+		const part: IDataObject = { pages: parts[index].selection?.pagesSent ?? null };
+		if (output[join.id] !== undefined) part[join.id] = output[join.id];
+		for (const key of ['status', 'pagesBilled', 'previouslySubmitted', 'previouslyBilled'])
+			if (output[key] !== undefined) part[key] = output[key];
+		if (join.merge && output[join.merge] !== undefined) part[join.merge] = output[join.merge];
+		return part;
+	});
+	const { selection, pageCount } = document;
+	json.pagesCounted = selection?.pagesCounted ?? pageCount.pages;
+	json.pagesSent = selection?.pagesSent ?? null;
+	const billed = outputs.map((output) => output.pagesBilled);
+	if (billed.every((pages): pages is number => typeof pages === 'number')) {
+		const sum = billed.reduce((a, b) => a + b, 0);
+		json.pagesBilled = sum;
+		if (pageCount.pages !== null && sum !== pageCount.pages)
+			json.pageCountNote = `${pageCount.pages} pages sent; the service billed ${sum}`;
+	}
+	if (outputs.every((output) => output.previouslySubmitted === true))
+		json.previouslySubmitted = true;
+	if (outputs.every((output) => output.previouslyBilled === true)) json.previouslyBilled = true;
+	return json;
+}
