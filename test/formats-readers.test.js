@@ -408,6 +408,32 @@ describe('every file the package writes opens in real readers, the right pages i
 				);
 			}
 			if (next !== total + 1) problems.push(`${name}: the parts end at ${next - 1}, not ${total}`);
+			// A split of a selection (Pages with Split Large Documents): every other page and the last.
+			const chosen = every(total).filter((page) => page % 2 === 1 || page === total);
+			const selected = await formats.splitPages(bytes, 'pdf', (size) => base64(size) <= limit, {
+				pages: chosen,
+			});
+			if (selected.flatMap((part) => part.pages).join() !== chosen.join())
+				problems.push(`${name}: the selection's parts do not hold pages ${chosen.join(', ')}`);
+			for (const part of selected)
+				problems.push(
+					...(await checkPdf(
+						name,
+						`selection part ${part.pages.join(',')}`,
+						part,
+						part.pages,
+						originalTexts,
+					)),
+				);
+			// Every part is the file selectPages writes for its pages, byte for byte: a part is
+			// written again from its pages alone when it is sent (documents/read.ts).
+			for (const part of [...parts, ...selected]) {
+				const again = await formats.selectPages(bytes, 'pdf', part.pages);
+				if (!Buffer.concat(again.chunks).equals(Buffer.concat(part.chunks)))
+					problems.push(
+						`${name}: the part of pages ${part.pages.join(',')} is not what selectPages writes`,
+					);
+			}
 		}
 		expect(problems).toEqual([]);
 	});
@@ -503,6 +529,21 @@ describe('every file the package writes opens in real readers, the right pages i
 				);
 			if (parts.at(-1).last !== total)
 				problems.push(`${name}: the parts end at ${parts.at(-1).last}`);
+			const chosen = every(total).filter((page) => page % 2 === 1 || page === total);
+			const selected = await formats.splitPages(bytes, 'tiff', (size) => size <= largest * 2.5, {
+				pages: chosen,
+			});
+			if (selected.flatMap((part) => part.pages).join() !== chosen.join())
+				problems.push(`${name}: the selection's parts do not hold pages ${chosen.join(', ')}`);
+			for (const part of selected)
+				await check(`selection part ${part.pages.join(',')}`, part, part.pages);
+			for (const part of [...parts, ...selected]) {
+				const again = await formats.selectPages(bytes, 'tiff', part.pages);
+				if (!Buffer.concat(again.chunks).equals(Buffer.concat(part.chunks)))
+					problems.push(
+						`${name}: the part of pages ${part.pages.join(',')} is not what selectPages writes`,
+					);
+			}
 		}
 		expect(problems).toEqual([]);
 	});
