@@ -388,7 +388,9 @@ async function readUrl(
 			return { size, head, tail, digest, pageCount, bytes, fileName };
 		}
 		const reopen = reopener(ctx, itemIndex, fetched.url.href, size, digest);
-		return { size, head, tail, digest, pageCount, reopen, fileName };
+		// A file past the body limit (Split Large Documents): its parts are planned from it next.
+		const whole = size > MAX_BODY_BYTES ? bytes : undefined;
+		return { size, head, tail, digest, pageCount, reopen, fileName, whole };
 	});
 }
 
@@ -566,25 +568,38 @@ async function splitOf(
 		: original
 			? async () => original()
 			: async () => await ctx.helpers.getBinaryStream(binaryId!);
-	const plans = await reads.whole.run(async () => {
+	const { plans, whole } = await reads.whole.run(async () => {
 		try {
-			const whole =
+			const known =
 				bytes ?? read.whole ?? (read.chunks ? Buffer.concat(read.chunks, read.size) : undefined);
 			read.whole = undefined;
-			return await planParts(ctx, itemIndex, {
-				whole: whole ?? (await readWhole(await from(), read.size)),
+			const file = known ?? (await readWhole(await from(), read.size));
+			const planned = await planParts(ctx, itemIndex, {
+				whole: file,
 				kind,
 				pages,
 				count,
 				bodySize,
 			});
+			return { plans: planned, whole: file };
 		} finally {
 			read.release?.();
 		}
 	});
 	const total = count.pages!;
-	// The parts are written from one reading of the document when they are sent (see sharedRead).
-	const source = bytes ? from : sharedRead(from, read.size, plans.length);
+	// The parts are written from one reading of the document when they are sent (see sharedRead):
+	// a stored binary's, this one, kept until its last part is written where the kept bytes have
+	// room (a URL document is fetched again when sent, as ever: the send reads what is there then).
+	const keep = !bytes && binaryId !== undefined && reads.kept.fits(read.size);
+	if (keep) reads.kept.take(read.size);
+	const source = bytes
+		? from
+		: sharedRead(
+				from,
+				read.size,
+				plans.length,
+				keep ? { whole, release: reads.kept.releaser(read.size) } : undefined,
+			);
 	const parts: DocumentInput[] = plans.map((plan, index) => ({
 		kind,
 		mimeType: KIND_INFO[kind].mime,
@@ -678,17 +693,19 @@ async function selectionOf(
 
 /**
  * A document's source read once for the parts that are written from it in turn when they are
- * sent: the first part to be written reads it whole (one buffer, its size known), the next ones
- * take that reading, and it is let go once `uses` parts have taken it (a part written again
- * later, for a retried request, reads the source anew). So a split document is held whole once
- * while its parts are sent, not once per part.
+ * sent: the first part to be written reads it whole (one buffer, its size known) — or takes the
+ * reading of the check phase, `kept` within the kept bytes — the next ones take that reading, and
+ * it is let go once `uses` parts have taken it (a part written again later, for a retried
+ * request, reads the source anew). So a split document is held whole once while its parts are
+ * sent, not once per part.
  */
 function sharedRead(
 	from: () => Promise<AsyncIterable<Buffer | string> | Iterable<Buffer>>,
 	size: number,
 	uses: number,
+	kept?: { whole: Buffer; release: () => void },
 ): () => Promise<Iterable<Buffer>> {
-	let reading: Promise<Buffer> | undefined;
+	let reading: Promise<Buffer> | undefined = kept && Promise.resolve(kept.whole);
 	let left = uses;
 	return async () => {
 		if (left <= 0) return [await readWhole(await from(), size)];
@@ -701,7 +718,10 @@ function sharedRead(
 			reading = started;
 		}
 		const current = reading;
-		if (--left === 0) reading = undefined;
+		if (--left === 0) {
+			reading = undefined;
+			kept?.release();
+		}
 		return [await current];
 	};
 }
