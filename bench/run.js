@@ -112,6 +112,15 @@ async function main() {
 		'—',
 		'≤ 2.5x file',
 	);
+	for (const r of await require('./split').main())
+		add(
+			'Pages and splitting',
+			`a selection of ${r.selected} pages and the split into ${r.parts} parts of a ${r.mb} MB PDF (${r.name}), ms per MB`,
+			`selection ${r.selectMsPerMb}, split ${r.splitMsPerMb}`,
+			`SHA-256 of the same bytes ${r.hashMsPerMb}`,
+			`${(r.hashMsPerMb / r.splitMsPerMb).toFixed(1)}x the split's speed`,
+			'no more than hashing the file once',
+		);
 	const count = memory.find((r) => r.mode === 'count');
 	add(
 		'Memory',

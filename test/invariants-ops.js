@@ -692,14 +692,18 @@ async function opsRun(
 			urlModes,
 			splits,
 		});
-		// On the even seeds an operation that bills sends only page 1 of each document (the Pages
-		// option, issue 37): the tag is on page 1, so every charge still names its item. Decided by
-		// the seed, not drawn, so the seeds' other draws stay as they were.
+		// On the even seeds an operation that bills sends only some pages of each document (the
+		// Pages option, issue 37): page 1 (seeds 2, 6, ...), or page 1 and the last (seeds 4, 8, ...;
+		// two pages apart in a split scan, one page of a one-page document). The tag is on page 1,
+		// so every charge still names its item. Decided by the seed, not drawn, so the seeds' other
+		// draws stay as they were.
 		const selects = !operation.free && seed % 2 === 0;
-		if (selects) options.pages = '1';
+		const several = seed % 4 === 0;
+		if (selects) options.pages = several ? '1, last' : '1';
+		const sent = (plan) => (!selects ? plan.pages : several ? Math.min(2, plan.pages) : 1);
 		// On half the runs of an operation that bills, a Page Budget of a third to four fifths of the
 		// items' pages (as sent).
-		const pagesInAll = plans.reduce((sum, plan) => sum + (selects ? 1 : plan.pages), 0);
+		const pagesInAll = plans.reduce((sum, plan) => sum + sent(plan), 0);
 		const pageBudget =
 			random() < 0.5 || operation.free
 				? undefined
