@@ -22,6 +22,7 @@ const {
 	nestedStreams,
 } = require('./fixtures/pages/crafted');
 const { startFileServer } = require('./support/file-server');
+const { withDocument } = require('./support/sources');
 const { collector } = require('./support/gc');
 
 const emu = h.useEmulator({ perTest: true });
@@ -63,27 +64,10 @@ const SENDING = {
 const posts = () =>
 	Object.values(SENDING).reduce((sum, [, , route]) => sum + h.hits(emu, route), 0);
 
-/** The parameters and items of `operation` with the document from `source`. */
+/** The parameters and items of `operation` with `bytes` as the document from `source`. */
 function sending(operation, source, bytes, options, name = 'seven.pdf') {
 	const params = SENDING[operation][1];
-	if (source === 'binary')
-		return { params: params({ options }), items: [h.binaryItem(bytes, name)] };
-	if (source === 'base64')
-		return {
-			params: params({
-				documentSource: 'base64',
-				base64Data: bytes.toString('base64'),
-				fileName: name,
-				options,
-			}),
-			items: [{ json: {} }],
-		};
-	const at = `/${operation}-${Math.random().toString(36).slice(2)}/${name}`;
-	files.put(at, bytes, { 'content-type': 'application/pdf' });
-	return {
-		params: params({ documentSource: 'url', documentUrl: files.url(at), options }),
-		items: [{ json: {} }],
-	};
+	return withDocument({ params, source, bytes, options, name, files, tag: operation });
 }
 
 /** The page texts the emulator received, by its ledger (one entry per billed document). */

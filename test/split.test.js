@@ -13,6 +13,7 @@
  */
 const h = require('./helpers');
 const { startFileServer } = require('./support/file-server');
+const { withDocument } = require('./support/sources');
 
 const emu = h.useEmulator({ perTest: true });
 
@@ -68,24 +69,7 @@ const SENDING = {
 /** The parameters and items of `operation` with `bytes` as the document from `source`. */
 function sending(operation, source, bytes, options, name = 'scan.pdf') {
 	const params = SENDING[operation][0];
-	if (source === 'binary')
-		return { params: params({ options }), items: [h.binaryItem(bytes, name)] };
-	if (source === 'base64')
-		return {
-			params: params({
-				documentSource: 'base64',
-				base64Data: bytes.toString('base64'),
-				fileName: name,
-				options,
-			}),
-			items: [{ json: {} }],
-		};
-	const at = `/${operation}-${Math.random().toString(36).slice(2)}/${name}`;
-	files.put(at, bytes, { 'content-type': 'application/pdf' });
-	return {
-		params: params({ documentSource: 'url', documentUrl: files.url(at), options }),
-		items: [{ json: {} }],
-	};
+	return withDocument({ params, source, bytes, options, name, files, tag: operation });
 }
 
 const posts = () => Object.values(SENDING).reduce((sum, [, route]) => sum + h.hits(emu, route), 0);

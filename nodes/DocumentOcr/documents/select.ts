@@ -53,7 +53,11 @@ export function allPages(total: number): string {
 const messageOf = (error: unknown) =>
 	error instanceof FormatError ? error.message : String((error as Error)?.message ?? error);
 
-function selectionError(
+/**
+ * An item's document refused in the check phase (a selection, a split): the item's error, which
+ * says that nothing was sent.
+ */
+export function refusedBeforeSending(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	message: string,
@@ -75,7 +79,7 @@ export function pageSelectionOf(ctx: IExecuteFunctions, itemIndex: number): stri
 	if (value === undefined || value === null) return undefined;
 	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
 	if (typeof value !== 'string')
-		throw selectionError(
+		throw refusedBeforeSending(
 			ctx,
 			itemIndex,
 			`the "Pages" option is not text (it is ${Array.isArray(value) ? 'a list' : typeof value})`,
@@ -95,7 +99,7 @@ export function selectedPages(
 	count: PageCount,
 ): number[] {
 	if (count.pages === null)
-		throw selectionError(
+		throw refusedBeforeSending(
 			ctx,
 			itemIndex,
 			`the document's pages could not be counted (${count.reason}), so the "Pages" selection cannot be made`,
@@ -104,7 +108,7 @@ export function selectedPages(
 	try {
 		return parsePageSelection(selection, count.pages);
 	} catch (error) {
-		throw selectionError(
+		throw refusedBeforeSending(
 			ctx,
 			itemIndex,
 			`the "Pages" option: ${messageOf(error)}`,
@@ -129,7 +133,7 @@ export async function buildSelection(
 	const { kind, pages, count } = input;
 	// An animated image's frames (each counted as a page) cannot be left out: the file is one image.
 	if (kind !== 'pdf' && kind !== 'tiff' && count.pages !== pages.length)
-		throw selectionError(
+		throw refusedBeforeSending(
 			ctx,
 			itemIndex,
 			`the "Pages" option selects ${pages.length} of the ${count.pages} frames of an animated ${kind.toUpperCase()}, which cannot be sent apart`,
@@ -142,7 +146,7 @@ export async function buildSelection(
 			pause: PAUSE,
 		});
 	} catch (error) {
-		throw selectionError(
+		throw refusedBeforeSending(
 			ctx,
 			itemIndex,
 			`the pages selected by "Pages" could not be copied into a new file: ${messageOf(error)}`,
@@ -153,7 +157,7 @@ export async function buildSelection(
 	// A request carries the file at least whole: a selection past the limit is refused now, before
 	// its bytes are hashed (a crafted file's selection can be many times the file).
 	if (length > MAX_BODY_BYTES)
-		throw selectionError(
+		throw refusedBeforeSending(
 			ctx,
 			itemIndex,
 			`the pages selected by "Pages" make a document of ${formatBytes(length)}, over the service's ${formatBytes(MAX_BODY_BYTES)} limit`,

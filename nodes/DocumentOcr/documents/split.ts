@@ -1,12 +1,12 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import type { PageCount } from '../formats';
 import { FormatError, splitPages } from '../formats';
 import type { DocumentKind } from './check';
 import { formatBytes, MAX_BODY_BYTES, SPLIT_OPTION } from './check';
 import { booleanField, itemFields } from '../shared/validate';
-import { digestOfChunks } from './select';
+import { digestOfChunks, refusedBeforeSending } from './select';
 
 /*
  * Split Large Documents (issue 37): a PDF or TIFF whose request body would pass the service's
@@ -47,18 +47,6 @@ export interface PartPlan {
 /** How a long split lets n8n's event loop run. */
 const PAUSE = async () => await sleep(0);
 
-function splitError(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	message: string,
-	description: string,
-): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${message}`, {
-		description: `${description} Nothing was sent or charged.`,
-		itemIndex,
-	});
-}
-
 /**
  * Whether a document of `kind` of `size` bytes needs parts: its body as sent (`bodySize`) passes
  * the limit. Only a PDF or TIFF can be split; a larger image is an item error.
@@ -73,14 +61,14 @@ export function needsParts(
 	const body = bodySize(size);
 	if (body <= MAX_BODY_BYTES) return false;
 	if (kind !== 'pdf' && kind !== 'tiff')
-		throw splitError(
+		throw refusedBeforeSending(
 			ctx,
 			itemIndex,
 			`the ${kind.toUpperCase()} image makes a request of ${formatBytes(body)}, over the service's ${formatBytes(MAX_BODY_BYTES)} limit, and an image cannot be split`,
 			`${SPLIT_OPTION} cuts a PDF or multi-page TIFF between its pages; an image is one page. Compress the image, or convert it to a smaller format.`,
 		);
 	if (count.pages === null)
-		throw splitError(
+		throw refusedBeforeSending(
 			ctx,
 			itemIndex,
 			`the document makes a request of ${formatBytes(body)}, over the service's ${formatBytes(MAX_BODY_BYTES)} limit, and its pages could not be counted (${count.reason}), so it cannot be split`,
@@ -117,13 +105,13 @@ export async function planParts(
 		const message = error instanceof FormatError ? error.message : String(error);
 		const page = /^page (\d+) alone/.exec(message);
 		if (page)
-			throw splitError(
+			throw refusedBeforeSending(
 				ctx,
 				itemIndex,
 				`page ${page[1]} alone makes a request over the service's ${formatBytes(MAX_BODY_BYTES)} limit, so the document cannot be split to fit`,
 				`${SPLIT_OPTION} cuts between pages; a single page this large cannot be sent. Send the other pages with "Pages", or compress the document (a lower image resolution).`,
 			);
-		throw splitError(
+		throw refusedBeforeSending(
 			ctx,
 			itemIndex,
 			`the document could not be split into parts: ${message}`,
