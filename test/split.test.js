@@ -97,7 +97,7 @@ describe.each(Object.entries(SENDING))('%s', (operation, [, route, idField, text
 			expect(output).toHaveLength(1);
 			const { json } = output[0];
 			expect(json.parts).toHaveLength(2);
-			const [first, second] = json.parts.map((part) => part.pages);
+			const [first, second] = json.parts.map((part) => part.pagesSent);
 			expect(first).toMatch(/^1-\d+$/);
 			expect(second).toBe(`${Number(first.split('-')[1]) + 1}-16`);
 			// Recognize and Extract: the spec shows no ID in the answer (the strict emulator sends none).
@@ -187,7 +187,7 @@ describe('money rules over parts', () => {
 		]);
 		expect(error).toBeDefined();
 		expect(error.description).toMatch(/part 2 of 3 of the document \(pages \d+-\d+\)/);
-		expect(error.description).toMatch(/Parts 3 to 3 were not sent/);
+		expect(error.description).toMatch(/Part 3 was not sent\./);
 		expect(error.description).toMatch(/item 0, pages 1-\d+: document/);
 		expect(h.hits(emu, 'POST /v1/markdown')).toBe(2);
 	});
@@ -210,7 +210,7 @@ describe('money rules over parts', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(output[0].json.error).toBeDefined();
-		expect(output[0].json.partsBilled?.[0]).toMatchObject({ pages: expect.any(String) });
+		expect(output[0].json.partsBilled?.[0]).toMatchObject({ pagesSent: expect.any(String) });
 		expect(typeof output[0].json.partsBilled[0].taskId).toBe('string');
 	});
 
@@ -255,7 +255,7 @@ describe('money rules over parts', () => {
 		});
 		expect(again.error).toBeUndefined();
 		expect(h.netCharged(emu)).toBe(16);
-		expect(billedFirst).toBe(Number(again.output[0].json.parts[0].pages.split('-')[1]));
+		expect(billedFirst).toBe(Number(again.output[0].json.parts[0].pagesSent.split('-')[1]));
 		expect(again.output[0].json.parts[0].previouslySubmitted).toBe(true);
 	});
 

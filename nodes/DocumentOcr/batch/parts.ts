@@ -78,15 +78,32 @@ export async function sendParts(
 	// The part that failed, not the parts whose waits its failure ended (StoppedError).
 	const failed = errors.findIndex((error) => error && !(error instanceof StoppedError));
 	const at = failed === -1 ? errors.findIndex((error) => error !== undefined) : failed;
-	throw namePart(errors[at]!, parts[at]);
+	throw namePart(errors[at]!, parts[at], started);
 }
 
-/** The part's error, saying which part of the document it is (its pages) and what was not sent. */
-function namePart(error: Error, part: DocumentInput): Error {
+/** "part 3", "parts 2 and 3", "parts 2 to 5": the parts `from` to `to` (1-based). */
+function partsNamed(from: number, to: number): string {
+	if (from === to) return `part ${from}`;
+	return to === from + 1 ? `parts ${from} and ${to}` : `parts ${from} to ${to}`;
+}
+
+/**
+ * The part's error, saying which part of the document it is (its pages), which parts after it
+ * were sent all the same (they went out while it was waited for: their IDs are in the item's
+ * error) and which were not.
+ */
+function namePart(error: Error, part: DocumentInput, started: number): Error {
 	if (!(error instanceof NodeApiError || error instanceof NodeOperationError)) return error;
 	const { index, of } = part.part!;
 	const pages = part.selection?.pagesSent ?? '';
-	const later = index + 1 < of ? ` Parts ${index + 2} to ${of} were not sent.` : '';
+	const after: string[] = [];
+	if (started > index + 1)
+		after.push(
+			`${partsNamed(index + 2, started)} ${started > index + 2 ? 'were' : 'was'} sent before it failed (see what was billed)`,
+		);
+	if (started < of)
+		after.push(`${partsNamed(started + 1, of)} ${of > started + 1 ? 'were' : 'was'} not sent`);
+	const later = after.length ? ` ${after.join('; ')}.`.replace(/^ p/, ' P') : '';
 	const note = `This is part ${index + 1} of ${of} of the document (pages ${pages}), sent by "Split Large Documents".${later}`;
 	error.description = error.description ? `${error.description}\n\n${note}` : note;
 	error.context.part = index + 1;
@@ -99,6 +116,7 @@ function namePart(error: Error, part: DocumentInput): Error {
  * How a split document's part outputs become its item's one output: the fields whose text is
  * joined (in page order, a blank line between parts), the lists joined, the ID each part has,
  * and whether each part's whole output is kept in `parts` (Extract: the extracted data per part).
+ * A field is a name, or a path into an object field (`result.text`: a job's result).
  */
 export interface Join {
 	text: string[];
@@ -108,11 +126,46 @@ export interface Join {
 	merge?: string;
 }
 
+/** Counts of what a part cost or holds, summed over the parts (where every part says it). */
+const SUMS = ['pages', 'creditsUsed', 'result.pages'];
+
+/** The value at `path` ("a" or "a.b") of an output. */
+function valueAt(output: IDataObject, path: string): unknown {
+	const [head, tail] = path.split('.', 2);
+	const value = output[head];
+	return tail === undefined ? value : isObject(value) ? value[tail] : undefined;
+}
+
+/**
+ * Sets `path` in `json` (undefined: removes it), copying the object on the way (never a part's
+ * own).
+ */
+function setAt(json: IDataObject, path: string, value: unknown) {
+	const [head, tail] = path.split('.', 2);
+	if (tail === undefined) {
+		if (value === undefined) delete json[head];
+		else json[head] = value as IDataObject[string];
+		return;
+	}
+	if (!isObject(json[head])) return;
+	const inner: IDataObject = { ...(json[head] as IDataObject) };
+	if (value === undefined) delete inner[tail];
+	else inner[tail] = value as IDataObject[string];
+	json[head] = inner;
+}
+
 /** A task's parts: `resultText` joined, word positions (sync provider) listed in page order. */
 export const TASK_JOIN: Join = { text: ['resultText'], lists: ['words'], id: 'taskId' };
 
-/** A job's parts (its record's fields are not shown in the spec: the text fields seen joined). */
-export const JOB_JOIN: Join = { text: ['resultText', 'markdown', 'text'], id: 'id' };
+/**
+ * A job's parts (its record's fields are not shown in the spec: the text fields seen, at the top
+ * or in its `result`, joined).
+ */
+export const JOB_JOIN: Join = {
+	text: ['resultText', 'markdown', 'text', 'result.text', 'result.markdown', 'result.resultText'],
+	lists: ['result.blocks'],
+	id: 'id',
+};
 
 /** Convert to Markdown's parts. */
 export const MARKDOWN_JOIN: Join = { text: ['markdown'], id: 'id' };
@@ -124,7 +177,7 @@ export const RECOGNIZE_JOIN: Join = { text: ['text'], lists: ['blocks'], id: 'id
 export const EXTRACT_JOIN: Join = { text: [], id: 'id', merge: 'data' };
 
 /** Fields a part's output carries that the joined output says for the whole document. */
-const PAGE_FIELDS = ['pagesCounted', 'pagesSent', 'pagesBilled', 'pageCountNote', 'pages'];
+const PAGE_FIELDS = ['pagesCounted', 'pagesSent', 'pagesBilled', 'pageCountNote'];
 
 /** The first value of each key in page order; lists joined in page order. */
 function merged(values: IDataObject[]): IDataObject {
@@ -149,24 +202,39 @@ export function joinParts(
 	outputs: IDataObject[],
 	join: Join,
 ): IDataObject {
-	const joined = new Set([...join.text, ...(join.lists ?? []), join.id, ...PAGE_FIELDS]);
+	const joined = new Set([join.id, ...PAGE_FIELDS]);
 	if (join.merge) joined.add(join.merge);
 	const json: IDataObject = {};
 	for (const [key, value] of Object.entries(outputs[0]))
 		if (!joined.has(key) && !key.startsWith('previously')) json[key] = value;
-	for (const field of join.text)
-		if (outputs.every((output) => typeof output[field] === 'string'))
-			json[field] = outputs.map((output) => output[field] as string).join('\n\n');
-	for (const field of join.lists ?? [])
-		if (outputs.every((output) => Array.isArray(output[field])))
-			json[field] = outputs.flatMap((output) => output[field] as IDataObject[]);
+	// A field only some parts have is not the document's: it is left out, never one part's alone.
+	for (const field of join.text) {
+		const values = outputs.map((output) => valueAt(output, field));
+		const all = values.every((value): value is string => typeof value === 'string');
+		setAt(json, field, all ? values.join('\n\n') : undefined);
+	}
+	for (const field of join.lists ?? []) {
+		const values = outputs.map((output) => valueAt(output, field));
+		const all = values.every((value) => Array.isArray(value));
+		setAt(json, field, all ? (values as IDataObject[][]).flat() : undefined);
+	}
+	for (const field of SUMS) {
+		const values = outputs.map((output) => valueAt(output, field));
+		const all = values.every((value): value is number => typeof value === 'number');
+		setAt(json, field, all ? values.reduce((a, b) => a + b, 0) : undefined);
+	}
+	// When the document is ready: when its slowest part is.
+	const estimated = outputs.map((output) => output.estimatedSeconds);
+	if (estimated.every((value): value is number => typeof value === 'number'))
+		json.estimatedSeconds = Math.max(...estimated);
+	else delete json.estimatedSeconds;
 	if (join.merge) {
 		const values = outputs.map((output) => output[join.merge!]).filter(isObject);
 		json[join.merge] = merged(values as IDataObject[]);
 	}
 	const parts = document.parts!;
 	json.parts = outputs.map((output, index) => {
-		const part: IDataObject = { pages: parts[index].selection?.pagesSent ?? null };
+		const part: IDataObject = { pagesSent: parts[index].selection?.pagesSent ?? null };
 		if (output[join.id] !== undefined) part[join.id] = output[join.id];
 		for (const key of ['status', 'pagesBilled', 'previouslySubmitted', 'previouslyBilled'])
 			if (output[key] !== undefined) part[key] = output[key];

@@ -36,7 +36,7 @@ export function errorJson(error: Error, created: Created[]): IDataObject {
 		if (billed.every((p) => p !== undefined)) json.pagesBilled = billed.reduce((a, b) => a + b, 0);
 		else delete json.pagesBilled;
 		json.partsBilled = created.map((c) => {
-			const part: IDataObject = { pages: c.pages ?? null };
+			const part: IDataObject = { pagesSent: c.pages ?? null };
 			if (c.id !== undefined) part[ID_FIELD[c.kind]] = c.id;
 			if (c.pagesBilled !== undefined) part.pagesBilled = c.pagesBilled;
 			return part;

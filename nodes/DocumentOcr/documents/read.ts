@@ -72,6 +72,11 @@ export interface DocumentInput {
 	 * the pages of the parts from it on (itself first: what the Page Budget admits all or none).
 	 */
 	part?: { index: number; of: number; rest: number[] };
+	/**
+	 * Count Pages (ReadOptions.plans): the parts the document needs for each body size asked, or
+	 * why it cannot be split.
+	 */
+	partsPlanned?: Array<number | { problem: string }>;
 }
 
 /** A problem with an item's document as the item's error. */
@@ -450,6 +455,12 @@ export interface ReadOptions {
 	 * (./split.ts); documents up to SPLIT_READ_BYTES are read.
 	 */
 	split?: (named: Named) => BodySize;
+	/**
+	 * Count Pages: how many parts the document would be sent in, for each of these body sizes
+	 * (`partsPlanned`), planned as Split Large Documents plans them — without refusing the
+	 * document when it cannot be split. Documents up to SPLIT_READ_BYTES are read.
+	 */
+	plans?: Array<(named: Named) => BodySize>;
 }
 
 /**
@@ -468,8 +479,8 @@ export async function readDocument(
 	reads: DocumentReads,
 	options: ReadOptions = {},
 ): Promise<DocumentInput> {
-	const { pages, split } = options;
-	const limits: Accepts = split ? { ...accepts, maxBytes: SPLIT_READ_BYTES } : accepts;
+	const { pages, split, plans } = options;
+	const limits: Accepts = split || plans ? { ...accepts, maxBytes: SPLIT_READ_BYTES } : accepts;
 	const source = ctx.getNodeParameter('documentSource', itemIndex, 'binary') as string;
 	const given = safeFileName(String(ctx.getNodeParameter('fileName', itemIndex, '') ?? ''));
 	const read = await (SOURCES[source] ?? readBinary)(
@@ -521,6 +532,17 @@ export async function readDocument(
 			fileName,
 			...(await selectionOf(ctx, itemIndex, read, kind, selected, reads)),
 		};
+	const named = { fileName, mimeType };
+	const partsPlanned = plans
+		? await partsNeeded(
+				ctx,
+				itemIndex,
+				read,
+				kind,
+				plans.map((plan) => plan(named)),
+				reads,
+			)
+		: undefined;
 	const { size, digest, pageCount, bytes, binaryId, chunks, release, reopen } = read;
 	if (pageCount.pages === null && reads.countRequired) {
 		release?.();
@@ -543,7 +565,76 @@ export async function readDocument(
 		release,
 		reopen,
 		selection,
+		partsPlanned,
 	};
+}
+
+/** Where a read document's bytes come from again: memory, n8n's binary store, or its URL. */
+function sourceOf(
+	ctx: IExecuteFunctions,
+	read: Read,
+): () => Promise<AsyncIterable<Buffer | string> | Iterable<Buffer>> {
+	const { bytes, binaryId, reopen } = read;
+	if (bytes) return async () => [bytes];
+	if (reopen) return async () => reopen();
+	return async () => await ctx.helpers.getBinaryStream(binaryId!);
+}
+
+type Planned = number | { problem: string };
+
+/**
+ * Count Pages: the parts a read document needs for each body size, planned as splitOf plans them
+ * (in a whole-read turn, from the file as read for its count, else read again), or why it
+ * cannot be split (the refusal Split Large Documents would give, without "Item N: ").
+ */
+async function partsNeeded(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	read: Read,
+	kind: DocumentKind,
+	sizes: BodySize[],
+	reads: DocumentReads,
+): Promise<Planned[]> {
+	const count = read.pageCount;
+	const refusal = (error: unknown): Planned => ({
+		problem: String((error as Error)?.message ?? error).replace(/^Item \d+: /, ''),
+	});
+	const needed = sizes.map((bodySize): boolean | Planned => {
+		try {
+			return needsParts(ctx, itemIndex, { kind, size: read.size, count }, bodySize);
+		} catch (error) {
+			return refusal(error);
+		}
+	});
+	const settled = (need: boolean | Planned): Planned => (need === false ? 1 : (need as Planned));
+	if (!needed.includes(true)) return needed.map(settled);
+	const pages = Array.from({ length: count.pages! }, (_, i) => i + 1);
+	return await reads.whole.run(async () => {
+		const known =
+			read.bytes ?? read.whole ?? (read.chunks ? Buffer.concat(read.chunks, read.size) : undefined);
+		const whole = known ?? (await readWhole(await sourceOf(ctx, read)(), read.size));
+		read.whole = undefined;
+		const planned: Planned[] = [];
+		for (const [i, need] of needed.entries()) {
+			if (need !== true) {
+				planned.push(settled(need));
+				continue;
+			}
+			try {
+				const parts = await planParts(ctx, itemIndex, {
+					whole,
+					kind,
+					pages,
+					count,
+					bodySize: sizes[i],
+				});
+				planned.push(parts.length);
+			} catch (error) {
+				planned.push(refusal(error));
+			}
+		}
+		return planned;
+	});
 }
 
 /**
@@ -562,12 +653,8 @@ async function splitOf(
 	Pick<DocumentInput, 'size' | 'digest' | 'pageCount' | 'reopen' | 'selection' | 'parts'>
 > {
 	const { kind, fileName, pages, bodySize } = what;
-	const { bytes, binaryId, reopen: original, pageCount: count } = read;
-	const from = bytes
-		? async () => [bytes]
-		: original
-			? async () => original()
-			: async () => await ctx.helpers.getBinaryStream(binaryId!);
+	const { bytes, binaryId, pageCount: count } = read;
+	const from = sourceOf(ctx, read);
 	const { plans, whole } = await reads.whole.run(async () => {
 		try {
 			const known =

@@ -124,40 +124,48 @@ export async function taskUpload(
 	return { document, sends };
 }
 
-/** The parts a document needs, by surface (null: the surface does not take the document's type). */
+/**
+ * The parts a document needs, by surface: a number (1: it fits), or null with why it cannot be
+ * split (`partsNeededNote`), and null on /v1 for a type /v1 does not take.
+ */
 export interface PartsNeeded {
 	/** Task → Submit and Submit (V2): the file as Base64 inside JSON. */
-	taskApi: number;
+	taskApi: number | null;
 	/** The Document operations and Job → Create: the file as it is (multipart). */
 	v1Api: number | null;
 }
 
 /**
  * Count Pages: the item's document read (up to what Split Large Documents reads) and counted,
- * and the parts it would need on each surface, planned as Split Large Documents would: for a
- * Task → Submit with its default settings, and for a /v1 upload without fields. A document that
- * needs no parts on the task API needs none on /v1 (its body is smaller); one that does is read
- * a second time to plan its /v1 parts.
+ * and the parts it would need on each surface, planned as Split Large Documents would — for a
+ * Task → Submit with its default settings and for a /v1 upload without fields — from one reading
+ * of the file; a document that cannot be split is counted all the same (`notes` say why).
  */
 export async function countUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	reads: DocumentReads,
 	accepts: Accepts,
-): Promise<{ document: DocumentInput; parts: PartsNeeded }> {
+): Promise<{ document: DocumentInput; parts: PartsNeeded; notes: string[] }> {
 	const taskFields = (filename: string) => ({
 		filename,
 		provider: 'provider-async',
 		documentType: 'general',
 	});
 	const document = await readDocument(ctx, itemIndex, accepts, reads, {
-		split: (named) => jsonBodySize(taskFields(named.fileName), 'imageBase64'),
+		plans: [
+			(named) => jsonBodySize(taskFields(named.fileName), 'imageBase64'),
+			(named) => multipartBodySize([], 'file', named),
+		],
 	});
-	const taskApi = document.parts?.length ?? 1;
-	if (!V1_KINDS.includes(document.kind)) return { document, parts: { taskApi, v1Api: null } };
-	if (taskApi === 1) return { document, parts: { taskApi, v1Api: 1 } };
-	const v1 = await readDocument(ctx, itemIndex, accepts, reads, {
-		split: (named) => multipartBodySize([], 'file', named),
-	});
-	return { document, parts: { taskApi, v1Api: v1.parts?.length ?? 1 } };
+	const [task, v1] = document.partsPlanned!;
+	const notes: string[] = [];
+	const asNumber = (planned: number | { problem: string }) => {
+		if (typeof planned === 'number') return planned;
+		if (!notes.includes(planned.problem)) notes.push(planned.problem);
+		return null;
+	};
+	const taskApi = asNumber(task);
+	const v1Api = V1_KINDS.includes(document.kind) ? asNumber(v1) : null;
+	return { document, parts: { taskApi, v1Api }, notes };
 }

@@ -184,6 +184,8 @@ export function simplifyTask(task: IDataObject): IDataObject {
 	const present = SIMPLE_TASK_FIELDS.filter((key) => task[key] !== undefined);
 	for (const key of present.slice(0, MAX_SIMPLE_FIELDS)) simple[key] = task[key];
 	if (task.previouslySubmitted !== undefined) simple.previouslySubmitted = task.previouslySubmitted;
+	// A split document's parts: each part's task ID, pages and bill (Split Large Documents).
+	if (task.parts !== undefined) simple.parts = task.parts;
 	return simple;
 }
 
@@ -208,6 +210,7 @@ export function simplifyRecognition(result: IDataObject): IDataObject {
 		'pageCountAssumption',
 		'fileName',
 		'previouslyBilled',
+		'parts',
 	])
 		if (result[key] !== undefined) simple[key] = result[key];
 	return simple;

@@ -629,6 +629,7 @@ function describeTests() {
 				mimeType: 'application/pdf',
 				size: expect.any(Number),
 				pages: 3,
+				partsNeeded: { taskApi: 1, v1Api: 1 },
 			},
 		]);
 		expect(answer).toBe('It has 3 pages.');

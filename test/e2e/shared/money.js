@@ -286,7 +286,7 @@ function describeTests() {
 		expect(output).toHaveLength(1);
 		const { json } = output[0];
 		expect(json.parts).toHaveLength(4);
-		expect(json.parts.map((part) => part.pages).join(', ')).toMatch(
+		expect(json.parts.map((part) => part.pagesSent).join(', ')).toMatch(
 			/^1-\d+, \d+-\d+, \d+-\d+, \d+-40$/,
 		);
 		expect(json).toMatchObject({ pagesCounted: 40, pagesSent: '1-40' });

@@ -19,7 +19,8 @@ export const description = updateDisplayOptions(
  * animated image, a TIFF's directories, each counted as a page), `pageCountAssumption` says it.
  * `partsNeeded` says how many parts Split Large Documents would send it in, on the task API (the
  * file as Base64 in JSON) and on /v1 (as it is; null for a TIFF or GIF, which /v1 does not take):
- * 1 for a document that fits. Documents up to 50 MB are read. The document is let go once
+ * 1 for a document that fits; null where it cannot be split, with why in `partsNeededNote`.
+ * Documents up to 50 MB are read. The document is let go once
  * counted.
  */
 export async function prepare(
@@ -28,7 +29,7 @@ export async function prepare(
 	run: Execution,
 ): Promise<SendPhase> {
 	const accepts = { accept: TASK_API_KINDS, target: 'Count Pages' };
-	const { document, parts } = await countUpload(this, itemIndex, run.reads, accepts);
+	const { document, parts, notes } = await countUpload(this, itemIndex, run.reads, accepts);
 	document.release?.();
 	const { fileName, kind, mimeType, size, pageCount } = document;
 	const json = {
@@ -38,6 +39,7 @@ export async function prepare(
 		size,
 		pages: pageCount.pages,
 		partsNeeded: { ...parts },
+		...(notes.length ? { partsNeededNote: notes.join(' ') } : {}),
 		...(pageCount.pages === null ? { pagesUnknownReason: pageCount.reason } : {}),
 		...(pageCount.pages !== null && pageCount.assumed
 			? { pageCountAssumption: pageCount.assumed }
