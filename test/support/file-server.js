@@ -21,6 +21,8 @@
  *   /slow/<file>     the headers only after `slowHeadersMs`, then the file
  *   /chunked-huge    a chunked body (no Content-Length) of `chunkedBytes`, past the 10 MB limit
  *   /loop, /loop-a   a redirect to itself; /loop-a ↔ /loop-b two paths redirecting to each other
+ *   /changes/<file>  the file on its first request, then the same size with one byte changed: a
+ *                    file that changes between the node's check and its send
  *
  * `hostileLink(random)` draws one of the modes with a seeded `random()`. Every timer and socket
  * is tracked: `dropConnections()` ends every open answer (a drip or a stall) at once, `close()`
@@ -44,10 +46,11 @@ const HOSTILE_MODES = {
 	chunkedHuge: () => '/chunked-huge',
 	loop: () => '/loop',
 	loopPair: () => '/loop-a',
+	changes: (path) => `/changes${path}`,
 };
 
 /** The modes that end by themselves (a drip or a stall ends only at the reader's deadline). */
-const ENDING_MODES = ['reset', 'slow', 'chunkedHuge', 'loop', 'loopPair'];
+const ENDING_MODES = ['reset', 'slow', 'chunkedHuge', 'loop', 'loopPair', 'changes'];
 
 async function startFileServer({
 	dripMs = 200,
@@ -57,6 +60,8 @@ async function startFileServer({
 	resetAfterBytes = 1024,
 } = {}) {
 	const files = new Map();
+	/** Requests per path of the `changes` mode. */
+	const changed = new Map();
 	const stats = { requests: 0, bytesSent: 0, byMode: {} };
 	const requests = [];
 	const timers = new Set();
@@ -117,11 +122,23 @@ async function startFileServer({
 			res.on('close', () => source.return());
 			return pump();
 		}
-		const mode = /^\/(drip|stall|reset|slow)(\/.*)$/.exec(path);
+		const mode = /^\/(drip|stall|reset|slow|changes)(\/.*)$/.exec(path);
 		const file = files.get(mode ? mode[2] : path);
 		if (!file) {
 			res.writeHead(404, { 'content-type': 'text/plain' });
 			return res.end('not found');
+		}
+		if (mode?.[1] === 'changes') {
+			// The file as put on the first request, then the same size with one byte changed in the
+			// middle: a file that changes between the node's check and its send.
+			count('changes');
+			const seen = (changed.get(mode[2]) ?? 0) + 1;
+			changed.set(mode[2], seen);
+			const body = seen === 1 ? file.body : Buffer.from(file.body);
+			if (seen > 1) body[Math.floor(body.length / 2)] ^= 0x01;
+			stats.bytesSent += body.length;
+			res.writeHead(200, { 'content-length': String(body.length), ...file.headers });
+			return res.end(body);
 		}
 		const headers = { 'content-length': String(file.body.length), ...file.headers };
 		if (!mode) {
