@@ -124,7 +124,8 @@ interface Scanned {
 	release?: () => void;
 	/**
 	 * A file past the body limit (Split Large Documents reads it) as read for its count, one
-	 * buffer: its parts are planned from it right after the check, and it is let go then.
+	 * buffer, within the kept bytes (`release` gives them back): its parts are planned from it
+	 * right after the check, and it is let go then.
 	 */
 	whole?: Buffer;
 }
@@ -189,9 +190,13 @@ async function scanStored(
 	);
 	// A file past the body limit is sent in parts (Split Large Documents), written from the
 	// store again when sent: nothing of it is kept.
+	// A file past the body limit (Split Large Documents reads it): held for its parts' planning
+	// within the kept bytes (the items checked at once must not each hold one), else read again.
 	if (size > MAX_BODY_BYTES) {
-		const whole = chunks.length === 1 ? chunks[0] : undefined;
-		return { size, head, tail, digest, pageCount, whole };
+		if (chunks.length !== 1 || !kept.fits(size)) return { size, head, tail, digest, pageCount };
+		kept.take(size);
+		const release = kept.releaser(size);
+		return { size, head, tail, digest, pageCount, whole: chunks[0], release };
 	}
 	if (!kept.fits(size)) return { size, head, tail, digest, pageCount };
 	kept.take(size);
@@ -394,8 +399,11 @@ async function readUrl(
 		}
 		const reopen = reopener(ctx, itemIndex, fetched.url.href, size, digest);
 		// A file past the body limit (Split Large Documents): its parts are planned from it next.
-		const whole = size > MAX_BODY_BYTES ? bytes : undefined;
-		return { size, head, tail, digest, pageCount, reopen, fileName, whole };
+		if (!bytes || size <= MAX_BODY_BYTES || !reads.kept.fits(size))
+			return { size, head, tail, digest, pageCount, reopen, fileName };
+		reads.kept.take(size);
+		const release = reads.kept.releaser(size);
+		return { size, head, tail, digest, pageCount, reopen, fileName, whole: bytes, release };
 	});
 }
 
