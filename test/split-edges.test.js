@@ -409,9 +409,19 @@ describe('concurrency with several split documents', () => {
 		expect(error).toBeUndefined();
 		expect(output).toHaveLength(3);
 		const firsts = received().map((d) => d[0]);
-		// In item order: every part of item i before any of item i+1.
+		// In item order: item i's first part is billed before item i+1's (item i+1 goes out only
+		// once item i's last part does, which is after its first part was accepted; the last part
+		// and the next item's first may then be billed in either order); each item's parts in
+		// page order.
 		const items = firsts.map((t) => Number(/^Doc(\d)/.exec(t)[1]));
-		expect([...items].sort()).toEqual(items);
+		const firstOf = [0, 1, 2].map((item) => items.indexOf(item)).filter((at) => at >= 0);
+		expect([...firstOf].sort((a, b) => a - b)).toEqual(firstOf);
+		for (const item of [0, 1, 2]) {
+			const pages = firsts
+				.filter((_, at) => items[at] === item)
+				.map((t) => Number(/page (\d+)$/.exec(t)[1]));
+			expect([...pages].sort((a, b) => a - b)).toEqual(pages);
+		}
 		expect(output[1].json.error).toMatch(/lost|may have/i);
 		expect(output[0].json.parts).toHaveLength(2);
 		expect(output[2].json.parts).toHaveLength(2);
@@ -434,4 +444,116 @@ describe('Pages with splitting', () => {
 		expect(h.netCharged(emu)).toBe(18);
 		expect(output[0].json).toMatchObject({ pagesCounted: 40, pagesSent: '3, 5-20, 40' });
 	});
+});
+
+// A second review: a part that fails while a later one is submitted, a reused part beside a sent
+// one, Count Pages against what is sent.
+function scanFirst(pages, bytes, first) {
+	const texts = Array.from({ length: pages }, (_, i) => (i === 0 ? first : `Scan page ${i + 1}`));
+	return { texts, pdf: h.documents.makePdf(texts, { imageBytes: bytes }) };
+}
+
+describe('a part that fails in its wait while a later part is being submitted', () => {
+	test('A1 part 1 fails (seen by the node) before part 3 is submitted: part 3 must not be sent, nor be called "sent before it failed"', async () => {
+		const d = scanFirst(18, 1_200_000, 'FAIL page 1');
+		// Part 2's submission is answered 8 s late; part 1 (6 pages) fails in the service at once.
+		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'latency', ms: 8000, every: 2, times: 1 });
+		const seen = {};
+		const started = Date.now();
+		const timer = setInterval(() => {
+			const tasks = emu.tasks;
+			const state = { stats: emu.stats() };
+			const first = tasks[0];
+			if (first && first.status === 'failed' && seen.failed === undefined)
+				seen.failed = Date.now() - started;
+			const polls = first ? (state.stats.polls[first.taskId] ?? 0) : 0;
+			if (first) seen.pollsOfPart1 = polls;
+			if (first && first.status === 'failed') seen.pollsWhenFailed ??= polls;
+			if (tasks.length >= 3 && seen.part3 === undefined) {
+				seen.part3 = Date.now() - started;
+				seen.pollsOfPart1AtPart3 = polls;
+			}
+		}, 20);
+		let result;
+		try {
+			result = await h.run(
+				emu,
+				h.submit({ options: { ...SPLIT, concurrency: 5 } }),
+				[h.binaryItem(d.pdf, 'scan.pdf')],
+				{
+					continueOnFail: true,
+				},
+			);
+		} finally {
+			clearInterval(timer);
+		}
+		const json = result.output[0].json;
+		// Part 1 failed while part 2's submission was on its way (8 s): part 3 was never created.
+		expect(seen.failed).toBeLessThan(8000);
+		expect(seen.part3).toBeUndefined();
+		// The first part that fails fails the item: no part after it is sent (parts.ts).
+		expect(h.hits(emu, 'POST /api/ocr')).toBe(2);
+		expect(h.netCharged(emu)).toBe(12);
+		expect(json.description).toMatch(
+			/part 1 of 3 .*Part 2 was sent before it failed \(see what was billed\)\. Part 3 was not sent\./s,
+		);
+	}, 60000);
+});
+
+test('A2 halt (no Continue on Fail): part 1 failed 8 s before the item’s last part went out; the next item must not be billed', async () => {
+	const d = scanFirst(18, 1_200_000, 'FAIL page 1');
+	emu.fault({ method: 'POST', path: '/api/ocr', kind: 'latency', ms: 8000, every: 2, times: 1 });
+	const { error } = await h.run(emu, h.submit({ options: { ...SPLIT, concurrency: 5 } }), [
+		h.binaryItem(d.pdf, 'scan.pdf'),
+		h.pdfItem('Next item', 'next.pdf'),
+	]);
+	expect(error).toBeDefined();
+	const billedDocs = emu
+		.ledger('acme')
+		.filter((e) => e.delta < 0)
+		.map((e) => e.document);
+	// Expected: the run halts on part 1's failure; neither part 3 nor item 1 is billed.
+	expect(billedDocs.some((t) => /Next item/.test(t))).toBe(false);
+	expect(h.netCharged(emu)).toBe(12);
+}, 60000);
+
+describe('joined output with a reused part', () => {
+	test('B1 Skip Submitted: run 2 reuses part 1 and sends part 2; the joined text has every page', async () => {
+		const d = scan(16, 750_000);
+		const staticData = {};
+		emu.fault({
+			method: 'POST',
+			path: '/api/ocr',
+			kind: 'status',
+			status: 400,
+			every: 2,
+			times: 1,
+		});
+		const params = h.submit({ options: { ...SPLIT, skipSubmitted: true } });
+		await h.run(emu, params, [h.binaryItem(d.pdf, 'scan.pdf')], { staticData, mode: 'cli' });
+		const again = await h.run(emu, params, [h.binaryItem(d.pdf, 'scan.pdf')], {
+			staticData,
+			mode: 'cli',
+		});
+		expect(again.error).toBeUndefined();
+		const json = again.output[0].json;
+		for (const t of d.texts) expect(json.resultText).toContain(t);
+		expect(json.previouslySubmitted).toBeUndefined();
+		expect(json.parts.map((p) => p.previouslySubmitted === true)).toEqual([true, false]);
+	}, 60000);
+});
+
+describe('Count Pages against what is sent', () => {
+	test('C1 a 9 MB 12-page PDF: partsNeeded matches the sends of Task → Submit and Convert to Markdown; Count Pages sends nothing', async () => {
+		const d = scan(12, 750_000);
+		const c = await h.run(emu, h.doc('countPages'), [h.binaryItem(d.pdf, 'scan.pdf')]);
+		expect(emu.stats().requests).toBe(0);
+		const { partsNeeded } = c.output[0].json;
+		await h.run(emu, h.submit({ options: SPLIT }), [h.binaryItem(d.pdf, 'scan.pdf')]);
+		await h.run(emu, h.doc('markdown', { options: SPLIT }), [h.binaryItem(d.pdf, 'scan.pdf')]);
+		expect(partsNeeded).toEqual({
+			taskApi: h.hits(emu, 'POST /api/ocr'),
+			v1Api: h.hits(emu, 'POST /v1/markdown'),
+		});
+	}, 60000);
 });

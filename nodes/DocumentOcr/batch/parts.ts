@@ -31,7 +31,12 @@ export async function sendUpload(
 ): Promise<IDataObject> {
 	const { document, sends } = upload;
 	if (!document.parts) return await send(sends[0], () => {});
-	return joinParts(document, await sendParts(run, itemIndex, sends, send), join);
+	try {
+		return joinParts(document, await sendParts(run, itemIndex, sends, send), join);
+	} finally {
+		// The document's reading kept for its parts goes with the item, sent or not.
+		document.release?.();
+	}
 }
 
 /**
@@ -49,9 +54,16 @@ export async function sendParts(
 	const parts = sends.map((one) => one.document);
 	const results: Array<Promise<IDataObject>> = [];
 	let started = 0;
+	// Any part that fails — the one being submitted, or one before it while it is waited for —
+	// stops the parts not yet sent, and (without Continue on Fail) halts the run at once: the item
+	// fails, as a one-at-a-time loop would stop there.
+	let stopped = false;
+	let onFailure!: () => void;
+	const failure = new Promise<void>((resolve) => (onFailure = resolve));
 	run.order.hold(itemIndex);
 	try {
 		for (const [index, one] of sends.entries()) {
+			if (stopped) break;
 			// The last part passes the turn on as it goes out, as a whole document does.
 			if (index === sends.length - 1) run.order.release(itemIndex);
 			let submitted!: () => void;
@@ -59,8 +71,13 @@ export async function sendParts(
 			const result = send(one, submitted);
 			results.push(result);
 			started++;
-			// The next part goes once this one was submitted; a part that fails stops the rest.
-			await Promise.race([gone, result]);
+			result.catch((error: unknown) => {
+				stopped = true;
+				if (!(error instanceof StoppedError)) run.order.failed();
+				onFailure();
+			});
+			// The next part goes once this one was submitted, unless a part has failed meanwhile.
+			await Promise.race([gone, result, failure]);
 		}
 	} catch {
 		// Its error is taken below, in page order with the others.
@@ -96,14 +113,12 @@ function namePart(error: Error, part: DocumentInput, started: number): Error {
 	if (!(error instanceof NodeApiError || error instanceof NodeOperationError)) return error;
 	const { index, of } = part.part!;
 	const pages = part.selection?.pagesSent ?? '';
-	const after: string[] = [];
+	const capital = (text: string) => `${text[0].toUpperCase()}${text.slice(1)}`;
+	let later = '';
 	if (started > index + 1)
-		after.push(
-			`${partsNamed(index + 2, started)} ${started > index + 2 ? 'were' : 'was'} sent before it failed (see what was billed)`,
-		);
+		later += ` ${capital(partsNamed(index + 2, started))} ${started > index + 2 ? 'were' : 'was'} sent before it failed (see what was billed).`;
 	if (started < of)
-		after.push(`${partsNamed(started + 1, of)} ${of > started + 1 ? 'were' : 'was'} not sent`);
-	const later = after.length ? ` ${after.join('; ')}.`.replace(/^ p/, ' P') : '';
+		later += ` ${capital(partsNamed(started + 1, of))} ${of > started + 1 ? 'were' : 'was'} not sent.`;
 	const note = `This is part ${index + 1} of ${of} of the document (pages ${pages}), sent by "Split Large Documents".${later}`;
 	error.description = error.description ? `${error.description}\n\n${note}` : note;
 	error.context.part = index + 1;
@@ -230,7 +245,7 @@ export function joinParts(
 	else delete json.estimatedSeconds;
 	if (join.merge) {
 		const values = outputs.map((output) => output[join.merge!]).filter(isObject);
-		json[join.merge] = merged(values as IDataObject[]);
+		if (values.length > 0) json[join.merge] = merged(values as IDataObject[]);
 	}
 	const parts = document.parts!;
 	json.parts = outputs.map((output, index) => {

@@ -541,16 +541,22 @@ export async function readDocument(
 			...(await selectionOf(ctx, itemIndex, read, kind, selected, reads)),
 		};
 	const named = { fileName, mimeType };
-	const partsPlanned = plans
-		? await partsNeeded(
+	let partsPlanned: Planned[] | undefined;
+	let planned = !plans;
+	try {
+		if (plans)
+			partsPlanned = await partsNeeded(
 				ctx,
 				itemIndex,
 				read,
 				kind,
 				plans.map((plan) => plan(named)),
 				reads,
-			)
-		: undefined;
+			);
+		planned = true;
+	} finally {
+		if (!planned) read.release?.();
+	}
 	const { size, digest, pageCount, bytes, binaryId, chunks, release, reopen } = read;
 	if (pageCount.pages === null && reads.countRequired) {
 		release?.();
@@ -658,7 +664,10 @@ async function splitOf(
 	what: { kind: DocumentKind; fileName: string; pages: number[]; bodySize: BodySize },
 	reads: DocumentReads,
 ): Promise<
-	Pick<DocumentInput, 'size' | 'digest' | 'pageCount' | 'reopen' | 'selection' | 'parts'>
+	Pick<
+		DocumentInput,
+		'size' | 'digest' | 'pageCount' | 'reopen' | 'selection' | 'parts' | 'release'
+	>
 > {
 	const { kind, fileName, pages, bodySize } = what;
 	const { bytes, binaryId, pageCount: count } = read;
@@ -687,14 +696,10 @@ async function splitOf(
 	// room (a URL document is fetched again when sent, as ever: the send reads what is there then).
 	const keep = !bytes && binaryId !== undefined && reads.kept.fits(read.size);
 	if (keep) reads.kept.take(read.size);
+	const release = keep ? reads.kept.releaser(read.size) : undefined;
 	const source = bytes
 		? from
-		: sharedRead(
-				from,
-				read.size,
-				plans.length,
-				keep ? { whole, release: reads.kept.releaser(read.size) } : undefined,
-			);
+		: sharedRead(from, read.size, plans.length, release && { whole, release });
 	const parts: DocumentInput[] = plans.map((plan, index) => ({
 		kind,
 		mimeType: KIND_INFO[kind].mime,
@@ -723,6 +728,9 @@ async function splitOf(
 		pageCount: assumed ? { pages: pages.length, assumed } : { pages: pages.length },
 		selection: { pagesSent: rangesOf(pages), pagesCounted: total },
 		parts,
+		// The reading kept for the parts, given back when the item is over (batch/parts.ts) if its
+		// last part did not take it (a part failed, the budget refused the document).
+		release,
 	};
 }
 
