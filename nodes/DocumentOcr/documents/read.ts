@@ -188,8 +188,6 @@ async function scanStored(
 	const pageCount = await pagesOf(ctx, head, () =>
 		chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size),
 	);
-	// A file past the body limit is sent in parts (Split Large Documents), written from the
-	// store again when sent: nothing of it is kept.
 	// A file past the body limit (Split Large Documents reads it): held for its parts' planning
 	// within the kept bytes (the items checked at once must not each hold one), else read again.
 	if (size > MAX_BODY_BYTES) {
@@ -594,6 +592,19 @@ function sourceOf(
 	return async () => await ctx.helpers.getBinaryStream(binaryId!);
 }
 
+/**
+ * A read document whole, in the caller's whole-read turn: the bytes in memory, the reading of
+ * its count (`whole`, then let go of here), the kept chunks joined, else read again from its
+ * source.
+ */
+async function wholeOf(ctx: IExecuteFunctions, read: Read): Promise<Buffer> {
+	const whole = read.bytes ?? read.whole;
+	read.whole = undefined;
+	if (whole) return whole;
+	if (read.chunks) return Buffer.concat(read.chunks, read.size);
+	return await readWhole(await sourceOf(ctx, read)(), read.size);
+}
+
 type Planned = number | { problem: string };
 
 /**
@@ -624,10 +635,7 @@ async function partsNeeded(
 	if (!needed.includes(true)) return needed.map(settled);
 	const pages = Array.from({ length: count.pages! }, (_, i) => i + 1);
 	return await reads.whole.run(async () => {
-		const known =
-			read.bytes ?? read.whole ?? (read.chunks ? Buffer.concat(read.chunks, read.size) : undefined);
-		const whole = known ?? (await readWhole(await sourceOf(ctx, read)(), read.size));
-		read.whole = undefined;
+		const whole = await wholeOf(ctx, read);
 		const planned: Planned[] = [];
 		for (const [i, need] of needed.entries()) {
 			if (need !== true) {
@@ -674,10 +682,7 @@ async function splitOf(
 	const from = sourceOf(ctx, read);
 	const { plans, whole } = await reads.whole.run(async () => {
 		try {
-			const known =
-				bytes ?? read.whole ?? (read.chunks ? Buffer.concat(read.chunks, read.size) : undefined);
-			read.whole = undefined;
-			const file = known ?? (await readWhole(await from(), read.size));
+			const file = await wholeOf(ctx, read);
 			const planned = await planParts(ctx, itemIndex, {
 				whole: file,
 				kind,
@@ -752,22 +757,14 @@ async function selectionOf(
 	pages: number[],
 	reads: DocumentReads,
 ): Promise<Pick<DocumentInput, 'size' | 'digest' | 'pageCount' | 'reopen' | 'selection'>> {
-	const { binaryId, reopen: original, pageCount: count } = read;
-	const source = read.bytes
-		? undefined
-		: original
-			? async () => original()
-			: async () => await ctx.helpers.getBinaryStream(binaryId!);
+	const { binaryId, pageCount: count } = read;
+	const source = read.bytes ? undefined : sourceOf(ctx, read);
 	const keeps = (size: number) =>
 		source === undefined ||
 		((binaryId !== undefined || size <= KEEP_BYTES) && reads.kept.fits(size));
 	const built = await reads.whole.run(async () => {
 		try {
-			const whole = read.bytes
-				? read.bytes
-				: read.chunks
-					? Buffer.concat(read.chunks, read.size)
-					: await readWhole(await source!(), read.size);
+			const whole = await wholeOf(ctx, read);
 			return await buildSelection(ctx, itemIndex, { whole, kind, pages, count });
 		} finally {
 			read.release?.();
