@@ -8,6 +8,7 @@
  * limit exactly; expressions for the option; Pages with splitting.
  */
 const h = require('./helpers');
+const { scanPdf, billedPages } = require('./support/sources');
 const { startFileServer } = require('./support/file-server');
 
 const emu = h.useEmulator({ perTest: true });
@@ -21,16 +22,8 @@ afterAll(async () => {
 });
 
 const SPLIT = { splitLargeDocuments: true };
-const SEPARATOR = h.documents.PAGE_SEPARATOR;
-function scan(pages, bytes, prefix = 'Scan page') {
-	const texts = Array.from({ length: pages }, (_, i) => `${prefix} ${i + 1}`);
-	return { texts, pdf: h.documents.makePdf(texts, { imageBytes: bytes }) };
-}
-const received = () =>
-	emu
-		.ledger('acme')
-		.filter((entry) => entry.delta < 0 && entry.document !== undefined)
-		.map((entry) => entry.document.split(SEPARATOR));
+const scan = (pages, bytes, prefix) => scanPdf(pages, bytes, { prefix });
+const received = () => billedPages(emu);
 
 /** A PNG of about `size` bytes (a private ancillary chunk pads it). */
 function bigPng(size) {
@@ -448,10 +441,7 @@ describe('Pages with splitting', () => {
 
 // A second review: a part that fails while a later one is submitted, a reused part beside a sent
 // one, Count Pages against what is sent.
-function scanFirst(pages, bytes, first) {
-	const texts = Array.from({ length: pages }, (_, i) => (i === 0 ? first : `Scan page ${i + 1}`));
-	return { texts, pdf: h.documents.makePdf(texts, { imageBytes: bytes }) };
-}
+const scanFirst = (pages, bytes, first) => scanPdf(pages, bytes, { first });
 
 describe('a part that fails in its wait while a later part is being submitted', () => {
 	test('A1 part 1 fails (seen by the node) before part 3 is submitted: part 3 must not be sent, nor be called "sent before it failed"', async () => {

@@ -13,7 +13,7 @@
  */
 const h = require('./helpers');
 const { startFileServer } = require('./support/file-server');
-const { withDocument } = require('./support/sources');
+const { withDocument, scanPdf, billedPages } = require('./support/sources');
 
 const emu = h.useEmulator({ perTest: true });
 
@@ -26,13 +26,8 @@ afterAll(async () => {
 });
 
 const LIMIT = 10_000_000;
-const SEPARATOR = h.documents.PAGE_SEPARATOR;
 
-/** A scan-like PDF: `pages` pages of `bytes` bytes of image each, page i's text "Scan page i". */
-function scan(pages, bytes, prefix = 'Scan page') {
-	const texts = Array.from({ length: pages }, (_, i) => `${prefix} ${i + 1}`);
-	return { texts, pdf: h.documents.makePdf(texts, { imageBytes: bytes }) };
-}
+const scan = (pages, bytes, prefix) => scanPdf(pages, bytes, { prefix });
 
 // 16 pages of 750 kB: 12 MB, two parts on either surface (7.5 MB of file per JSON body).
 const TWELVE = scan(16, 750_000);
@@ -74,12 +69,7 @@ function sending(operation, source, bytes, options, name = 'scan.pdf') {
 
 const posts = () => Object.values(SENDING).reduce((sum, [, route]) => sum + h.hits(emu, route), 0);
 
-/** The documents the emulator billed, in order: each as its pages' texts. */
-const received = () =>
-	emu
-		.ledger('acme')
-		.filter((entry) => entry.delta < 0 && entry.document !== undefined)
-		.map((entry) => entry.document.split(SEPARATOR));
+const received = () => billedPages(emu);
 
 const SPLIT = { splitLargeDocuments: true };
 

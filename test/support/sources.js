@@ -31,4 +31,23 @@ function withDocument({ params, source, bytes, options, name, files, tag = 'doc'
 	};
 }
 
-module.exports = { withDocument };
+/**
+ * A scan-like PDF (test/split*.test.js): `pages` pages of `bytes` bytes of image each, page i's
+ * text "<prefix> i" (page 1's `first` when given).
+ */
+function scanPdf(pages, bytes, { prefix = 'Scan page', first } = {}) {
+	const texts = Array.from({ length: pages }, (_, i) =>
+		i === 0 && first !== undefined ? first : `${prefix} ${i + 1}`,
+	);
+	return { texts, pdf: h.documents.makePdf(texts, { imageBytes: bytes }) };
+}
+
+/** The documents the emulator `emu` billed, in order: each as its pages' texts. */
+function billedPages(emu) {
+	return emu
+		.ledger('acme')
+		.filter((entry) => entry.delta < 0 && entry.document !== undefined)
+		.map((entry) => entry.document.split(h.documents.PAGE_SEPARATOR));
+}
+
+module.exports = { withDocument, scanPdf, billedPages };
