@@ -90,6 +90,9 @@ describe('a part that fails after it was accepted (its wait), with Wait for Comp
 			i === 0 ? 'FAIL page 1' : `Scan page ${i + 1}`,
 		);
 		const pdf = h.documents.makePdf(texts, { imageBytes: 1_200_000 });
+		// Part 1 fails after 8 pages x 400 ms: parts 2 and 3 are sent before, however busy the
+		// machine (at the default 50 ms a page, a loaded machine sent part 3 after part 1 failed).
+		emu.options.msPerPage = 400;
 		const { output, error } = await h.run(
 			emu,
 			h.submit({ options: SPLIT }),

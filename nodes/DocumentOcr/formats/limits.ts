@@ -55,6 +55,13 @@ export const PAGE_LIMITS = {
 	inflateFactor: 16,
 	/** ...and never more than this. */
 	maxInflatedTotal: 64_000_000,
+	/**
+	 * Bytes the content streams a copy reads (what its pages draw, content.ts) may decode to, as a
+	 * multiple of the file's size, plus 8 MB, and never more than maxContent: they are read chunk
+	 * by chunk, never held whole, so this bounds the time a copy spends, not its memory.
+	 */
+	contentFactor: 32,
+	maxContent: 512_000_000,
 };
 
 /** How long a count holds the event loop before it lets other work run, in ms. */
@@ -81,6 +88,8 @@ export class Work {
 	inflated: number;
 	/** Compressed streams that may still be inflated. */
 	streams: number;
+	/** Bytes the content streams a copy reads may still decode to. */
+	content: number;
 	/** The bytes one stream may inflate to (its share of memory). */
 	readonly stream: number;
 	/** The meter's reading at which the clock is read next. */
@@ -99,6 +108,7 @@ export class Work {
 			PAGE_LIMITS.maxInflatedTotal,
 		);
 		this.streams = PAGE_LIMITS.maxInflatedStreams;
+		this.content = Math.min(size * PAGE_LIMITS.contentFactor + 8_000_000, PAGE_LIMITS.maxContent);
 		this.stream = Math.min(
 			PAGE_LIMITS.maxInflatedStream,
 			Math.floor(size * PAGE_LIMITS.inflatedStreamFactor) + 131_072,

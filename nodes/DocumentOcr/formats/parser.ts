@@ -1,11 +1,22 @@
 /**
- * A bounded reader of PDF objects over a file's bytes (or a decoded object stream's): numbers,
- * names, references, arrays and dictionaries are built; strings and the values of keys the
- * counter does not read are passed over. Every byte read is charged to the file's work and
- * counted against what it may parse; every value built is charged too. An object is read in one
- * go, without letting the event loop run, so one object may take no more than
- * PAGE_LIMITS.maxObjectBytes (`at()` sets where it starts).
+ * A bounded reader of PDF objects over a file's bytes (or a decoded object stream's), on the
+ * lexer's tokens (lexer.ts): numbers, names, references, arrays and dictionaries are built;
+ * strings and the values of keys the counter does not read are passed over (a `full` parser
+ * reads every key and each string's bytes: the /Encrypt dictionary, the trailer's /ID). Every
+ * byte read is charged to the file's work and counted against what it may parse; every value
+ * built is charged too. An object is read in one go, without letting the event loop run, so one
+ * object may take no more than PAGE_LIMITS.maxObjectBytes (`at()` sets where it starts).
  */
+import {
+	blank,
+	CLASS as CLASS_OF,
+	hexEnd,
+	isDigit as digit,
+	literalEnd,
+	nameText,
+	streamExtent,
+	stringBytes,
+} from './lexer';
 import { PAGE_LIMITS, Unknown, type Work } from './limits';
 import { KEYS, NAMES, type WordTable } from './words';
 
@@ -44,16 +55,6 @@ export const isRefList = (v: PdfValue | undefined): v is RefList =>
 export const nameOf = (v: PdfValue | undefined): string | undefined =>
 	typeof v === 'object' && v !== null && 'name' in v ? v.name : undefined;
 
-/**
- * Byte classes: 1 white space, 2 delimiter, 0 regular (a table: the parser's hot path). Used here
- * through module-local names, which compile to plain variables rather than `exports` lookups.
- */
-const CLASS_OF = new Uint8Array(256);
-for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS_OF[c] = 1;
-for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS_OF[c] = 2;
-const digit = (c: number) => c >= 0x30 && c <= 0x39;
-export { CLASS_OF as CLASS, digit as isDigit };
-
 /** What a quiet parser throws, whatever the bytes it cannot read. */
 const UNREADABLE = new Unknown('an object cannot be read');
 
@@ -67,6 +68,8 @@ export class Parser {
 	private end: number;
 	/** Whether its errors are one shared error (unreadable()). */
 	quiet = false;
+	/** Whether it reads every key, and strings as their bytes (latin1 text), not only the counter's. */
+	full = false;
 	/** The kinds of the brackets skipContainer has open, the innermost last (1 array, 2 dict). */
 	private readonly open = new Uint8Array(PAGE_LIMITS.maxNesting + 1);
 
@@ -127,25 +130,8 @@ export class Parser {
 
 	skipSpace() {
 		const start = this.pos;
-		this.pos = this.blank(start);
+		this.pos = blank(this.buf, start, this.end);
 		if (this.pos > start) this.spend(this.pos - start);
-	}
-
-	/**
-	 * Where the white space and comments at `pos` end (not past the object's end); the caller
-	 * charges the bytes passed over.
-	 */
-	private blank(pos: number): number {
-		const { buf, end } = this;
-		while (pos < end) {
-			const c = buf[pos];
-			if (CLASS_OF[c] === 1) pos++;
-			else if (c === 0x25) {
-				pos++;
-				while (pos < end && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
-			} else break;
-		}
-		return pos;
 	}
 
 	private token(): string {
@@ -180,18 +166,10 @@ export class Parser {
 		return escaped ? table.get(this.name(start, pos)) : table.find(buf, start, pos, hash);
 	}
 
-	/**
-	 * The name `buf[start, end)` spells, its `#xx` escapes decoded; a `#` not followed by two hex
-	 * digits stays as it is, as readers keep it.
-	 */
+	/** The name `buf[start, end)` spells, its `#xx` escapes decoded (lexer.ts). */
 	private name(start: number, end: number): string {
-		const { buf } = this;
-		const text = buf.toString('latin1', start, end);
-		if (!text.includes('#')) return text;
 		this.work.charge(end - start);
-		return text.replace(/#([0-9A-Fa-f]{2})/g, (_escape, hex: string) =>
-			String.fromCharCode(parseInt(hex, 16)),
-		);
+		return nameText(this.buf, start, end);
 	}
 
 	/** The next object; `N G R` references are folded into one value. */
@@ -222,7 +200,7 @@ export class Parser {
 				if (this.pos >= this.end) throw this.cut('the file ends inside an object');
 				if (buf[this.pos] !== 0x2f) throw this.unreadable('a dictionary key is not a name');
 				this.advance(1);
-				const key = this.lookup(KEYS);
+				const key = this.full ? this.fullKey() : this.lookup(KEYS);
 				if (key === 'Kids') dict[key] = this.kids(depth + 1);
 				else if (key !== undefined) dict[key] = this.value(depth + 1);
 				else this.skip(depth + 1);
@@ -230,11 +208,11 @@ export class Parser {
 		}
 		if (c === 0x3c) {
 			// Searched for within the object's share only: the search is charged, found or not.
-			const close = buf.subarray(this.pos, this.end).indexOf(0x3e);
-			if (close === -1)
-				throw this.failed(this.pos, this.end, this.cut('a hex string is not closed'));
-			this.advance(close + 1);
-			return '';
+			const start = this.pos;
+			const close = hexEnd(buf, start, this.end);
+			if (close === -1) throw this.failed(start, this.end, this.cut('a hex string is not closed'));
+			this.advance(close - start);
+			return this.full ? this.string(start, close) : '';
 		}
 		if (c === 0x5b) {
 			this.advance(1);
@@ -292,19 +270,19 @@ export class Parser {
 		if (buf[this.pos] !== 0x5b) return this.value(depth);
 		const start = this.pos;
 		const refs: number[] = [];
-		let pos = this.blank(start + 1);
+		let pos = blank(buf, start + 1, end);
 		while (pos < end && buf[pos] !== 0x5d) {
 			let num = 0;
 			let at = pos;
 			while (at < end && digit(buf[at])) num = num * 10 + buf[at++] - 0x30;
 			if (at === pos || CLASS_OF[buf[at] ?? 0x20] === 0) break;
-			at = this.blank(at);
+			at = blank(buf, at, end);
 			if (!digit(buf[at])) break;
 			while (at < end && digit(buf[at])) at++;
-			at = this.blank(at);
+			at = blank(buf, at, end);
 			if (buf[at] !== 0x52 || CLASS_OF[buf[at + 1] ?? 0x20] === 0) break;
 			refs.push(num);
-			pos = this.blank(at + 1);
+			pos = blank(buf, at + 1, end);
 		}
 		this.spend(pos - start);
 		if (pos < end && buf[pos] === 0x5d) {
@@ -451,21 +429,26 @@ export class Parser {
 	}
 
 	private literal(): string {
-		const { buf, end } = this;
 		const start = this.pos;
-		let pos = start;
-		let level = 0;
-		while (pos < end) {
-			const c = buf[pos++];
-			if (c === 0x5c) pos++;
-			else if (c === 0x28) level++;
-			else if (c === 0x29 && --level === 0) {
-				this.pos = pos;
-				this.spend(pos - start);
-				return '';
-			}
-		}
-		throw this.failed(start, end, this.cut('a string is not closed'));
+		const close = literalEnd(this.buf, start, this.end);
+		if (close === -1) throw this.failed(start, this.end, this.cut('a string is not closed'));
+		this.pos = close;
+		this.spend(close - start);
+		return this.full ? this.string(start, close) : '';
+	}
+
+	/** A string token's bytes, as latin1 text (a full parser's). */
+	private string(start: number, end: number): string {
+		this.work.charge(end - start);
+		return stringBytes(this.buf, start, end).toString('latin1');
+	}
+
+	/** A key of a full parser: any name, decoded (no property of Object.prototype is set). */
+	private fullKey(): string | undefined {
+		const start = this.pos;
+		this.skipRegular();
+		const key = this.name(start, this.pos);
+		return key in Object.prototype ? undefined : key;
 	}
 
 	/** `N G obj` at the current position: the object's number, or undefined. */
@@ -486,26 +469,19 @@ export class Parser {
 		return { num, gen };
 	}
 
-	/** After a stream dictionary: the stream's raw bytes (by /Length when it is direct). */
+	/**
+	 * After a stream dictionary: the stream's raw bytes, where the room's one rule puts their end
+	 * (lexer.ts streamExtent: a direct /Length that ends at `endstream`, else the first one).
+	 */
 	streamData(dict: Record<string, PdfValue>): Buffer {
-		this.skipSpace();
-		if (this.token() !== 'stream') throw this.unreadable('a stream dictionary has no stream');
 		const { buf } = this;
-		if (buf[this.pos] === 0x0d) this.pos++;
-		if (buf[this.pos] === 0x0a) this.pos++;
-		const length = dict.Length;
-		let end: number;
-		if (typeof length === 'number' && length >= 0 && this.pos + length <= buf.length)
-			end = this.pos + length;
-		else {
-			end = buf.indexOf('endstream', this.pos, 'latin1');
-			if (end === -1)
-				throw this.failed(this.pos, buf.length, this.unreadable('a stream is not closed'));
-			// The end-of-line before `endstream` is not part of the data.
-			if (buf[end - 1] === 0x0a && end > this.pos) end--;
-			if (buf[end - 1] === 0x0d && end > this.pos) end--;
-		}
-		this.spend(end - this.pos);
-		return buf.subarray(this.pos, end);
+		const length = typeof dict.Length === 'number' ? dict.Length : undefined;
+		const extent = streamExtent(buf, this.pos, length, buf.length, (n) => this.work.charge(n));
+		if (extent === null) throw this.unreadable('a stream dictionary has no stream');
+		if (extent === 'open')
+			throw this.failed(this.pos, buf.length, this.unreadable('a stream is not closed'));
+		this.spend(extent.end - this.pos);
+		this.pos = extent.end;
+		return buf.subarray(extent.start, extent.end);
 	}
 }

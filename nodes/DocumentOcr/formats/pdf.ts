@@ -1,12 +1,15 @@
 /**
  * The pages of a PDF: the page tree's /Count under the catalog's /Pages, found through the
- * cross-reference (xref.ts) and checked against a walk of the /Kids tree (cycles, depth, a page
- * listed twice, a count the kids contradict: unknown). Objects inside object streams are read
- * from the stream's decoded bytes (streams.ts), each object stream inflated when an object in it
- * is first read. The walk lets the event loop run as it goes (Work).
+ * cross-reference (xref.ts) and checked against the one walk of the /Kids tree (page-tree.ts: a
+ * count the kids contradict is unknown). Objects inside object streams are read from the stream's
+ * decoded bytes (streams.ts), each object stream inflated when an object in it is first read; an
+ * encrypted file's object streams are decrypted first, when it opens without a password
+ * (encryption.ts). The walk lets the event loop run as it goes (Work).
  */
 import { decodeStream } from './streams';
-import { NumberSet } from './locations';
+import type { Decryption } from './crypt';
+import { readDecryption } from './encryption';
+import { isDigit } from './lexer';
 import {
 	readCount,
 	PAGE_LIMITS,
@@ -16,16 +19,8 @@ import {
 	type Work,
 	type PageCount,
 } from './limits';
-import {
-	isDict,
-	isDigit,
-	isRef,
-	isRefList,
-	nameOf,
-	Parser,
-	type PdfValue,
-	type Ref,
-} from './parser';
+import { isDict, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
+import { walkPages, type PageTree } from './page-tree';
 import { readXref, scanObjects, type Xref } from './xref';
 
 const MAX_PAGES_PER_BYTE = 1 / 10;
@@ -37,7 +32,8 @@ export async function countPdfPages(buf: Buffer, work: Work): Promise<PageCount>
 
 /**
  * A PDF as its pages were counted: the bytes its offsets count from (`view`), where its objects
- * are, a reader of them, its catalog and its pages (the page tree's /Count, checked by a walk).
+ * are, a reader of them, its catalog, its pages (the page tree's /Count, checked by the walk) and,
+ * for a copy, the tree as walked; for an encrypted file, its decryption or why there is none.
  */
 export interface OpenPdf {
 	view: Buffer;
@@ -45,12 +41,18 @@ export interface OpenPdf {
 	reader: ObjectReader;
 	root: Ref;
 	pages: number;
+	tree: PageTree;
+	decryption?: Decryption | { refused: string };
 }
 
-/** Opens a PDF as the count reads it; its pages, or null with the reason they are unknown. */
+/**
+ * Opens a PDF as the count reads it; its pages, or null with the reason they are unknown.
+ * `copy`: the walk also gives what each page inherits and the roles of the tree's objects.
+ */
 export async function openPdf(
 	buf: Buffer,
 	work: Work,
+	copy = false,
 ): Promise<OpenPdf | { pages: null; reason: string }> {
 	// Offsets count from the `%PDF` header: where bytes precede it (a byte order mark, a mail
 	// header), they are read from the header first, as readers do, then from the file's start.
@@ -60,9 +62,20 @@ export async function openPdf(
 	let opened: OpenPdf | undefined;
 	const open = async (view: Buffer, xref: Xref) => {
 		const reader = new ObjectReader(view, xref, work);
-		const pages = await countThrough(reader, xref.root!, view.length, work);
-		opened = { view, xref, reader, root: xref.root!, pages };
-		return pages;
+		const decryption =
+			xref.encrypted === undefined ? undefined : await readDecryption(reader, work);
+		if (decryption && !('refused' in decryption)) reader.decryption = decryption;
+		const walk = await countThrough(reader, xref, view.length, work, copy);
+		opened = {
+			view,
+			xref,
+			reader,
+			root: xref.root!,
+			pages: walk.pages.length,
+			tree: walk,
+			decryption,
+		};
+		return walk.pages.length;
 	};
 	for (const view of views) {
 		const direct = await readCount(async () => {
@@ -81,10 +94,12 @@ export async function openPdf(
 
 async function countThrough(
 	reader: ObjectReader,
-	root: Ref,
+	xref: Xref,
 	size: number,
 	work: Work,
-): Promise<number> {
+	copy: boolean,
+): Promise<PageTree> {
+	const root = xref.root!;
 	const catalog = await reader.get(root);
 	if (!isDict(catalog) || !isRef(catalog.dict.Pages))
 		throw new Unknown('the document catalog has no page tree (/Pages)');
@@ -97,54 +112,19 @@ async function countThrough(
 		throw new Unknown(
 			`the page tree claims ${declared} pages, more than a file of this size can hold`,
 		);
-	const walked = await walkTree(reader, catalog.dict.Pages, work);
-	if (walked !== declared)
-		throw new Unknown(`the page tree's /Count (${declared}) contradicts its pages (${walked})`);
-	return declared;
-}
-
-/** Counts the leaves of the page tree; refuses cycles, a page listed twice and deep trees. */
-async function walkTree(reader: ObjectReader, rootRef: Ref, work: Work): Promise<number> {
-	const seen = new NumberSet(work);
-	let leaves = 0;
-	// The numbers of the nodes still to visit and their depths, side by side (no object per kid).
-	const stack: number[] = [rootRef.ref];
-	const depths: number[] = [0];
-	while (stack.length > 0) {
-		if (work.due()) await work.pause();
-		const num = stack.pop()!;
-		const depth = depths.pop()!;
-		if (seen.has(num))
-			throw new Unknown(`the page tree lists object ${num} twice (a cycle or a shared page)`);
-		seen.add(num);
-		if (depth > PAGE_LIMITS.maxTreeDepth)
-			throw new Unknown(`the page tree is deeper than ${PAGE_LIMITS.maxTreeDepth} levels`);
-		// An object in an object stream not yet inflated waits for it; any other is read at once.
-		const loading = reader.load(num);
-		if (loading) await loading;
-		const node = reader.read(num);
-		if (!isDict(node)) throw new Unknown(`page tree object ${num} is not a dictionary`);
-		const type = nameOf(node.dict.Type);
-		// Awaited only when indirect: a leaf has none, and an await per leaf costs.
-		const direct = node.dict.Kids;
-		const value = isRef(direct) ? await reader.get(direct) : direct;
-		// A direct /Kids of references comes as their numbers (RefList), an indirect one as values.
-		const kids = isRefList(value) ? value.refs : Array.isArray(value) ? value : undefined;
-		if (type === 'Pages' || (type === undefined && kids)) {
-			if (!kids) throw new Unknown(`page tree node ${num} has no /Kids`);
-			work.charge(kids.length);
-			for (let i = kids.length - 1; i >= 0; i--) {
-				const kid = kids[i];
-				const ref = isRefList(value) ? (kid as number) : isRef(kid) ? kid.ref : undefined;
-				if (ref === undefined)
-					throw new Unknown(`page tree node ${num} has a kid that is not a reference`);
-				stack.push(ref);
-				depths.push(depth + 1);
-			}
-		} else if (type === 'Page' || type === undefined) leaves++;
-		else throw new Unknown(`page tree object ${num} is a /${type}, neither a page nor pages`);
-	}
-	return leaves;
+	const strings = reader.decryption !== undefined;
+	const walk = await walkPages(
+		reader,
+		root,
+		catalog.dict.Pages,
+		work,
+		copy ? { objects: xref.objects, strings } : undefined,
+	);
+	if (walk.pages.length !== declared)
+		throw new Unknown(
+			`the page tree's /Count (${declared}) contradicts its pages (${walk.pages.length})`,
+		);
+	return walk;
 }
 
 interface ObjectStream {
@@ -165,6 +145,8 @@ export interface Located {
 	at: number;
 	/** Whether it is in the file (a stream may follow) or in an object stream. */
 	inFile: boolean;
+	/** Its generation, as its header gives it (0 in an object stream). */
+	gen: number;
 }
 
 /**
@@ -184,6 +166,8 @@ export class ObjectReader {
 	private last = -1;
 	/** One parser over the file, moved to each object read (reads do not overlap). */
 	private readonly parser: Parser;
+	/** An encrypted file's decryption: its object streams are decrypted before they are inflated. */
+	decryption?: Decryption;
 	constructor(
 		private readonly buf: Buffer,
 		private readonly xref: Xref,
@@ -191,6 +175,16 @@ export class ObjectReader {
 	) {
 		this.parser = new Parser(buf, work);
 		this.keep = buf.length * PAGE_LIMITS.streamCacheFactor;
+	}
+
+	/** The bytes its offsets count from. */
+	get bytes(): Buffer {
+		return this.buf;
+	}
+
+	/** Where the newest trailer naming /Encrypt begins, if one does. */
+	get trailerAt(): number | undefined {
+		return this.xref.encrypted;
 	}
 
 	async resolve(value: PdfValue | undefined): Promise<PdfValue | undefined> {
@@ -253,10 +247,10 @@ export class ObjectReader {
 				throw new Unknown(
 					`the cross-reference points object ${num} to byte ${where.offset}, where it is not`,
 				);
-			return { bytes: this.buf, at: parser.pos, inFile: true };
+			return { bytes: this.buf, at: parser.pos, inFile: true, gen: head.gen };
 		}
 		const at = this.inStream(num, where.stream, where.index);
-		return { bytes: this.stream(where.stream).data, at, inFile: false };
+		return { bytes: this.stream(where.stream).data, at, inFile: false, gen: 0 };
 	}
 
 	/**
@@ -306,12 +300,13 @@ export class ObjectReader {
 		if (!where || !('offset' in where) || where.offset < 0 || where.offset >= this.buf.length)
 			throw new Unknown(`object stream ${num} is not in the cross-reference`);
 		const parser = new Parser(this.buf, this.work).at(where.offset);
-		if (!parser.objHeader())
-			throw new Unknown(`object stream ${num} is not where the cross-reference says`);
+		const head = parser.objHeader();
+		if (!head) throw new Unknown(`object stream ${num} is not where the cross-reference says`);
 		const dict = parser.value();
 		if (!isDict(dict) || nameOf(dict.dict.Type) !== 'ObjStm')
 			throw new Unknown(`object ${num} is not an object stream`);
-		const raw = parser.streamData(dict.dict);
+		const stored = parser.streamData(dict.dict);
+		const raw = this.decryption ? this.decryption.stream(num, head.gen, stored) : stored;
 		const data = await decodeStream(dict.dict, raw, `object stream ${num}`, this.work);
 		const n = dict.dict.N;
 		const first = dict.dict.First;

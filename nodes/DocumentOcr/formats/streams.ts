@@ -102,6 +102,42 @@ async function inflateZlib(raw: Buffer, cap: number, work: Work): Promise<Buffer
 /** zlib refused a stream; the message says why. */
 class ZlibError extends Error {}
 
+/**
+ * The inflated bytes of a zlib stream that arrives as `input`, chunk by chunk, as they come out
+ * (a content stream: never held whole). Bytes after the stream's end end it (readers ignore them;
+ * Node 24 and later refuse them once everything before was given). An error of `input` is thrown
+ * as it is; zlib's refusal as an Error saying why.
+ */
+export async function* inflateChunks(input: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+	const stream = new DecompressionStream('deflate');
+	const writer = stream.writable.getWriter();
+	let upstream: unknown;
+	const feeding = (async () => {
+		try {
+			for await (const chunk of input) await writer.write(chunk);
+			await writer.close();
+		} catch (error) {
+			upstream ??= error;
+			await writer.abort(error).catch(ignore);
+		}
+	})();
+	const reader = stream.readable.getReader();
+	try {
+		for (;;) {
+			const { done, value } = await reader.read();
+			if (done) break;
+			yield value;
+		}
+	} catch (error) {
+		if (upstream !== undefined) throw upstream;
+		if ((error as { code?: string }).code === TRAILING) return;
+		throw new ZlibError(zlibError(error));
+	} finally {
+		await reader.cancel().catch(ignore);
+		await feeding;
+	}
+}
+
 const ignore = () => undefined;
 
 /**

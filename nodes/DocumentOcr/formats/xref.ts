@@ -6,15 +6,19 @@
 import { decodeStream } from './streams';
 import { Locations, maxObjectsIn } from './locations';
 import { BrokenXref, PAGE_LIMITS, Unknown, type Work } from './limits';
-import { CLASS, isDict, isDigit, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
+import { CLASS, isDigit } from './lexer';
+import { isDict, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
 
 export interface Xref {
 	objects: Locations;
 	root?: Ref;
 	/** Why a hybrid file's cross-reference stream (/XRefStm) was not read, if it was not. */
 	hidden?: string;
-	/** Whether a trailer names an /Encrypt dictionary (strings and streams are encrypted). */
-	encrypted?: boolean;
+	/**
+	 * Where the newest trailer naming an /Encrypt dictionary begins (strings and streams are
+	 * encrypted): crypt.ts reads it whole, with the file's /ID.
+	 */
+	encrypted?: number;
 }
 
 /** Where `startxref` is looked for: the file's last bytes. */
@@ -37,10 +41,10 @@ export async function readXref(buf: Buffer, work: Work): Promise<Xref> {
 		visited.add(offset);
 		if (visited.size > PAGE_LIMITS.maxXrefSections)
 			throw new Unknown(`more than ${PAGE_LIMITS.maxXrefSections} cross-reference sections`);
-		const trailer = await readSection(buf, offset, xref, work, freed);
+		const { trailer, at } = await readSection(buf, offset, xref, work, freed);
 		// The newest section is read first: its /Root wins; older ones only fill gaps.
 		if (!xref.root && isRef(trailer.Root)) xref.root = trailer.Root;
-		if (trailer.Encrypt !== undefined && trailer.Encrypt !== null) xref.encrypted = true;
+		if (trailer.Encrypt !== undefined && trailer.Encrypt !== null) xref.encrypted ??= at;
 		// A hybrid file: its table marks free what only its cross-reference stream (/XRefStm) lists.
 		if (typeof trailer.XRefStm === 'number') {
 			try {
@@ -59,6 +63,12 @@ export async function readXref(buf: Buffer, work: Work): Promise<Xref> {
 const malformed = (offset: number) =>
 	new BrokenXref(`the cross-reference table at byte ${offset} is malformed`);
 
+/** A section's trailer (a table's, or a cross-reference stream's dictionary) and where it begins. */
+interface Section {
+	trailer: Record<string, PdfValue>;
+	at: number;
+}
+
 /** One section (a table + trailer, or a cross-reference stream); keeps entries not yet known. */
 async function readSection(
 	buf: Buffer,
@@ -66,66 +76,99 @@ async function readSection(
 	xref: Xref,
 	work: Work,
 	freed: Set<number>,
-): Promise<Record<string, PdfValue>> {
+): Promise<Section> {
 	const parser = new Parser(buf, work).at(offset);
 	parser.skipSpace();
 	if (buf.toString('latin1', parser.pos, parser.pos + 4) === 'xref') {
 		parser.advance(4);
-		for (;;) {
-			// A subsection's first number and count, read as digits; else the trailer. Each of them
-			// and each entry is read as an object is, within maxObjectBytes.
+		return await readTable(buf, parser, offset, xref, work, freed);
+	}
+	return await readStream(buf, parser, offset, xref, work, freed);
+}
+
+/** A classic table's subsections and its trailer, the parser after `xref`. */
+async function readTable(
+	buf: Buffer,
+	parser: Parser,
+	offset: number,
+	xref: Xref,
+	work: Work,
+	freed: Set<number>,
+): Promise<Section> {
+	for (;;) {
+		// A subsection's first number and count, read as digits; else the trailer. Each of them
+		// and each entry is read as an object is, within maxObjectBytes.
+		parser.at(parser.pos).skipSpace();
+		if (!isDigit(buf[parser.pos])) {
+			const word = parser.value();
+			if (typeof word !== 'object' || word === null || !('keyword' in word))
+				throw malformed(offset);
+			if (word.keyword !== 'trailer') throw malformed(offset);
 			parser.at(parser.pos).skipSpace();
-			if (!isDigit(buf[parser.pos])) {
-				const word = parser.value();
-				if (typeof word !== 'object' || word === null || !('keyword' in word))
-					throw malformed(offset);
-				if (word.keyword !== 'trailer') throw malformed(offset);
-				const trailer = parser.at(parser.pos).value();
-				if (!isDict(trailer)) throw new Unknown('the trailer is not a dictionary');
-				return trailer.dict;
-			}
-			const first = parser.unsigned();
-			parser.skipSpace();
-			if (!isDigit(buf[parser.pos])) throw malformed(offset);
-			const count = parser.unsigned();
-			if (count * 20 > buf.length)
-				throw new Unknown('a cross-reference subsection is longer than the file');
-			xref.objects.reserve(first, count);
-			for (let i = 0; i < count; i++) {
-				if (work.due()) await work.pause();
-				// `oooooooooo ggggg n`, read without making a string per entry: the standard form
-				// byte by byte, any other spacing token by token.
-				parser.at(parser.pos).skipSpace();
-				let at = standardEntry(buf, parser.pos);
-				let kind: number;
-				if (at >= 0) {
-					kind = buf[parser.pos + 17];
-					parser.advance(18);
-				} else {
-					const digits = isDigit(buf[parser.pos]);
-					at = parser.unsigned();
-					parser.skipSpace();
-					const genDigits = isDigit(buf[parser.pos]);
-					parser.unsigned();
-					parser.skipSpace();
-					kind = buf[parser.pos];
-					parser.advance(1);
-					if (!digits || !genDigits) kind = 0;
-				}
-				if (kind !== 0x6e && kind !== 0x66) throw malformed(offset);
-				const num = first + i;
-				if (!xref.objects.has(num) && kind === 0x6e) xref.objects.set(num, { offset: at });
-				else if (!xref.objects.has(num)) {
-					xref.objects.set(num, { offset: -1 }); // free: hides older revisions' object
-					freed.add(num);
-				}
+			const at = parser.pos;
+			const trailer = parser.value();
+			if (!isDict(trailer)) throw new Unknown('the trailer is not a dictionary');
+			return { trailer: trailer.dict, at };
+		}
+		const first = parser.unsigned();
+		parser.skipSpace();
+		if (!isDigit(buf[parser.pos])) throw malformed(offset);
+		const count = parser.unsigned();
+		if (count * 20 > buf.length)
+			throw new Unknown('a cross-reference subsection is longer than the file');
+		xref.objects.reserve(first, count);
+		for (let i = 0; i < count; i++) {
+			if (work.due()) await work.pause();
+			const entry = readEntry(buf, parser);
+			if (entry.kind !== 0x6e && entry.kind !== 0x66) throw malformed(offset);
+			const num = first + i;
+			if (xref.objects.has(num)) continue;
+			if (entry.kind === 0x6e) xref.objects.set(num, { offset: entry.offset });
+			else {
+				xref.objects.set(num, { offset: -1 }); // free: hides older revisions' object
+				freed.add(num);
 			}
 		}
 	}
-	// A cross-reference stream.
+}
+
+/**
+ * A table entry `oooooooooo ggggg n` at the parser's position, read without making a string: the
+ * standard form byte by byte, any other spacing token by token (`kind` 0 when a number is missing).
+ */
+function readEntry(buf: Buffer, parser: Parser): { offset: number; kind: number } {
+	parser.at(parser.pos).skipSpace();
+	const standard = standardEntry(buf, parser.pos);
+	if (standard >= 0) {
+		const kind = buf[parser.pos + 17];
+		parser.advance(18);
+		return { offset: standard, kind };
+	}
+	const digits = isDigit(buf[parser.pos]);
+	const offset = parser.unsigned();
+	parser.skipSpace();
+	const genDigits = isDigit(buf[parser.pos]);
+	parser.unsigned();
+	parser.skipSpace();
+	const kind = buf[parser.pos];
+	parser.advance(1);
+	return { offset, kind: digits && genDigits ? kind : 0 };
+}
+
+/** A cross-reference stream at the parser's position. */
+async function readStream(
+	buf: Buffer,
+	parser: Parser,
+	offset: number,
+	xref: Xref,
+	work: Work,
+	freed: Set<number>,
+): Promise<Section> {
 	const head = parser.at(parser.pos).objHeader();
 	if (!head)
 		throw new BrokenXref(`the cross-reference offset ${offset} points to no cross-reference`);
+	parser.skipSpace();
+	const dictAt = parser.pos;
 	const dict = parser.value();
 	if (!isDict(dict) || nameOf(dict.dict.Type) !== 'XRef')
 		throw new BrokenXref(`the cross-reference offset ${offset} points to no cross-reference`);
@@ -138,9 +181,21 @@ async function readSection(
 		!w.every((x) => typeof x === 'number' && x >= 0 && x <= 8)
 	)
 		throw new Unknown('the cross-reference stream has no valid /W');
-	const [w0, w1, w2] = w as number[];
 	const size = dict.dict.Size;
 	const index = Array.isArray(dict.dict.Index) ? dict.dict.Index : [0, size];
+	await readRows(data, w as number[], index, xref, work, freed);
+	return { trailer: dict.dict, at: dictAt };
+}
+
+/** A cross-reference stream's rows (/W their fields' widths, /Index their numbers). */
+async function readRows(
+	data: Buffer,
+	[w0, w1, w2]: number[],
+	index: PdfValue[],
+	xref: Xref,
+	work: Work,
+	freed: Set<number>,
+): Promise<void> {
 	const row = w0 + w1 + w2;
 	if (row === 0) throw new Unknown('the cross-reference stream has no valid /W');
 	const field = (at: number, width: number) => {
@@ -170,7 +225,6 @@ async function readSection(
 			else xref.objects.set(num, { offset: -1 });
 		}
 	}
-	return dict.dict;
 }
 
 /** A table entry's offset when it has the standard form (10 digits, space, 5 digits, space, n/f), else -1. */

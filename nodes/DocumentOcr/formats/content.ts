@@ -1,0 +1,275 @@
+/**
+ * What a content stream draws from its resources (ISO 32000-1 §7.8, §8–9, §14.6): its operators
+ * read as the decoded bytes arrive, chunk by chunk (the stream is never held whole), and each name
+ * an operator takes from a resource dictionary told as it is met. A page copy keeps from its
+ * resources only these names (usage.ts), so nothing another page draws travels with it.
+ *
+ *   Do → XObject   Tf → Font   sh → Shading   scn, SCN → Pattern   cs, CS → ColorSpace
+ *   gs → ExtGState   BDC, DP → Properties   BI … ID → ColorSpace (an inline image's /CS)
+ *
+ * The lexer's grammar (lexer.ts) as a state machine over bytes, so that a token may span two
+ * chunks: names, numbers and operators; literal strings (nested parentheses, escapes),
+ * hexadecimal strings, comments, arrays and dictionaries (their names are operands' parts, not
+ * resources), and an inline image's data, passed over up to `EI` (by its /L where it gives one).
+ */
+import type { Work } from './limits';
+
+/** The resource categories an operator names (a resource dictionary's keys). */
+export type Category =
+	| 'XObject'
+	| 'Font'
+	| 'Shading'
+	| 'Pattern'
+	| 'ColorSpace'
+	| 'ExtGState'
+	| 'Properties';
+
+/** The category of each operator's last name operand (Tf's is its first of two: see below). */
+const OPERATORS: Record<string, Category> = {
+	Do: 'XObject',
+	Tf: 'Font',
+	sh: 'Shading',
+	scn: 'Pattern',
+	SCN: 'Pattern',
+	cs: 'ColorSpace',
+	CS: 'ColorSpace',
+	gs: 'ExtGState',
+	BDC: 'Properties',
+	DP: 'Properties',
+};
+
+const NORMAL = 0;
+const TOKEN = 1;
+const NAME = 2;
+const COMMENT = 3;
+const LITERAL = 4;
+const HEX = 5;
+const LESS = 6;
+const GREATER = 7;
+const IMAGE = 8;
+
+/** Byte classes, as lexer.ts: 1 white space, 2 delimiter, 0 regular. */
+const CLASS = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
+for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = 2;
+
+/** A token's bytes kept: names are at most 127 bytes (§C.2), operators and numbers fewer. */
+const TOKEN_BYTES = 128;
+/** Operands kept: an operator takes at most a few names; an inline image's dictionary more. */
+const OPERANDS = 8;
+const IMAGE_OPERANDS = 64;
+/** An operand that is neither a name nor a number. */
+const OTHER = null;
+/** An operand: a name (its text), a number, or OTHER. */
+type Operand = string | number | null;
+
+/** Reads content streams, telling `found` each resource name an operator uses. */
+export class ContentReader {
+	private state = NORMAL;
+	private readonly token = new Uint8Array(TOKEN_BYTES);
+	private length = 0;
+	/** Arrays and dictionaries open: their parts are one operand. */
+	private depth = 0;
+	/** A literal string's open parentheses, and whether the byte before was a backslash. */
+	private parens = 0;
+	private escaped = false;
+	private operands: Operand[] = [];
+	/** Inside an inline image's dictionary (BI … ID), its entries as operands. */
+	private imageDict = false;
+	/** Inside an inline image's data: the bytes still to pass over by its /L, or -1 to look for EI. */
+	private imageLeft = -1;
+	/** The last bytes of an inline image's data: white space, E, I matched so far (0–3). */
+	private matched = 0;
+
+	constructor(
+		private readonly found: (category: Category, name: string) => void,
+		private readonly work: Work,
+	) {}
+
+	/** Reads the next bytes of the stream. */
+	push(bytes: Uint8Array): void {
+		this.work.charge(bytes.length);
+		for (let i = 0; i < bytes.length; i++) {
+			const c = bytes[i];
+			switch (this.state) {
+				case TOKEN:
+				case NAME:
+					if (CLASS[c] === 0) {
+						if (this.length < TOKEN_BYTES) this.token[this.length] = c;
+						this.length++;
+						continue;
+					}
+					this.endToken();
+					break;
+				case COMMENT:
+					if (c === 0x0a || c === 0x0d) this.state = NORMAL;
+					continue;
+				case LITERAL:
+					if (this.escaped) this.escaped = false;
+					else if (c === 0x5c) this.escaped = true;
+					else if (c === 0x28) this.parens++;
+					else if (c === 0x29 && --this.parens === 0) {
+						this.state = NORMAL;
+						this.operand(OTHER);
+					}
+					continue;
+				case HEX:
+					if (c === 0x3e) {
+						this.state = NORMAL;
+						this.operand(OTHER);
+					}
+					continue;
+				case LESS:
+					this.state = NORMAL;
+					if (c === 0x3c) {
+						this.depth++;
+						continue;
+					}
+					this.state = HEX;
+					if (c === 0x3e) {
+						this.state = NORMAL;
+						this.operand(OTHER);
+					}
+					continue;
+				case GREATER:
+					this.state = NORMAL;
+					if (c === 0x3e) {
+						this.close();
+						continue;
+					}
+					break; // a stray `>`: passed over, the byte read as any other
+				case IMAGE:
+					this.imageByte(c);
+					continue;
+			}
+			this.start(c);
+		}
+	}
+
+	/** The stream has ended: a token it ends with is read. */
+	end(): void {
+		if (this.state === TOKEN || this.state === NAME) this.endToken();
+		this.state = NORMAL;
+	}
+
+	/** A byte in the normal state: the start of a token, or a delimiter. */
+	private start(c: number): void {
+		if (CLASS[c] === 1) return;
+		if (CLASS[c] === 0) {
+			this.state = TOKEN;
+			this.token[0] = c;
+			this.length = 1;
+			return;
+		}
+		if (c === 0x2f) {
+			this.state = NAME;
+			this.length = 0;
+		} else if (c === 0x25) this.state = COMMENT;
+		else if (c === 0x28) {
+			this.state = LITERAL;
+			this.parens = 1;
+			this.escaped = false;
+		} else if (c === 0x3c) this.state = LESS;
+		else if (c === 0x3e) this.state = GREATER;
+		else if (c === 0x5b) this.depth++;
+		else if (c === 0x5d) this.close();
+	}
+
+	/** An array or dictionary closes: at the outermost level, one operand. */
+	private close(): void {
+		if (this.depth > 0 && --this.depth === 0) this.operand(OTHER);
+	}
+
+	private endToken(): void {
+		const { length } = this;
+		const name = this.state === NAME;
+		this.state = NORMAL;
+		if (length > TOKEN_BYTES) {
+			this.operand(OTHER);
+			return;
+		}
+		const text = Buffer.from(this.token.buffer, 0, length).toString('latin1');
+		if (name) {
+			this.operand(text.includes('#') ? decodeName(text) : text);
+			return;
+		}
+		const first = this.token[0];
+		const numeric =
+			(first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e;
+		if (numeric) this.operand(Number(text));
+		else if (text === 'true' || text === 'false' || text === 'null') this.operand(OTHER);
+		else if (this.depth === 0) this.operator(text);
+	}
+
+	private operand(value: Operand): void {
+		if (this.depth > 0) return;
+		if (this.operands.length === (this.imageDict ? IMAGE_OPERANDS : OPERANDS))
+			this.operands.shift();
+		this.operands.push(value);
+	}
+
+	private operator(op: string): void {
+		const { operands } = this;
+		if (this.imageDict) {
+			if (op === 'ID') this.imageData();
+			else operands.length = 0;
+			return;
+		}
+		const category = OPERATORS[op];
+		// Tf takes a font and a size; the others name their resource last.
+		const name = op === 'Tf' ? operands[operands.length - 2] : operands[operands.length - 1];
+		if (category && typeof name === 'string') this.found(category, name);
+		operands.length = 0;
+		if (op === 'BI') this.imageDict = true;
+	}
+
+	/**
+	 * `ID`: the inline image's dictionary is read (its /CS a colour space's resource name where it
+	 * is not a device space, its /L the data's length where it gives one); its data follows.
+	 */
+	private imageData(): void {
+		const { operands } = this;
+		let left = -1;
+		for (let i = 0; i + 1 < operands.length; i++) {
+			const key = operands[i];
+			const value = operands[i + 1];
+			if ((key === 'CS' || key === 'ColorSpace') && typeof value === 'string')
+				this.found('ColorSpace', value);
+			if ((key === 'L' || key === 'Length') && typeof value === 'number' && value >= 0)
+				left = Math.floor(value);
+		}
+		this.length = 0;
+		this.imageDict = false;
+		this.operands = [];
+		this.imageLeft = left;
+		this.matched = 0;
+		this.state = IMAGE;
+	}
+
+	/** A byte of an inline image's data (the one white space after ID first): EI ends it. */
+	private imageByte(c: number): void {
+		if (this.imageLeft > 0) {
+			this.imageLeft--;
+			return;
+		}
+		// White space, `E`, `I`, then white space or a delimiter (or the stream's end).
+		const m = this.matched;
+		if (m === 3 && CLASS[c] !== 0) {
+			this.state = NORMAL;
+			this.operands.length = 0;
+			this.start(c);
+			return;
+		}
+		if (CLASS[c] === 1) this.matched = 1;
+		else if (m === 1 && c === 0x45) this.matched = 2;
+		else if (m === 2 && c === 0x49) this.matched = 3;
+		else this.matched = 0;
+	}
+}
+
+/** A name's `#xx` escapes decoded. */
+function decodeName(text: string): string {
+	return text.replace(/#([0-9A-Fa-f]{2})/g, (_escape, hex: string) =>
+		String.fromCharCode(parseInt(hex, 16)),
+	);
+}

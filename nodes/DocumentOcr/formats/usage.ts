@@ -1,0 +1,266 @@
+/**
+ * What a content holder draws from its resources (issue 42): a page, a form XObject, a tiling
+ * pattern or a Type 3 font, read through its content streams (content.ts) and the names each
+ * operator takes. A holder without resources of its own draws from the resources it is drawn
+ * with (ISO 32000-1 §7.8.3: a form, pattern or Type 3 font without /Resources; an annotation's
+ * appearance stream without /Resources on its page; a soft mask's group), so its names count
+ * with its drawer's, read recursively (cycles passed over, nesting bounded); a holder with
+ * resources of its own is read when it is copied. The copier keeps from each holder's resources
+ * only the names used, so nothing another page draws travels with a page.
+ *
+ * A content stream that cannot be read (a filter not decoded here, bad data, the content limit)
+ * leaves the usage unknown (`unreadable`): the copier then keeps resources only where no other
+ * page can share them, and refuses otherwise.
+ */
+import type { Category } from './content';
+import { ContentReader } from './content';
+import { Unreadable } from './filters';
+import { PAGE_LIMITS, Unknown } from './limits';
+import { isAbsent, type Fragment } from './page-tree';
+import { refValue } from './objects';
+import { nameIn, type Handle, type Source } from './pdf-source';
+
+/** The names a holder's operators use, by resource category. */
+export type Used = Map<Category, Set<string>>;
+export type Usage = { used: Used } | { unreadable: string };
+
+/** A holder's resource dictionary: where it is, what identifies it, whether others may share it. */
+export interface Resources {
+	handle: Handle;
+	/** The same for every holder given the same dictionary (pruned copies are shared by it). */
+	key: string;
+	/** Whether it is the holder's own: direct, with direct category dictionaries. */
+	own: boolean;
+}
+
+/** The categories a resource dictionary holds, in the order a pruned copy lists them. */
+/** One holder's reading: the names found, the streams read, its resources and their categories. */
+interface Reading {
+	used: Used;
+	visiting: Set<number>;
+	resources: Resources | undefined;
+	/** Each category's dictionary, read once for all the names in it. */
+	dicts: Map<Category, Handle | undefined>;
+}
+
+/** What separates two content streams read as one. */
+const SPACE = new Uint8Array([0x0a]);
+
+export const CATEGORIES: Category[] = [
+	'ExtGState',
+	'ColorSpace',
+	'Pattern',
+	'Shading',
+	'XObject',
+	'Font',
+	'Properties',
+];
+
+export class Usages {
+	constructor(private readonly source: Source) {}
+
+	/** The resources page `index` (its dictionary `page`) draws with: its own, or inherited. */
+	async pageResources(page: Handle, index: number): Promise<Resources | undefined> {
+		const { source } = this;
+		const entry = page.layout.entries?.get('Resources');
+		const objects = source.pdf.xref.objects;
+		if (entry && !isAbsent(objects, page.bytes, entry, page.layout, source.work))
+			return await this.resourcesAt(page, 'Resources');
+		const inherited = source.inherited[index].Resources;
+		if (!inherited) return undefined;
+		const { layout } = inherited;
+		const ref = refValue(inherited.bytes, { key: 0, start: layout.start, end: layout.end });
+		if (ref === undefined) return fromNode(inherited);
+		const handle = await source.object(ref);
+		return handle?.layout.entries ? { handle, key: `o${ref}`, own: false } : undefined;
+	}
+
+	/** The resources of a holder's own /Resources entry, if it has one. */
+	async resourcesAt(holder: Handle, key = 'Resources'): Promise<Resources | undefined> {
+		const entry = holder.layout.entries?.get(key);
+		const handle = await this.source.dictAt(holder, entry);
+		if (!handle || !entry) return undefined;
+		const ref = refValue(holder.bytes, entry);
+		if (ref !== undefined) return { handle, key: `o${ref}`, own: false };
+		return { handle, key: `d${holder.num}:${entry.start}`, own: this.direct(handle) };
+	}
+
+	/** What page `page` draws: its content streams and its annotations' appearances without resources. */
+	async ofPage(page: Handle, resources: Resources | undefined): Promise<Usage> {
+		return await this.read(async () => {
+			// A page's content streams are read as one (a division falls between tokens, §7.8.2).
+			const groups = [await this.source.refsOf(page, 'Contents')];
+			for (const annot of await this.source.refsOf(page, 'Annots'))
+				for (const stream of await this.appearances(annot)) groups.push([stream]);
+			return groups;
+		}, resources);
+	}
+
+	/**
+	 * What a holder with resources of its own draws: a form's or a tiling pattern's content (its
+	 * own stream), a Type 3 font's glyph procedures.
+	 */
+	async ofHolder(holder: Handle, resources: Resources): Promise<Usage> {
+		return await this.read(async () => {
+			if (nameIn(holder, 'Subtype') !== 'Type3') return [[holder.num]];
+			const procs = await this.source.dict(holder, 'CharProcs');
+			return procs ? this.values(procs).map((proc) => [proc]) : [];
+		}, resources);
+	}
+
+	private async read(
+		groups: () => Promise<number[][]>,
+		resources: Resources | undefined,
+	): Promise<Usage> {
+		const used: Used = new Map();
+		try {
+			const dicts = new Map<Category, Handle | undefined>();
+			const reading: Reading = { used, visiting: new Set(), dicts, resources };
+			await this.collect(await groups(), reading, 0);
+			return { used };
+		} catch (error) {
+			if (error instanceof Unreadable || error instanceof Unknown)
+				return { unreadable: error.message };
+			throw error;
+		}
+	}
+
+	/**
+	 * Reads `groups` into `used` (the streams of a group as one content), each stream once; each
+	 * name new to it that names a holder without resources of its own adds what that holder draws
+	 * (in `resources`' context).
+	 */
+	private async collect(groups: number[][], reading: Reading, depth: number): Promise<void> {
+		const { used, visiting, resources } = reading;
+		if (depth > PAGE_LIMITS.maxNesting)
+			throw new Unreadable(
+				`forms without resources of their own nest deeper than ${PAGE_LIMITS.maxNesting} levels`,
+			);
+		const { work } = this.source;
+		const found: Array<[Category, string]> = [];
+		const add = (category: Category, name: string) => {
+			let names = used.get(category);
+			if (!names) used.set(category, (names = new Set()));
+			if (names.has(name)) return;
+			names.add(name);
+			found.push([category, name]);
+		};
+		for (const group of groups) {
+			const reader = new ContentReader(add, work);
+			for (const num of group) {
+				if (visiting.has(num)) continue;
+				visiting.add(num);
+				for await (const chunk of this.source.content(num)) {
+					reader.push(chunk);
+					if (work.due()) await work.pause();
+				}
+				reader.push(SPACE);
+			}
+			reader.end();
+		}
+		if (!resources) return;
+		for (const [category, name] of found) {
+			const inner = await this.inner(reading, category, name);
+			if (inner.length > 0)
+				await this.collect(
+					inner.map((num) => [num]),
+					reading,
+					depth + 1,
+				);
+		}
+	}
+
+	/**
+	 * The streams the resource `name` of `category` draws in its drawer's context: a form, a tiling
+	 * pattern or a Type 3 font without resources of its own, a soft mask's group likewise.
+	 */
+	private async inner(reading: Reading, category: Category, name: string): Promise<number[]> {
+		const { source } = this;
+		const { dicts, resources } = reading;
+		if (!dicts.has(category)) dicts.set(category, await source.dict(resources!.handle, category));
+		const dict = dicts.get(category);
+		const entry = dict?.layout.entries?.get(name);
+		if (!dict || !entry) return [];
+		if (category === 'ExtGState') {
+			const state = await source.dictAt(dict, entry);
+			const mask = state && (await source.dict(state, 'SMask'));
+			const group = mask && refValue(mask.bytes, mask.layout.entries?.get('G'));
+			return group === undefined || group === null ? [] : await this.withoutResources(group);
+		}
+		const target = refValue(dict.bytes, entry);
+		if (target === undefined) return [];
+		if (category === 'XObject' || category === 'Pattern')
+			return await this.withoutResources(target);
+		if (category !== 'Font') return [];
+		const font = await source.object(target);
+		if (!font || nameIn(font, 'Subtype') !== 'Type3' || font.layout.entries?.has('Resources'))
+			return [];
+		const procs = await source.dict(font, 'CharProcs');
+		return procs ? this.values(procs) : [];
+	}
+
+	/** Object `num`, when it is a stream holder without resources of its own (a form, a pattern). */
+	private async withoutResources(num: number): Promise<number[]> {
+		const holder = await this.source.object(num);
+		if (!holder?.layout.entries || holder.layout.entries.has('Resources')) return [];
+		const form = nameIn(holder, 'Subtype') === 'Form';
+		const tiling = holder.bytes.toString('latin1', ...span(holder, 'PatternType')) === '1';
+		return form || tiling ? [num] : [];
+	}
+
+	/** The appearance streams of annotation `num` without resources of their own (§12.5.5). */
+	private async appearances(num: number): Promise<number[]> {
+		const { source } = this;
+		const annot = await source.object(num);
+		const appearance = annot && (await source.dict(annot, 'AP'));
+		if (!appearance) return [];
+		const out: number[] = [];
+		for (const key of ['N', 'R', 'D']) {
+			const entry = appearance.layout.entries?.get(key);
+			const ref = refValue(appearance.bytes, entry);
+			const states = ref === undefined ? await source.dictAt(appearance, entry) : undefined;
+			for (const stream of ref !== undefined ? [ref] : states ? this.values(states) : [])
+				out.push(...(await this.withoutResources(stream)));
+		}
+		return out;
+	}
+
+	/** The objects a dictionary's entries name directly (a Type 3 font's glyphs, appearance states). */
+	private values(dict: Handle): number[] {
+		const out: number[] = [];
+		for (const entry of dict.layout.entries?.values() ?? []) {
+			this.source.work.charge(1);
+			const ref = refValue(dict.bytes, entry);
+			if (ref !== undefined) out.push(ref);
+		}
+		return out;
+	}
+
+	/** Whether a resource dictionary's categories are direct dictionaries (no other object's). */
+	private direct(handle: Handle): boolean {
+		for (const category of CATEGORIES) {
+			const entry = handle.layout.entries?.get(category);
+			if (entry && refValue(handle.bytes, entry) !== undefined) return false;
+		}
+		return true;
+	}
+}
+
+/** The resources a page inherits from a tree node: the node's, shared by its pages. */
+function fromNode(fragment: Fragment): Resources | undefined {
+	if (!fragment.layout.entries) return undefined;
+	const handle: Handle = {
+		bytes: fragment.bytes,
+		layout: fragment.layout,
+		num: fragment.node,
+		gen: fragment.gen,
+		inFile: fragment.layout.strings !== undefined,
+	};
+	return { handle, key: `n${fragment.node}`, own: false };
+}
+
+/** Where an entry's value lies, or an empty span. */
+function span(handle: Handle, key: string): [number, number] {
+	const entry = handle.layout.entries?.get(key);
+	return entry ? [entry.start, entry.end] : [0, 0];
+}
