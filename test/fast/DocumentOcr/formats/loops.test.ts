@@ -249,6 +249,27 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 		"const trailerAt = buf.lastIndexOf('trailer', buf.length, 'latin1');",
 		"the file once: charged at the scan's start",
 	],
+	[
+		'crypt.ts',
+		'if (r >= 3) for (let round = 0; round < 50; round++)',
+		'the 50 MD5 rounds of a file key, once a file',
+	],
+	['crypt.ts', 'for (let round = 1; round <= 19; round++) {', "the 19 RC4 rounds of /U's check"],
+	['crypt.ts', 'for (let i = 0; i < roundKey.length; i++)', 'a round key: 16 bytes at most'],
+	[
+		'crypt.ts',
+		'for (let round = 0; round < 64 || e[e.length - 1] > round - 32; round++) {',
+		'the rounds of Algorithm 2.B: 287 at most (the last byte, 255 at most, is no more than the rounds done less 32 by then)',
+	],
+	['crypt.ts', 'for (let i = 0; i < 16; i++) sum += e[i];', '16 bytes'],
+	['crypt.ts', 'for (let i = 1; padded && i <= pad; i++)', 'the AES padding: 16 bytes at most'],
+	['crypt.ts', 'for (let i = 0; i < 256; i++) s[i] = i;', "RC4's 256-byte state"],
+	['crypt.ts', 'for (let i = 0, j = 0; i < 256; i++) {', "RC4's key schedule: 256 steps"],
+	[
+		'crypt.ts',
+		'for (let n = 0, i = 0, j = 0; n < data.length; n++) {',
+		"a string's or stream's bytes through RC4: charged by the caller, which reads (and charges) them before it decrypts them (crypt.ts holds no meter)",
+	],
 ];
 
 describe("every loop of the page counter's readers charges the work meter", () => {
