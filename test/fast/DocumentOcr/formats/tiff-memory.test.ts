@@ -1,0 +1,162 @@
+/**
+ * A TIFF page of many small strips (review B1: RowsPerStrip 1, 600,000 one-byte strips) copied by
+ * formats/tiff-write.ts: the chunks written are few whatever the strips' layout (back to back,
+ * apart, listed out of file order), the strips read back the same, the loops over a page's strips
+ * let the event loop run within the page.
+ */
+import type { Written } from '../../../../nodes/DocumentOcr/formats/pdf-write';
+import { selectTiffPages, splitTiff } from '../../../../nodes/DocumentOcr/formats/tiff-write';
+
+interface Tall {
+	strips: number;
+	pages?: number;
+	be?: boolean;
+	/** Bytes between two strips in the file. */
+	gap?: number;
+	/** The offsets listed from the last strip in the file to the first. */
+	reversed?: boolean;
+}
+
+/**
+ * A TIFF of `pages` pages, each one pixel wide and `strips` rows tall, a strip of one byte a row:
+ * StripOffsets (LONG) and StripByteCounts (SHORT) out of line, then the strips, `gap` bytes apart.
+ */
+function tallTiff({ strips, pages = 2, be = false, gap = 0, reversed = false }: Tall): Buffer {
+	const even = (n: number) => n + (n & 1);
+	const pageBytes = 2 + 12 * 10 + 4 + 4 * strips + even(2 * strips) + even(strips * (1 + gap));
+	const buf = Buffer.alloc(8 + pages * pageBytes, 0xee);
+	const u16 = (v: number, at: number) => (be ? buf.writeUInt16BE(v, at) : buf.writeUInt16LE(v, at));
+	const u32 = (v: number, at: number) => (be ? buf.writeUInt32BE(v, at) : buf.writeUInt32LE(v, at));
+	buf.write(be ? 'MM' : 'II', 0, 'latin1');
+	u16(42, 2);
+	u32(8, 4);
+	for (let p = 0; p < pages; p++) {
+		const at = 8 + p * pageBytes;
+		const offsetsAt = at + 2 + 12 * 10 + 4;
+		const countsAt = offsetsAt + 4 * strips;
+		const dataAt = countsAt + even(2 * strips);
+		const entries = [
+			[256, 3, 1, 1],
+			[257, 4, 1, strips],
+			[258, 3, 1, 8],
+			[259, 3, 1, 1],
+			[262, 3, 1, 1],
+			[273, 4, strips, offsetsAt],
+			[277, 3, 1, 1],
+			[278, 3, 1, 1],
+			[279, 3, strips, countsAt],
+			[284, 3, 1, 1],
+		];
+		u16(entries.length, at);
+		entries.forEach(([tag, type, count, value], i) => {
+			const entry = at + 2 + 12 * i;
+			u16(tag, entry);
+			u16(type, entry + 2);
+			u32(count, entry + 4);
+			if (type === 3 && count === 1) u16(value, entry + 8);
+			else u32(value, entry + 8);
+		});
+		u32(p < pages - 1 ? at + pageBytes : 0, at + 2 + 12 * 10);
+		for (let i = 0; i < strips; i++) {
+			const place = reversed ? strips - 1 - i : i;
+			u32(dataAt + place * (1 + gap), offsetsAt + 4 * i);
+			u16(1, countsAt + 2 * i);
+			buf[dataAt + place * (1 + gap)] = (i * 7 + p) & 0xff;
+		}
+	}
+	return buf;
+}
+
+/** The strips of directory `page` (0-based) of a classic TIFF, one after the other. */
+function stripsOf(buf: Buffer, page: number): Buffer {
+	const le = buf[0] === 0x49;
+	const u16 = (at: number) => (le ? buf.readUInt16LE(at) : buf.readUInt16BE(at));
+	const u32 = (at: number) => (le ? buf.readUInt32LE(at) : buf.readUInt32BE(at));
+	let at = u32(4);
+	for (let p = 0; p < page; p++) at = u32(at + 2 + 12 * u16(at));
+	const values = new Map<number, { n: number; value: (k: number) => number }>();
+	for (let i = 0; i < u16(at); i++) {
+		const entry = at + 2 + 12 * i;
+		const [type, n] = [u16(entry + 2), u32(entry + 4)];
+		const size = type === 3 ? 2 : 4;
+		const from = size * n > 4 ? u32(entry + 8) : entry + 8;
+		values.set(u16(entry), {
+			n,
+			value: (k) => (size === 2 ? u16(from + 2 * k) : u32(from + 4 * k)),
+		});
+	}
+	const [offsets, lengths] = [values.get(273)!, values.get(279)!];
+	const out = Buffer.alloc(buf.length);
+	let length = 0;
+	for (let k = 0; k < offsets.n; k++) {
+		const from = offsets.value(k);
+		length += buf.copy(out, length, from, from + lengths.value(k));
+	}
+	return out.subarray(0, length);
+}
+
+const joined = (written: Written) => Buffer.concat(written.chunks, written.length);
+/** Whether two files' bytes are the same (toEqual walks a Buffer byte by byte, for seconds). */
+const same = (a: Buffer, b: Buffer) => a.length === b.length && a.equals(b);
+const STRIPS = 100_000;
+
+describe('a page of 100,000 one-byte strips', () => {
+	test.each<[string, Tall, number]>([
+		['back to back (little-endian)', { strips: STRIPS }, 4],
+		['back to back (big-endian)', { strips: STRIPS, be: true }, 4],
+		['a byte apart', { strips: STRIPS, gap: 1 }, 6],
+		['listed from the last in the file to the first', { strips: STRIPS, reversed: true }, 6],
+	])('%s: a few chunks, the same strips, no byte added to a strip', async (_name, layout, most) => {
+		const tiff = tallTiff(layout);
+		const written = await selectTiffPages(tiff, [2]);
+		expect(written.chunks.length).toBeLessThanOrEqual(most);
+		const buf = joined(written);
+		expect(same(stripsOf(buf, 0), stripsOf(tiff, 1))).toBe(true);
+		// The header, the directory, the offsets (LONGs) and lengths (SHORTs), the strips.
+		expect(written.length).toBe(8 + 2 + 12 * 10 + 4 + 4 * STRIPS + 2 * STRIPS + STRIPS);
+		const parts = await splitTiff(tiff, (size) => size <= 800_000);
+		expect(parts.map((part) => [part.pages, part.chunks.length <= most])).toEqual([
+			[[1], true],
+			[[2], true],
+		]);
+		expect(same(joined(parts[1]), buf)).toBe(true);
+	});
+
+	test('an odd number of strips: one byte after the page, so the next directory is on a word', async () => {
+		const tiff = tallTiff({ strips: 30_001, pages: 3 });
+		const written = await selectTiffPages(tiff, [1, 3]);
+		const buf = joined(written);
+		expect(written.chunks.length).toBeLessThanOrEqual(7);
+		expect(buf.readUInt32LE(4) % 2).toBe(0);
+		const second = buf.readUInt32LE(8 + 2 + 12 * 10);
+		expect(second % 2).toBe(0);
+		expect(second).toBe(8 + 2 + 12 * 10 + 4 + 6 * 30_001 + 30_001 + 1);
+		expect(same(stripsOf(buf, 1), stripsOf(tiff, 2))).toBe(true);
+	});
+
+	test.each<[string, Tall]>([
+		['in file order', { strips: STRIPS }],
+		['out of file order', { strips: STRIPS, reversed: true }],
+	])('%s: the event loop runs within the page', async (_name, layout) => {
+		const tiff = tallTiff(layout);
+		// A clock that says 20 ms have passed each time it is read: every look at it is due.
+		let now = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => (now += 20));
+		try {
+			let pauses = 0;
+			const pause = async () => {
+				pauses++;
+				await Promise.resolve();
+			};
+			await selectTiffPages(tiff, [1], { pause });
+			// Reading the page's strips and writing them: each looks at the clock every few
+			// thousand strips.
+			expect(pauses).toBeGreaterThanOrEqual((2 * STRIPS) / 5000);
+			pauses = 0;
+			await splitTiff(tiff, () => true, { pause });
+			expect(pauses).toBeGreaterThanOrEqual((4 * STRIPS) / 5000);
+		} finally {
+			clock.mockRestore();
+		}
+	});
+});
