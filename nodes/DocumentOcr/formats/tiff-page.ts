@@ -96,7 +96,9 @@ export async function readPage(source: Source, index: number): Promise<Page> {
 		const tag = u16(at);
 		const type = u16(at + 2);
 		const n = u32(at + 4);
-		if (tag === COMPRESSION && u16(at + 8) === 6)
+		// The value read by its type: a LONG's first two bytes are its high half in big-endian.
+		const first = type === 4 || type === 9 ? u32(at + 8) : type === 1 ? bytes[at + 8] : u16(at + 8);
+		if (tag === COMPRESSION && first === 6)
 			throw refuse('it is an old-style JPEG (Compression 6), whose data is not relocated here');
 		const size = TYPE_SIZE[type] ?? 0;
 		if (LEFT_OUT.has(tag) || OLD_JPEG.has(tag) || IFD_TYPES.has(type) || size === 0) continue;
