@@ -1,17 +1,17 @@
 /**
  * Pages of a multi-page TIFF copied into a new TIFF (issue 37): `selectTiffPages` writes the
  * directories a selection names, `splitTiff` cuts the file in page order into as few parts as fit
- * a limit. A classic TIFF of either byte order (BigTIFF is refused): the new file keeps the byte
- * order; each page is its image directory (entries in their order), then the values that do not
- * fit in an entry (each on a word), then its strips or tiles back to back in the order of its
- * offsets, each as it is, with the offsets rewritten; one byte after the data of an odd length,
- * so that the next directory begins on a word (TIFF 6.0 asks it of directories and values, not
- * of image data). The entries that point into the file in ways not relocated here are left out:
- * SubIFDs (330, a page's thumbnails), the EXIF, GPS and interoperability directories (34665,
- * 34853, 40965), FreeOffsets and FreeByteCounts (288, 289), any entry of type IFD, and an entry
- * of a type TIFF does not define (its size is unknown). An old-style JPEG page (Compression 6),
- * whose data 513/514 point to, is refused. A page's size does not depend on where it stands, so
- * a split sizes its parts page by page.
+ * a limit (`tiffParts` gives them one at a time). A classic TIFF of either byte order (BigTIFF is
+ * refused): the new file keeps the byte order; each page is its image directory (entries in their
+ * order), then the values that do not fit in an entry (each on a word), then its strips or tiles
+ * back to back in the order of its offsets, each as it is, with the offsets rewritten; one byte
+ * after the data of an odd length, so that the next directory begins on a word (TIFF 6.0 asks it
+ * of directories and values, not of image data). The entries that point into the file in ways
+ * not relocated here are left out: SubIFDs (330, a page's thumbnails), the EXIF, GPS and
+ * interoperability directories (34665, 34853, 40965), FreeOffsets and FreeByteCounts (288, 289),
+ * any entry of type IFD, and an entry of a type TIFF does not define (its size is unknown). An
+ * old-style JPEG page (Compression 6), whose data 513/514 point to, is refused. A page's size
+ * does not depend on where it stands, so a split sizes its parts page by page.
  *
  * The chunks are mostly the input's, and few whatever the number of strips (a page of 600,000
  * one-byte strips back to back is one chunk): pieces that lie back to back in the file make one
@@ -89,17 +89,32 @@ export async function selectTiffPages(
 
 /**
  * The TIFF `bytes` cut in page order into as few parts as possible, each a file whose size in
- * bytes `fits`; a page that does not fit alone is a FormatError naming it.
+ * bytes `fits`; a page that does not fit alone is a FormatError naming it. All the parts at once:
+ * tiffParts gives them one at a time.
  */
 export async function splitTiff(
 	bytes: Buffer,
 	fits: (size: number) => boolean,
 	options: SplitOptions = {},
 ): Promise<WrittenPart[]> {
+	const parts: WrittenPart[] = [];
+	for await (const part of tiffParts(bytes, fits, options)) parts.push(part);
+	return parts;
+}
+
+/**
+ * The parts of splitTiff, each given as soon as it is written: the next is read and written only
+ * when the caller asks for it, so a caller that lets a part go before the next holds one part's
+ * chunks at a time. A refusal comes when its page is reached, after the parts before it.
+ */
+export async function* tiffParts(
+	bytes: Buffer,
+	fits: (size: number) => boolean,
+	options: SplitOptions = {},
+): AsyncGenerator<WrittenPart> {
 	const source = await open(bytes, options);
 	const total = source.offsets.length;
 	const order = options.pages ?? source.offsets.map((_, index) => index + 1);
-	const parts: WrittenPart[] = [];
 	let part: Page[] = [];
 	let numbers: number[] = [];
 	let size = HEADER;
@@ -117,7 +132,7 @@ export async function splitTiff(
 				`page ${number} alone makes a TIFF of ${HEADER + page.size} bytes, more than the limit allows, so the file cannot be split to fit`,
 			);
 		if (part.length > 0 && !fits(size + page.size)) {
-			parts.push(await writeTiff(source, part, numbers));
+			yield await writeTiff(source, part, numbers);
 			part = [];
 			numbers = [];
 			size = HEADER;
@@ -127,9 +142,8 @@ export async function splitTiff(
 		size += page.size;
 	}
 	if (part.length === 0) throw new FormatError('no page is selected');
-	parts.push(await writeTiff(source, part, numbers));
+	yield await writeTiff(source, part, numbers);
 	options.measured?.(source.work.done);
-	return parts;
 }
 
 const HEADER = 8;

@@ -2,10 +2,15 @@
  * A TIFF page of many small strips (review B1: RowsPerStrip 1, 600,000 one-byte strips) copied by
  * formats/tiff-write.ts: the chunks written are few whatever the strips' layout (back to back,
  * apart, listed out of file order), the strips read back the same, the loops over a page's strips
- * let the event loop run within the page.
+ * let the event loop run within the page, and a split's parts come one at a time (tiffParts).
  */
+import { FormatError } from '../../../../nodes/DocumentOcr/formats/limits';
 import type { Written } from '../../../../nodes/DocumentOcr/formats/pdf-write';
-import { selectTiffPages, splitTiff } from '../../../../nodes/DocumentOcr/formats/tiff-write';
+import {
+	selectTiffPages,
+	splitTiff,
+	tiffParts,
+} from '../../../../nodes/DocumentOcr/formats/tiff-write';
 
 interface Tall {
 	strips: number;
@@ -158,5 +163,42 @@ describe('a page of 100,000 one-byte strips', () => {
 		} finally {
 			clock.mockRestore();
 		}
+	});
+});
+
+describe('tiffParts: the parts of a split one at a time', () => {
+	test('each part is given as soon as it is written, a refusal after the parts before it; the parts of splitTiff', async () => {
+		const tiff = tallTiff({ strips: 1000, pages: 3 });
+		const fits = (size: number) => size <= 10_000;
+		const parts = tiffParts(tiff, fits);
+		const first = await parts.next();
+		expect(first.done).toBe(false);
+		expect(first.value).toMatchObject({ pages: [1], first: 1, last: 1 });
+		const rest: Written[] = [];
+		for await (const part of parts) rest.push(part);
+		const all = await splitTiff(tiff, fits);
+		expect([first.value, ...rest].map((part, i) => same(joined(part), joined(all[i])))).toEqual([
+			true,
+			true,
+			true,
+		]);
+		expect(all.map((part) => part.pages)).toEqual([[1], [2], [3]]);
+
+		// A page that cannot be copied is refused when the split reaches it: the parts finished
+		// before it were given.
+		const broken = Buffer.from(tiff);
+		const third = broken.readUInt32LE(
+			broken.readUInt32LE(broken.readUInt32LE(4) + 2 + 120) + 2 + 120,
+		);
+		broken.writeUInt16LE(6, third + 2 + 12 * 3 + 8);
+		const given: number[][] = [];
+		const refusal = await (async () => {
+			for await (const part of tiffParts(broken, fits)) given.push(part.pages);
+		})().catch((error: Error) => error);
+		expect(refusal).toBeInstanceOf(FormatError);
+		expect((refusal as Error).message).toMatch(
+			/^page 3 of the TIFF cannot be copied: it is an old-style JPEG/,
+		);
+		expect(given).toEqual([[1]]);
 	});
 });
