@@ -141,6 +141,8 @@ export async function readPage(source: Source, index: number): Promise<Page> {
 	let dataBytes = 0;
 	let end = 0;
 	let ordered = true;
+	// The pieces that are not empty: how many, the first byte of any and the end of the last.
+	const extent = { pieces: 0, start: bytes.length, end: 0 };
 	await forPieces(work, pieces, (i) => {
 		const [from, length] = [offsetOf(i), lengthOf(i)];
 		if (from + length > bytes.length)
@@ -149,8 +151,13 @@ export async function readPage(source: Source, index: number): Promise<Page> {
 		if (length === 0) return;
 		if (from < end) ordered = false;
 		end = from + length;
+		extent.pieces++;
+		extent.start = Math.min(extent.start, from);
+		extent.end = Math.max(extent.end, end);
 	});
-	const overlap = ordered ? undefined : await overlapping(source, { offsetOf, lengthOf, pieces });
+	const overlap = ordered
+		? undefined
+		: await overlapping(work, { offsetOf, lengthOf, pieces }, extent);
 	if (overlap)
 		throw refuse(
 			`its ${offsetsTag === TILE_OFFSETS ? 'tiles' : 'strips'} ${overlap[0] + 1} and ${overlap[1] + 1} share bytes of the file, which image data do not; a copy would multiply them`,
@@ -171,35 +178,76 @@ function valuesOf(source: Source, kept: Kept): Values {
 	return le ? (i) => bytes.readUInt32LE(at + 4 * i) : (i) => bytes.readUInt32BE(at + 4 * i);
 }
 
+type Pieces = Pick<Page, 'offsetOf' | 'lengthOf' | 'pieces'>;
+type Extent = { pieces: number; start: number; end: number };
+
 /**
  * Two pieces of a page out of file order that share bytes, by their index (the earlier first), or
- * undefined when none do (empty pieces share nothing). Each piece's bytes are marked in a map of
- * a bit per byte of the file (an eighth of its size): a piece that finds a bit set shares that
- * byte with a piece before it.
+ * undefined when none do (empty pieces share nothing): a byte two pieces hold, found by `marked`
+ * where the pieces lie close together and by `sorted` where they lie further apart (a map of
+ * their extent larger than 16 bytes a piece: a page of two strips at either end of the file costs
+ * no map of the file), then the first two pieces that hold it.
  */
 async function overlapping(
-	source: Source,
-	page: Pick<Page, 'offsetOf' | 'lengthOf' | 'pieces'>,
+	work: Work,
+	page: Pieces,
+	extent: Extent,
 ): Promise<[number, number] | undefined> {
-	const { bytes, work } = source;
+	// The map's bits are found by 32-bit shifts: an extent of 2 GB or more is sorted.
+	const span = extent.end - extent.start;
+	const close = span < 2 ** 31 && span / 8 <= 16 * extent.pieces;
+	const shared = close ? await marked(work, page, extent) : await sorted(work, page, extent);
+	if (shared < 0) return undefined;
 	const { offsetOf, lengthOf, pieces } = page;
-	const seen = new Uint8Array((bytes.length >> 3) + 1);
+	const holding: number[] = [];
+	await forPieces(work, pieces, (i) => {
+		if (offsetOf(i) <= shared && shared < offsetOf(i) + lengthOf(i)) holding.push(i);
+		return holding.length === 2;
+	});
+	return [holding[0], holding[1]];
+}
+
+/**
+ * A byte two pieces hold, or -1: each piece's bytes marked in a map of a bit per byte of the
+ * extent, a piece that finds a bit set shares that byte with a piece before it.
+ */
+async function marked(work: Work, page: Pieces, extent: Extent): Promise<number> {
+	const { offsetOf, lengthOf, pieces } = page;
+	const seen = new Uint8Array(((extent.end - extent.start) >> 3) + 1);
 	work.charge(seen.length);
 	let shared = -1;
-	const last = await forPieces(work, pieces, (i) => {
-		const from = offsetOf(i);
-		const length = lengthOf(i);
+	await forPieces(work, pieces, (i) => {
+		const [from, length] = [offsetOf(i) - extent.start, lengthOf(i)];
+		if (length === 0) return false;
 		work.charge(length >> 3);
-		shared = mark(seen, from, from + length);
-		return shared >= 0;
+		const at = mark(seen, from, from + length);
+		if (at >= 0) shared = extent.start + at;
+		return at >= 0;
 	});
-	if (last < 0) return undefined;
-	const before = await forPieces(
-		work,
-		last,
-		(j) => offsetOf(j) <= shared && shared < offsetOf(j) + lengthOf(j),
-	);
-	return [before, last];
+	return shared;
+}
+
+/**
+ * A byte two pieces hold, or -1: the starts and the ends of the pieces sorted apart, no two share
+ * a byte when each end is at or before the next start; else the next start is held by two.
+ */
+async function sorted(work: Work, page: Pieces, extent: Extent): Promise<number> {
+	const { offsetOf, lengthOf, pieces } = page;
+	const starts = new Float64Array(extent.pieces);
+	const ends = new Float64Array(extent.pieces);
+	let k = 0;
+	await forPieces(work, pieces, (i) => {
+		const length = lengthOf(i);
+		if (length === 0) return;
+		starts[k] = offsetOf(i);
+		ends[k] = starts[k] + length;
+		k++;
+	});
+	work.charge(2 * k * Math.ceil(Math.log2(k + 1)));
+	starts.sort();
+	ends.sort();
+	const at = await forPieces(work, k - 1, (j) => ends[j] > starts[j + 1]);
+	return at < 0 ? -1 : starts[at + 1];
 }
 
 /** Sets the bits of bytes `from` to `to` (excluded) in `seen`: the first byte already set, or -1. */

@@ -2,7 +2,9 @@
  * A TIFF page of many small strips (review B1: RowsPerStrip 1, 600,000 one-byte strips) copied by
  * formats/tiff-write.ts: the chunks written are few whatever the strips' layout (back to back,
  * apart, listed out of file order), the strips read back the same, the loops over a page's strips
- * let the event loop run within the page, and a split's parts come one at a time (tiffParts).
+ * let the event loop run within the page, strips out of file order are checked for shared bytes
+ * in work linear in the file (pages of two strips at either end of it included), and a split's
+ * parts come one at a time (tiffParts).
  */
 import { FormatError } from '../../../../nodes/DocumentOcr/formats/limits';
 import type { Written } from '../../../../nodes/DocumentOcr/formats/pdf-write';
@@ -163,6 +165,70 @@ describe('a page of 100,000 one-byte strips', () => {
 		} finally {
 			clock.mockRestore();
 		}
+	});
+});
+
+/**
+ * A little-endian TIFF of `pages` pages of two one-byte strips each, listed out of file order: the
+ * first lies at the end of the file, the second at its start (`long`: the second runs to the
+ * first, so the two share a byte).
+ */
+function scatteredTiff(pages: number, long = false): Buffer {
+	const size = 2 + 12 * 9 + 4 + 8;
+	const [start, end] = [8, 8 + pages + (pages & 1) + pages * size];
+	const buf = Buffer.alloc(end + pages);
+	buf.write('II', 0, 'latin1');
+	buf.writeUInt16LE(42, 2);
+	buf.writeUInt32LE(start + pages + (pages & 1), 4);
+	for (let p = 0; p < pages; p++) {
+		const at = start + pages + (pages & 1) + p * size;
+		const entries = [
+			[256, 3, 1, 1],
+			[257, 3, 1, 2],
+			[258, 3, 1, 8],
+			[259, 3, 1, 1],
+			[262, 3, 1, 1],
+			[273, 4, 2, at + size - 8],
+			[277, 3, 1, 1],
+			[278, 3, 1, 1],
+			[279, 3, 2, 0],
+		];
+		buf.writeUInt16LE(entries.length, at);
+		entries.forEach(([tag, type, count, value], i) => {
+			buf.writeUInt16LE(tag, at + 2 + 12 * i);
+			buf.writeUInt16LE(type, at + 4 + 12 * i);
+			buf.writeUInt32LE(count, at + 6 + 12 * i);
+			buf.writeUInt32LE(value, at + 10 + 12 * i);
+		});
+		// StripByteCounts inline: two SHORTs.
+		buf.writeUInt16LE(1, at + 10 + 12 * 8);
+		buf.writeUInt16LE(long ? end + p - (start + p) + 1 : 1, at + 12 + 12 * 8);
+		buf.writeUInt32LE(p < pages - 1 ? at + size : 0, at + 2 + 12 * 9);
+		buf.writeUInt32LE(end + p, at + size - 8);
+		buf.writeUInt32LE(start + p, at + size - 4);
+		[buf[end + p], buf[start + p]] = [0xa0, 0xb0];
+	}
+	return buf;
+}
+
+describe('strips listed out of file order', () => {
+	test('2,000 pages of two strips at either end of the file: the work a few times the file, not a map of the file a page', async () => {
+		const tiff = scatteredTiff(2000);
+		let work = 0;
+		const written = await selectTiffPages(
+			tiff,
+			Array.from({ length: 2000 }, (_, i) => i + 1),
+			{ measured: (units) => (work = units) },
+		);
+		expect(work).toBeLessThan(10 * tiff.length);
+		expect(same(stripsOf(joined(written), 1999), Buffer.from([0xa0, 0xb0]))).toBe(true);
+	});
+
+	test('two strips far apart that share a byte are refused, by their numbers', async () => {
+		const tiff = scatteredTiff(100, true);
+		await expect(selectTiffPages(tiff, [3])).rejects.toThrow(
+			/page 3 of the TIFF cannot be copied: its strips 1 and 2 share bytes of the file/,
+		);
 	});
 });
 
