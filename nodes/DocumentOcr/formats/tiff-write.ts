@@ -1,15 +1,24 @@
 /**
  * Pages of a multi-page TIFF copied into a new TIFF (issue 37): `selectTiffPages` writes the
  * directories a selection names, `splitTiff` cuts the file in page order into as few parts as fit
- * a limit. A classic TIFF of either byte order (BigTIFF is refused): the new file keeps the byte
- * order; each page is its image directory (entries in their order), then the values that do not
- * fit in an entry, then its strips or tiles, each copied as it is with its offsets rewritten. The
- * entries that point into the file in ways not relocated here are left out: SubIFDs (330, a
- * page's thumbnails), the EXIF, GPS and interoperability directories (34665, 34853, 40965),
- * FreeOffsets and FreeByteCounts (288, 289), any entry of type IFD, and an entry of a type TIFF
- * does not define (its size is unknown). An old-style JPEG page (Compression 6), whose data
- * 513/514 point to, is refused. A page's size does not depend on where it stands, so a split
- * sizes its parts page by page. The image data are not copied: the chunks are the input's.
+ * a limit (`tiffParts` gives them one at a time). A classic TIFF of either byte order (BigTIFF is
+ * refused): the new file keeps the byte order; each page is its image directory (entries in their
+ * order), then the values that do not fit in an entry (each on a word), then its strips or tiles
+ * back to back in the order of its offsets, each as it is, with the offsets rewritten; one byte
+ * after the data of an odd length, so that the next directory begins on a word (TIFF 6.0 asks it
+ * of directories and values, not of image data). The entries that point into the file in ways
+ * not relocated here are left out: SubIFDs (330, a page's thumbnails), the EXIF, GPS and
+ * interoperability directories (34665, 34853, 40965), FreeOffsets and FreeByteCounts (288, 289),
+ * any entry of type IFD, and an entry of a type TIFF does not define (its size is unknown). An
+ * old-style JPEG page (Compression 6), whose data 513/514 point to, is refused. A page's size
+ * does not depend on where it stands, so a split sizes its parts page by page.
+ *
+ * The chunks are mostly the input's, and few whatever the number of strips (a page of 600,000
+ * one-byte strips back to back is one chunk): pieces that lie back to back in the file make one
+ * chunk viewing them all, and runs shorter than GATHER bytes are copied into a store shared by the
+ * runs after them (one chunk for every GATHER / 2 bytes of data at most). A page holds no array
+ * per piece (tiff-page.ts reads the offsets and lengths where they lie), and every loop over the
+ * pieces lets the event loop run when due.
  *
  * A copy never makes more of the file than there is (review 37: a page of 160 kB naming 20,000
  * strips that each cover the whole file selected to 3.2 GB): a page whose strips or tiles overlap,
@@ -20,45 +29,14 @@
 import { FormatError, Unknown, Work } from './limits';
 import type { SplitOptions, WriteOptions, Written, WrittenPart } from './pdf-write';
 import { tiffDirectories } from './tiff';
-
-/** Bytes per value of each TIFF type (TIFF 6.0 §2, and the BigTIFF types); 0: unknown. */
-const TYPE_SIZE = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8];
-const IFD_TYPES = new Set([13, 18]);
-/** Entries pointing into the file that a copy does not carry (see above). */
-const LEFT_OUT = new Set([288, 289, 330, 34665, 34853, 40965]);
-const COMPRESSION = 259;
-const OLD_JPEG = new Set([513, 514]);
-const STRIP_OFFSETS = 273;
-const STRIP_BYTES = 279;
-const TILE_OFFSETS = 324;
-const TILE_BYTES = 325;
-
-/** A page's directory entry: its 12 bytes in the file, and its value's bytes when out of line. */
-interface Kept {
-	at: number;
-	tag: number;
-	/** Where its value lies in the file and how long it is, when longer than 4 bytes. */
-	value?: [number, number];
-}
-
-/** A page, ready to be placed anywhere in a new file. */
-interface Page {
-	entries: Kept[];
-	/** Which entry holds the data offsets, and the data: [offset, length] pairs. */
-	offsetsTag: number;
-	data: number[];
-	/** The bytes of its directory, its values and its offsets array (each value even)... */
-	head: number;
-	/** ...and with its data (each piece even). */
-	size: number;
-	/** The bytes of its data as in the file (no padding). */
-	dataBytes: number;
-}
+import { forPieces, readPage, type Page, type Source } from './tiff-page';
 
 /**
  * What a selection or a part may come to: its data no more than the file's bytes (the data of two
  * pages are not the same bytes), and the whole new file no more than GROWTH times the file and
- * 64 kB (offsets written anew as LONGs, padding, directories) and within 4 GB.
+ * 64 kB (offsets written anew as LONGs, padding, directories) and within 4 GB. That bounds the
+ * pieces (strips or tiles) too: each past a page's first takes 4 bytes of its offsets array, and
+ * none costs an object of its own.
  */
 const GROWTH = 4;
 const MAX_TIFF = 0xffff_ffff;
@@ -82,14 +60,6 @@ class Tally {
 	}
 }
 
-/** A TIFF opened for copying. */
-interface Source {
-	bytes: Buffer;
-	le: boolean;
-	offsets: number[];
-	work: Work;
-}
-
 /** A new TIFF of the pages `pages` names (1-based, ascending, each once) of the TIFF `bytes`. */
 export async function selectTiffPages(
 	bytes: Buffer,
@@ -108,7 +78,7 @@ export async function selectTiffPages(
 			throw new FormatError(`page ${page} is not a page of the TIFF (1 to ${total})`);
 		if (page <= before) throw new FormatError('the pages are not in document order, each once');
 		before = page;
-		const read = readPage(source, page - 1);
+		const read = await readPage(source, page - 1);
 		tally.add(read, page);
 		chosen.push(read);
 	}
@@ -119,17 +89,32 @@ export async function selectTiffPages(
 
 /**
  * The TIFF `bytes` cut in page order into as few parts as possible, each a file whose size in
- * bytes `fits`; a page that does not fit alone is a FormatError naming it.
+ * bytes `fits`; a page that does not fit alone is a FormatError naming it. All the parts at once:
+ * tiffParts gives them one at a time.
  */
 export async function splitTiff(
 	bytes: Buffer,
 	fits: (size: number) => boolean,
 	options: SplitOptions = {},
 ): Promise<WrittenPart[]> {
+	const parts: WrittenPart[] = [];
+	for await (const part of tiffParts(bytes, fits, options)) parts.push(part);
+	return parts;
+}
+
+/**
+ * The parts of splitTiff, each given as soon as it is written: the next is read and written only
+ * when the caller asks for it, so a caller that lets a part go before the next holds one part's
+ * chunks at a time. A refusal comes when its page is reached, after the parts before it.
+ */
+export async function* tiffParts(
+	bytes: Buffer,
+	fits: (size: number) => boolean,
+	options: SplitOptions = {},
+): AsyncGenerator<WrittenPart> {
 	const source = await open(bytes, options);
 	const total = source.offsets.length;
 	const order = options.pages ?? source.offsets.map((_, index) => index + 1);
-	const parts: WrittenPart[] = [];
 	let part: Page[] = [];
 	let numbers: number[] = [];
 	let size = HEADER;
@@ -140,14 +125,14 @@ export async function splitTiff(
 		if (!Number.isInteger(number) || number <= before || number > total)
 			throw new FormatError(`page ${number} is not a page of the TIFF in order (1 to ${total})`);
 		before = number;
-		const page = readPage(source, number - 1);
+		const page = await readPage(source, number - 1);
 		tally.add(page, number);
 		if (!fits(HEADER + page.size))
 			throw new FormatError(
 				`page ${number} alone makes a TIFF of ${HEADER + page.size} bytes, more than the limit allows, so the file cannot be split to fit`,
 			);
 		if (part.length > 0 && !fits(size + page.size)) {
-			parts.push(await writeTiff(source, part, numbers));
+			yield await writeTiff(source, part, numbers);
 			part = [];
 			numbers = [];
 			size = HEADER;
@@ -157,9 +142,8 @@ export async function splitTiff(
 		size += page.size;
 	}
 	if (part.length === 0) throw new FormatError('no page is selected');
-	parts.push(await writeTiff(source, part, numbers));
+	yield await writeTiff(source, part, numbers);
 	options.measured?.(source.work.done);
-	return parts;
 }
 
 const HEADER = 8;
@@ -185,151 +169,18 @@ const refusal = (error: Error) =>
 		`the TIFF's pages cannot be read (${error instanceof Unknown ? error.message : `${error}`}); nothing is written rather than a wrong page`,
 	);
 
-/** Reads directory `index`: the entries kept, the image data, the size the page takes. */
-function readPage(source: Source, index: number): Page {
-	const { bytes, le, work } = source;
-	const u16 = (at: number) => (le ? bytes.readUInt16LE(at) : bytes.readUInt16BE(at));
-	const u32 = (at: number) => (le ? bytes.readUInt32LE(at) : bytes.readUInt32BE(at));
-	const where = source.offsets[index];
-	const count = u16(where);
-	const refuse = (why: string) =>
-		new FormatError(`page ${index + 1} of the TIFF cannot be copied: ${why}`);
-	work.charge(12 * count + 6);
-	const entries: Kept[] = [];
-	let offsetsTag = 0;
-	let data: number[] | undefined;
-	let bytesEntry: Kept | undefined;
-	let values = 0;
-	for (let i = 0; i < count; i++) {
-		const at = where + 2 + 12 * i;
-		const tag = u16(at);
-		const type = u16(at + 2);
-		const n = u32(at + 4);
-		if (tag === COMPRESSION && u16(at + 8) === 6)
-			throw refuse('it is an old-style JPEG (Compression 6), whose data is not relocated here');
-		const size = TYPE_SIZE[type] ?? 0;
-		if (LEFT_OUT.has(tag) || OLD_JPEG.has(tag) || IFD_TYPES.has(type) || size === 0) continue;
-		const length = size * n;
-		const kept: Kept = { at, tag };
-		if (length > 4) {
-			const from = u32(at + 8);
-			if (from + length > bytes.length)
-				throw refuse(`the value of tag ${tag} is past the end of the file`);
-			kept.value = [from, length];
-			values += length + (length & 1);
-		}
-		if (tag === STRIP_OFFSETS || tag === TILE_OFFSETS) {
-			if (data) throw refuse('it has both strips and tiles');
-			if (type !== 3 && type !== 4)
-				throw refuse(`its data offsets (tag ${tag}) are of type ${type}`);
-			offsetsTag = tag;
-			data = numbers(source, kept, type, n);
-			// The offsets are written anew, as LONGs.
-			if (kept.value) values -= kept.value[1] + (kept.value[1] & 1);
-		}
-		if (tag === STRIP_BYTES || tag === TILE_BYTES) {
-			if (type !== 3 && type !== 4)
-				throw refuse(`its data lengths (tag ${tag}) are of type ${type}`);
-			bytesEntry = kept;
-		}
-		entries.push(kept);
-	}
-	if (values > bytes.length)
-		throw refuse(
-			`its values out of line come to ${values} bytes, more than the file's ${bytes.length} (they overlap)`,
-		);
-	if (!data || !bytesEntry)
-		throw refuse('it has no image data (strips or tiles with their lengths)');
-	const type = u16(bytesEntry.at + 2);
-	const lengths = numbers(source, bytesEntry, type, u32(bytesEntry.at + 4));
-	if (lengths.length !== data.length)
-		throw refuse(`it has ${data.length} data offsets and ${lengths.length} lengths`);
-	const pairs: number[] = [];
-	let dataSize = 0;
-	let dataBytes = 0;
-	work.charge(data.length);
-	for (let i = 0; i < data.length; i++) {
-		if (data[i] + lengths[i] > bytes.length)
-			throw refuse(`its image data ${i} is past the end of the file`);
-		pairs.push(data[i], lengths[i]);
-		dataSize += lengths[i] + (lengths[i] & 1);
-		dataBytes += lengths[i];
-	}
-	const overlap = overlapping(pairs, work);
-	if (overlap)
-		throw refuse(
-			`its ${offsetsTag === TILE_OFFSETS ? 'tiles' : 'strips'} ${overlap[0] + 1} and ${overlap[1] + 1} share bytes of the file, which image data do not; a copy would multiply them`,
-		);
-	const offsetsArray = data.length > 1 ? 4 * data.length : 0;
-	const head = 2 + 12 * entries.length + 4 + values + offsetsArray;
-	return { entries, offsetsTag, data: pairs, head, size: head + dataSize, dataBytes };
-}
-
-/**
- * Two pieces of `pairs` ([offset, length], ...) that share bytes, by their index, or undefined
- * when none do (empty pieces share nothing). Pieces in file order are seen in one pass; others
- * are sorted by offset first.
- */
-function overlapping(pairs: number[], work: Work): [number, number] | undefined {
-	const n = pairs.length / 2;
-	let end = 0;
-	let ordered = true;
-	work.charge(n);
-	for (let i = 0; i < n; i++) {
-		const [from, length] = [pairs[2 * i], pairs[2 * i + 1]];
-		if (length === 0) continue;
-		if (from < end) {
-			ordered = false;
-			break;
-		}
-		end = from + length;
-	}
-	if (ordered) return undefined;
-	const order: number[] = [];
-	for (let i = 0; i < n; i++) if (pairs[2 * i + 1] > 0) order.push(i);
-	end = 0;
-	let last = -1;
-	work.charge(order.length * Math.ceil(Math.log2(order.length + 1)));
-	order.sort((a, b) => pairs[2 * a] - pairs[2 * b]);
-	for (const i of order) {
-		if (pairs[2 * i] < end) return [Math.min(last, i), Math.max(last, i)];
-		const reach = pairs[2 * i] + pairs[2 * i + 1];
-		if (reach > end) [end, last] = [reach, i];
-	}
-	return undefined;
-}
-
-/** The numbers of a SHORT or LONG entry, inline or out of line. */
-function numbers(source: Source, kept: Kept, type: number, n: number): number[] {
-	const { bytes, le, work } = source;
-	const at = kept.value ? kept.value[0] : kept.at + 8;
-	const size = type === 3 ? 2 : 4;
-	work.charge(n);
-	const out: number[] = [];
-	for (let i = 0; i < n; i++) {
-		const p = at + i * size;
-		out.push(
-			size === 2
-				? le
-					? bytes.readUInt16LE(p)
-					: bytes.readUInt16BE(p)
-				: le
-					? bytes.readUInt32LE(p)
-					: bytes.readUInt32BE(p),
-		);
-	}
-	return out;
-}
-
 /** The new file of `pages`, pages `numbers` (1-based, in order) of the source. */
 async function writeTiff(source: Source, pages: Page[], numbers: number[]): Promise<WrittenPart> {
 	const first = numbers[0];
 	const { bytes, le, work } = source;
-	const chunks: Buffer[] = [];
 	const header = Buffer.alloc(HEADER);
 	bytes.copy(header, 0, 0, 4);
 	write32(header, 4, HEADER, le);
-	chunks.push(header);
+	const chunks = new Chunks(
+		source,
+		pages.reduce((sum, page) => sum + page.dataBytes, 0),
+	);
+	chunks.add(header);
 	let at = HEADER;
 	for (const [p, page] of pages.entries()) {
 		if (work.due()) await work.pause();
@@ -338,32 +189,22 @@ async function writeTiff(source: Source, pages: Page[], numbers: number[]): Prom
 				`the new TIFF would pass 4 GB at page ${numbers[p]}, more than a classic TIFF's offsets reach; nothing is written`,
 			);
 		const directory = 2 + 12 * page.entries.length + 4;
-		const many = page.data.length > 2;
+		const many = page.pieces > 1;
 		const head = Buffer.alloc(page.head);
-		work.charge(head.length + page.entries.length + page.data.length);
+		work.charge(head.length + page.entries.length);
 		write16(head, 0, page.entries.length, le);
 		let value = at + directory;
-		// The data follow the values (and the offsets array): where each begins.
-		let dataAt = at + page.head;
-		const dataOffsets: number[] = [];
-		for (let i = 0; i < page.data.length; i += 2) {
-			dataOffsets.push(dataAt);
-			dataAt += page.data[i + 1] + (page.data[i + 1] & 1);
-		}
+		// Where the offsets are written: in the entry (one piece) or in an array of their own.
+		let offsets = 0;
 		page.entries.forEach((entry, i) => {
 			const to = 2 + 12 * i;
 			bytes.copy(head, to, entry.at, entry.at + 12);
 			if (entry.tag === page.offsetsTag) {
 				write16(head, to + 2, 4, le);
-				write32(head, to + 4, dataOffsets.length, le);
-				if (!many) write32(head, to + 8, dataOffsets[0], le);
-				else {
-					write32(head, to + 8, value, le);
-					for (const offset of dataOffsets) {
-						write32(head, value - at, offset, le);
-						value += 4;
-					}
-				}
+				write32(head, to + 4, page.pieces, le);
+				write32(head, to + 8, many ? value : 0, le);
+				offsets = many ? value - at : to + 8;
+				if (many) value += 4 * page.pieces;
 			} else if (entry.value) {
 				const [from, length] = entry.value;
 				write32(head, to + 8, value, le);
@@ -371,20 +212,107 @@ async function writeTiff(source: Source, pages: Page[], numbers: number[]): Prom
 				value += length + (length & 1);
 			}
 		});
-		const next = p < pages.length - 1 ? at + page.size : 0;
-		write32(head, directory - 4, next, le);
-		chunks.push(head);
-		for (let i = 0; i < page.data.length; i += 2) {
-			const [from, length] = [page.data[i], page.data[i + 1]];
-			chunks.push(bytes.subarray(from, from + length));
-			if (length & 1) chunks.push(PAD);
-		}
+		write32(head, directory - 4, p < pages.length - 1 ? at + page.size : 0, le);
+		chunks.add(head);
+		// The data follow the values (and the offsets array), each piece after the one before.
+		let dataAt = at + page.head;
+		await forPieces(work, page.pieces, (i) => {
+			const [from, length] = [page.offsetOf(i), page.lengthOf(i)];
+			write32(head, offsets + 4 * i, dataAt, le);
+			dataAt += length;
+			chunks.piece(from, length);
+		});
+		if (page.dataBytes & 1) chunks.add(PAD);
 		at += page.size;
 	}
-	return { chunks, length: at, first, last: numbers[numbers.length - 1], pages: [...numbers] };
+	return {
+		chunks: chunks.done(),
+		length: at,
+		first,
+		last: numbers[numbers.length - 1],
+		pages: [...numbers],
+	};
 }
 
 const PAD = Buffer.alloc(1);
+/**
+ * A run of pieces shorter than GATHER bytes is copied into a store of STORE bytes (or the data
+ * still to come, when fewer) shared by the runs after it, rather than viewed where it lies: the
+ * chunks stay few (one for every GATHER / 2 bytes of data at most, and two a page) whatever the
+ * layout of the pieces in the file.
+ */
+const GATHER = 1024;
+const STORE = 65_536;
+
+/**
+ * The chunks of a new file: its buffers, and the source's pieces, those that lie back to back in
+ * the file (in the order written) one chunk viewing the run, short runs gathered into a store.
+ */
+class Chunks {
+	private readonly list: Buffer[] = [];
+	/** The run of the source being extended: from, to (none when equal). */
+	private from = 0;
+	private to = 0;
+	/** The store, and its bytes not yet in a chunk: from `kept` to `filled`. */
+	private store = Buffer.alloc(0);
+	private kept = 0;
+	private filled = 0;
+
+	/** `left`: the bytes of data still to come (a store is never larger). */
+	constructor(
+		private readonly source: Source,
+		private left: number,
+	) {}
+
+	add(buf: Buffer): void {
+		this.endRun();
+		this.endStore();
+		this.list.push(buf);
+	}
+
+	piece(from: number, length: number): void {
+		if (length === 0) return;
+		if (from === this.to && this.to > this.from) {
+			this.to += length;
+			return;
+		}
+		this.endRun();
+		[this.from, this.to] = [from, from + length];
+	}
+
+	done(): Buffer[] {
+		this.endRun();
+		this.endStore();
+		return this.list;
+	}
+
+	private endRun(): void {
+		const length = this.to - this.from;
+		if (length === 0) return;
+		const { bytes, work } = this.source;
+		if (length >= GATHER) {
+			this.endStore();
+			this.list.push(bytes.subarray(this.from, this.to));
+		} else {
+			if (this.filled + length > this.store.length) {
+				this.endStore();
+				this.store = Buffer.alloc(Math.min(STORE, this.left));
+				[this.kept, this.filled] = [0, 0];
+			}
+			work.charge(length);
+			bytes.copy(this.store, this.filled, this.from, this.to);
+			this.filled += length;
+		}
+		this.left -= length;
+		this.from = this.to = 0;
+	}
+
+	private endStore(): void {
+		if (this.filled === this.kept) return;
+		this.list.push(this.store.subarray(this.kept, this.filled));
+		this.kept = this.filled;
+	}
+}
 
 function write16(buf: Buffer, at: number, value: number, le: boolean): void {
 	if (le) buf.writeUInt16LE(value, at);

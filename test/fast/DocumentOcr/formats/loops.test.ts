@@ -80,11 +80,7 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	['parser.ts', 'for (; at < word.length; at++) {', "the token's bytes: charged before it"],
 	['pdf.ts', 'for (const view of views) {', 'two readings of the offsets at most'],
 	['tiff-write.ts', 'for (const page of pages) {', 'each page: charged by readPage'],
-	[
-		'tiff-write.ts',
-		'for (const number of order) {',
-		'each page: charged by readPage',
-	],
+	['tiff-write.ts', 'for (const number of order) {', 'each page: charged by readPage'],
 	[
 		'tiff-write.ts',
 		'const order = options.pages ?? source.offsets.map((_, index) => index + 1);',
@@ -92,23 +88,33 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	[
 		'tiff-write.ts',
+		'page.entries.forEach((entry, i) => {',
+		"a page's entries: charged with its directory in writeTiff",
+	],
+	[
+		'tiff-write.ts',
+		'pages.reduce((sum, page) => sum + page.dataBytes, 0),',
+		'one number per page: charged by readPage',
+	],
+	[
+		'tiff-page.ts',
 		'for (let i = 0; i < count; i++) {',
 		"a directory's entries: charged (12 bytes each) before the loop",
 	],
 	[
-		'tiff-write.ts',
-		'for (let i = 0; i < page.data.length; i += 2) {',
-		"a page's strips or tiles: charged with its directory in writeTiff",
+		'tiff-page.ts',
+		'for (; at < to && (at & 7) !== 0; at++) if (taken(at)) return at;',
+		"a piece's bytes, a unit per 8: charged by overlapping before mark",
 	],
 	[
-		'tiff-write.ts',
-		'for (const offset of dataOffsets) {',
-		"a page's strips or tiles: charged with its directory in writeTiff",
+		'tiff-page.ts',
+		'for (let byte = at >> 3; byte < whole; byte++)',
+		"a piece's bytes, a unit per 8: charged by overlapping before mark",
 	],
 	[
-		'tiff-write.ts',
-		'page.entries.forEach((entry, i) => {',
-		"a page's entries: charged with its directory in writeTiff",
+		'tiff-page.ts',
+		'for (at = Math.max(at, 8 * whole); at < to; at++) if (taken(at)) return at;',
+		"a piece's bytes, a unit per 8: charged by overlapping before mark",
 	],
 	[
 		'pdf-objects.ts',

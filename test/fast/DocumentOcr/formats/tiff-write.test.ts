@@ -157,6 +157,33 @@ describe('what cannot be copied is refused', () => {
 		);
 	});
 
+	test.each([
+		['little-endian', false],
+		['big-endian', true],
+	])(
+		'an old-style JPEG page whose Compression is a LONG (%s); a LONG of 65,542 is not 6',
+		async (_name, be) => {
+			const bytes = Buffer.from(pagedTiff(TEXTS.slice(0, 2), { be }));
+			// Compression (259), the 4th entry of the first directory, made a LONG.
+			const entry = 8 + 2 + 12 * 3;
+			const long = (value: number) => {
+				if (be) {
+					bytes.writeUInt16BE(4, entry + 2);
+					bytes.writeUInt32BE(value, entry + 8);
+				} else {
+					bytes.writeUInt16LE(4, entry + 2);
+					bytes.writeUInt32LE(value, entry + 8);
+				}
+			};
+			long(6);
+			await expect(selectTiffPages(bytes, [1])).rejects.toThrow(
+				/page 1 of the TIFF cannot be copied: it is an old-style JPEG/,
+			);
+			long(65_542);
+			expect(read(joined(await selectTiffPages(bytes, [1])))[0].description).toBe('PAGE-ONE');
+		},
+	);
+
 	test('a strip past the end of the file', async () => {
 		await expect(selectTiffPages(tiff.subarray(0, tiff.length - 4), [2])).rejects.toThrow(
 			/page 2 of the TIFF cannot be copied: its image data 1 is past the end of the file/,
