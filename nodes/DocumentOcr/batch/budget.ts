@@ -212,6 +212,8 @@ export function pageFields(
 ): IDataObject {
 	const fields: IDataObject = { pagesCounted: selection ? selection.pagesCounted : count.pages };
 	if (selection) fields.pagesSent = selection.pagesSent;
+	// Pages copied out of a PDF that opens without a password were sent unencrypted.
+	if (selection?.encryptionRemoved) fields.encryptionRemoved = selection.encryptionRemoved;
 	// A count that rests on an assumption (frames of an animated image, TIFF directories) says so.
 	if (count.pages !== null && count.assumed) fields.pageCountAssumption = count.assumed;
 	if (billed === undefined) return fields;

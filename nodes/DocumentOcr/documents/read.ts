@@ -719,7 +719,11 @@ async function splitOf(
 			{ kind, pages: plan.pages, count, digest: plan.digest, sourceSize: read.size },
 			reads,
 		),
-		selection: { pagesSent: rangesOf(plan.pages), pagesCounted: total },
+		selection: {
+			pagesSent: rangesOf(plan.pages),
+			pagesCounted: total,
+			...(plan.encryptionRemoved ? { encryptionRemoved: plan.encryptionRemoved } : {}),
+		},
 		part: { index, of: plans.length, rest: plans.slice(index).map((p) => p.pages.length) },
 	}));
 	if (parts.length === 1) {
@@ -731,7 +735,11 @@ async function splitOf(
 		size: read.size,
 		digest: read.digest,
 		pageCount: assumed ? { pages: pages.length, assumed } : { pages: pages.length },
-		selection: { pagesSent: rangesOf(pages), pagesCounted: total },
+		selection: {
+			pagesSent: rangesOf(pages),
+			pagesCounted: total,
+			...(plans[0].encryptionRemoved ? { encryptionRemoved: plans[0].encryptionRemoved } : {}),
+		},
 		parts,
 		// The reading kept for the parts, given back when the item is over (batch/parts.ts) if its
 		// last part did not take it (a part failed, the budget refused the document).

@@ -17,10 +17,15 @@ export { SELECTION_SYNTAX };
  * the Page Budget admits). The original is let go once the selection is built.
  */
 
-/** What an item sent of its document: the pages, as ranges ("2-3, 5"), and the document's total. */
+/**
+ * What an item sent of its document: the pages, as ranges ("2-3, 5"), and the document's total;
+ * the encryption the pages were copied out of (a PDF that opens without a password is sent as an
+ * unencrypted file), if any.
+ */
 export interface PagesSent {
 	pagesSent: string;
 	pagesCounted: number;
+	encryptionRemoved?: string;
 }
 
 /** The document as it will be sent after a selection: its bytes, as the chunks written. */
@@ -169,7 +174,11 @@ export async function buildSelection(
 		size: length,
 		digest: await digestOfChunks(chunks),
 		pageCount: assumed ? { pages: pages.length, assumed } : { pages: pages.length },
-		sent: { pagesSent: rangesOf(pages), pagesCounted: count.pages! },
+		sent: {
+			pagesSent: rangesOf(pages),
+			pagesCounted: count.pages!,
+			...(written.decrypted ? { encryptionRemoved: written.decrypted } : {}),
+		},
 	};
 }
 

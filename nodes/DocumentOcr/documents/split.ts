@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { PageCount } from '../formats';
-import { FormatError, splitPages } from '../formats';
+import { FormatError, partsOf } from '../formats';
 import type { DocumentKind } from './check';
 import { formatBytes, MAX_BODY_BYTES, SPLIT_OPTION } from './check';
 import { booleanField, itemFields } from '../shared/validate';
@@ -36,12 +36,16 @@ export function splitsLarge(ctx: IExecuteFunctions, itemIndex: number): boolean 
 /** The size of the request body that carries a file of `fileSize` bytes (JSON + Base64, multipart). */
 export type BodySize = (fileSize: number) => number;
 
-/** One part as planned: its pages (1-based, in order), its file's size and SHA-256, its count. */
+/**
+ * One part as planned: its pages (1-based, in order), its file's size and SHA-256, its count; the
+ * encryption its file was written without (a PDF that opens without a password), if any.
+ */
 export interface PartPlan {
 	pages: number[];
 	size: number;
 	digest: string;
 	pageCount: PageCount;
+	encryptionRemoved?: string;
 }
 
 /** How a long split lets n8n's event loop run. */
@@ -94,13 +98,24 @@ export async function planParts(
 	},
 ): Promise<PartPlan[]> {
 	const { whole, kind, pages, count, bodySize } = input;
-	let written;
+	const plans: PartPlan[] = [];
 	try {
-		written = await splitPages(whole, kind, (size) => bodySize(size) <= MAX_BODY_BYTES, {
+		// One part at a time: each is hashed and let go before the next is written.
+		const parts = partsOf(whole, kind, (size) => bodySize(size) <= MAX_BODY_BYTES, {
 			pages,
 			signal: ctx.getExecutionCancelSignal?.(),
 			pause: PAUSE,
 		});
+		for await (const part of parts) {
+			const assumed = count.pages !== null && part.pages.length > 1 ? count.assumed : undefined;
+			plans.push({
+				pages: part.pages,
+				size: part.length,
+				digest: await digestOfChunks(part.chunks),
+				pageCount: assumed ? { pages: part.pages.length, assumed } : { pages: part.pages.length },
+				...(part.decrypted ? { encryptionRemoved: part.decrypted } : {}),
+			});
+		}
 	} catch (error) {
 		const message = error instanceof FormatError ? error.message : String(error);
 		const page = /^page (\d+) alone/.exec(message);
@@ -117,16 +132,6 @@ export async function planParts(
 			`the document could not be split into parts: ${message}`,
 			'Save the document again without protection (e.g. "Print to PDF") and split it then, or split it into smaller documents first.',
 		);
-	}
-	const plans: PartPlan[] = [];
-	for (const part of written) {
-		const assumed = count.pages !== null && part.pages.length > 1 ? count.assumed : undefined;
-		plans.push({
-			pages: part.pages,
-			size: part.length,
-			digest: await digestOfChunks(part.chunks),
-			pageCount: assumed ? { pages: part.pages.length, assumed } : { pages: part.pages.length },
-		});
 	}
 	return plans;
 }

@@ -30,6 +30,7 @@ import { gifFrames, pngFrames, webpFrames } from './images';
 import { FormatError, readCount, strip, Work, type PageCount, type Pause } from './limits';
 import { countPdfPages } from './pdf';
 import {
+	pdfParts,
 	selectPdfPages,
 	splitPdf,
 	type SplitOptions,
@@ -38,7 +39,7 @@ import {
 	type WrittenPart,
 } from './pdf-write';
 import { countTiffPages } from './tiff';
-import { selectTiffPages, splitTiff } from './tiff-write';
+import { selectTiffPages, splitTiff, tiffParts } from './tiff-write';
 
 export { FormatError, PAGE_LIMITS, type PageCount, type Pause } from './limits';
 export { parsePageSelection, SELECTION_SYNTAX } from './ranges';
@@ -51,6 +52,7 @@ export {
 	type WrittenPart,
 };
 export { selectTiffPages, splitTiff };
+// (splitPdf and splitTiff gather their parts: tests and benchmarks read them whole)
 
 /** The kinds of document the room reads (documents/check.ts's DocumentKind is one of them). */
 export type DocumentKind = 'pdf' | 'png' | 'jpeg' | 'webp' | 'tiff' | 'gif' | 'bmp';
@@ -141,22 +143,35 @@ export async function selectPages(
 
 /**
  * A document of `kind` cut in page order into as few parts as `fits` (the size of each part's
- * file, in bytes); a PDF's or a TIFF's pages copied into each part, an image one part as it is.
- * `options.pages` cuts only those pages (a selection). Each part is the file selectPages writes
- * for the part's pages, byte for byte, so a part can be written again from its pages alone. A
- * page (or an image) that does not fit alone is a FormatError.
+ * file, in bytes), given one at a time (the caller lets a part go before the next is written); a
+ * PDF's or a TIFF's pages copied into each part, an image one part as it is. `options.pages` cuts
+ * only those pages (a selection). Each part is the file selectPages writes for the part's pages,
+ * byte for byte, so a part can be written again from its pages alone. A page (or an image) that
+ * does not fit alone is a FormatError.
  */
+export async function* partsOf(
+	bytes: Buffer,
+	kind: DocumentKind,
+	fits: (size: number) => boolean,
+	options: SplitOptions = {},
+): AsyncGenerator<WrittenPart> {
+	if (kind === 'pdf') return yield* pdfParts(bytes, fits, options);
+	if (kind === 'tiff') return yield* tiffParts(bytes, fits, options);
+	if (!fits(bytes.length))
+		throw new FormatError(
+			`the ${kind.toUpperCase()} image (${bytes.length} bytes) is one page, more than the limit allows: it cannot be split`,
+		);
+	yield { chunks: [bytes], length: bytes.length, first: 1, last: 1, pages: [1] };
+}
+
+/** Every part of partsOf, gathered. */
 export async function splitPages(
 	bytes: Buffer,
 	kind: DocumentKind,
 	fits: (size: number) => boolean,
 	options: SplitOptions = {},
 ): Promise<WrittenPart[]> {
-	if (kind === 'pdf') return await splitPdf(bytes, fits, options);
-	if (kind === 'tiff') return await splitTiff(bytes, fits, options);
-	if (!fits(bytes.length))
-		throw new FormatError(
-			`the ${kind.toUpperCase()} image (${bytes.length} bytes) is one page, more than the limit allows: it cannot be split`,
-		);
-	return [{ chunks: [bytes], length: bytes.length, first: 1, last: 1, pages: [1] }];
+	const parts: WrittenPart[] = [];
+	for await (const part of partsOf(bytes, kind, fits, options)) parts.push(part);
+	return parts;
 }

@@ -318,7 +318,9 @@ export class Copier {
 		const field = asField || entries.has('Kids');
 		if (field) left.push(entries.get('Kids'));
 		this.parent(handle, number, field || subtype === 'Widget', left);
-		this.render(handle, layout.start, layout.close, cutsOf(left), pieces);
+		// A signature's /Contents is never encrypted (ISO 32000-2 §7.6.2): it is copied as it is.
+		const signed = entries.has('ByteRange') ? entries.get('Contents') : undefined;
+		this.render(handle, layout.start, layout.close, cutsOf(left), pieces, signed);
 		pieces.push(latin1(`${tail}${field ? '' : '>>'}${data ? '\nstream\n' : ''}`));
 		const head = Buffer.concat(pieces);
 		if (!field) return this.file.add(head, pieces.length, data);
@@ -413,8 +415,8 @@ export class Copier {
 
 	/**
 	 * The bytes `[start, end)` of `handle` as pieces: each reference renumbered (or null), each
-	 * string decrypted (an encrypted file's), each cut and each extra cut (pairs: an entry this copy
-	 * leaves out, sorted) out.
+	 * string decrypted (an encrypted file's; not within `plain`), each cut and each extra cut
+	 * (pairs: an entry this copy leaves out, sorted) out.
 	 */
 	private render(
 		handle: Handle,
@@ -422,6 +424,7 @@ export class Copier {
 		end: number,
 		extra: number[],
 		pieces: Buffer[],
+		plain?: Entry,
 	): void {
 		const { bytes, layout } = handle;
 		const { refs, cuts } = layout;
@@ -454,8 +457,11 @@ export class Copier {
 				const number = this.resolve(refs[r - 1]);
 				pieces.push(latin1(number ? `${number} 0 R` : 'null'));
 			} else if (kind === 'string') {
-				const plain = decryption!.string(handle.num, handle.gen, stringBytes(bytes, next, to));
-				pieces.push(latin1(hexString(plain)));
+				if (plain && next >= plain.start && to <= plain.end) pieces.push(bytes.subarray(next, to));
+				else {
+					const text = stringBytes(bytes, next, to);
+					pieces.push(latin1(hexString(decryption!.string(handle.num, handle.gen, text))));
+				}
 			}
 			pos = to;
 		}

@@ -69,7 +69,7 @@ export class Source {
 			);
 		if (pdf.decryption && 'refused' in pdf.decryption)
 			throw new FormatError(
-				`the PDF is encrypted and ${pdf.decryption.refused}: its pages cannot be copied into a new file; remove its protection first (qpdf --decrypt, or "Print to PDF")`,
+				`${pdf.decryption.refused}; its pages cannot be copied into a new file, so nothing is written`,
 			);
 		return new Source(work, pdf);
 	}
@@ -158,8 +158,10 @@ export class Source {
 		const raw = handle.bytes.subarray(extent.start, extent.end);
 		const { decryption } = this;
 		if (!decryption) return raw;
-		if (nameIn(handle, 'Type') === 'Metadata' && !decryption.metadataEncrypted) return raw;
-		return decryption.stream(handle.num, handle.gen, raw);
+		const type = nameIn(handle, 'Type');
+		if (type === 'Metadata' && !decryption.metadataEncrypted) return raw;
+		const filter = type === 'EmbeddedFile' ? decryption.embeddedFilter : undefined;
+		return decryption.stream(handle.num, handle.gen, raw, filter);
 	}
 
 	/** The decoded data of stream object `num` (a content stream), chunk by chunk. */
