@@ -8,7 +8,8 @@
  * the parts of a split forced into two or three. Every written page draws as its source page to
  * the pixel and reads the same text in poppler, the file holds nothing only unselected pages use
  * (their images' bytes, their markers), qpdf --check finds nothing, and pdfinfo counts the pages
- * written. The corpus must cover each feature of REQUIRED with at least one producer.
+ * written; a selection the writer refuses is a problem too. The corpus must cover each feature of
+ * REQUIRED with at least one producer, and the checks must see a file that is wrong.
  *
  * The tools are Debian's, installed when missing (test/support/debian.js).
  */
@@ -36,6 +37,7 @@ const REQUIRED = [
 	'annotations',
 	'scanned pages',
 	'JPEGs passed through',
+	'endstream in a stream',
 	'object streams',
 	'linearized',
 ];
@@ -46,31 +48,60 @@ const every = (n) => Array.from({ length: n }, (_, i) => i + 1);
 /**
  * What is written from a source of `total` pages: each page alone, the first and the last, and
  * the parts of a split whose limit is the larger of the two halves' files (two parts, or three
- * when a part's pages weigh more together than apart).
+ * when a part's pages weigh more together than apart). A selection or split the writer refuses
+ * is a problem of its own (check: write).
  */
-async function writtenFrom(bytes, total) {
-	const out = every(total).map((page) => ({ selection: `pages ${page}`, pages: [page] }));
-	if (total > 1) out.push({ selection: `pages 1,${total}`, pages: [1, total] });
-	for (const entry of out)
-		entry.bytes = joined(await formats.selectPages(bytes, 'pdf', entry.pages));
-	if (total > 1) {
-		const half = Math.ceil(total / 2);
-		const size = async (pages) => (await formats.selectPages(bytes, 'pdf', pages)).length;
-		const limit = Math.max(
-			await size(every(half)),
-			await size(every(total - half).map((k) => half + k)),
-		);
-		const parts = await formats.splitPages(bytes, 'pdf', (length) => length <= limit);
-		parts.forEach((part, i) =>
-			out.push({
-				selection: `part ${i + 1} of ${parts.length} (pages ${part.first}-${part.last}, ≤ ${limit} bytes)`,
-				pages: part.pages,
-				bytes: joined(part),
-				split: parts.map((p) => p.pages),
-			}),
-		);
+async function writtenFrom(source, bytes, total) {
+	const out = [];
+	const refused = [];
+	const refuse = (selection, error) =>
+		refused.push({
+			file: source.name,
+			selection,
+			page: null,
+			check: 'write',
+			detail: error.message,
+		});
+	const chosen = every(total).map((page) => [page]);
+	if (total > 1) chosen.push([1, total]);
+	for (const pages of chosen) {
+		const selection = `pages ${pages.join(',')}`;
+		try {
+			out.push({ selection, pages, bytes: joined(await formats.selectPages(bytes, 'pdf', pages)) });
+		} catch (error) {
+			refuse(selection, error);
+		}
 	}
-	return out;
+	if (total > 1) {
+		try {
+			const half = Math.ceil(total / 2);
+			const size = async (pages) => (await formats.selectPages(bytes, 'pdf', pages)).length;
+			const limit = Math.max(
+				await size(every(half)),
+				await size(every(total - half).map((k) => half + k)),
+			);
+			const parts = await formats.splitPages(bytes, 'pdf', (length) => length <= limit);
+			const split = parts.map((part) => part.pages);
+			if (split.length < 2 || split.length > 3 || split.flat().join() !== every(total).join())
+				refused.push({
+					file: source.name,
+					selection: 'split',
+					page: null,
+					check: 'split',
+					detail: `parts ${JSON.stringify(split)}: not two or three parts of pages 1-${total} in order`,
+				});
+			parts.forEach((part, i) =>
+				out.push({
+					selection: `part ${i + 1} of ${parts.length} (pages ${part.first}-${part.last}, ≤ ${limit} bytes)`,
+					pages: part.pages,
+					bytes: joined(part),
+				}),
+			);
+		} catch (error) {
+			refuse('split', error);
+		}
+	}
+	return { written: out, refused };
 }
 
 describe('every selection and split of real producers’ PDFs, against its source', () => {
@@ -114,6 +145,26 @@ describe('every selection and split of real producers’ PDFs, against its sourc
 		expect(REQUIRED.filter((feature) => !held.has(feature))).toEqual([]);
 	});
 
+	test('the checks see a wrong file: another page, the whole file for one page, a file cut short', async () => {
+		const document = corpus.documents.find((d) => d.name === 'mutool');
+		if (!document) throw new Error('mutool made no file to check the checks on');
+		const bytes = fs.readFileSync(document.file);
+		const work = fs.mkdtempSync(path.join(dir, 'written', 'wrong-'));
+		const source = await readSource(document.file, work);
+		const first = joined(await formats.selectPages(bytes, 'pdf', [1]));
+		const checks = async (selection, pages, written) =>
+			[
+				...new Set(
+					(await checkWritten(source, selection, pages, written, work)).map((p) => p.check),
+				),
+			].sort();
+		expect(await checks('page 1 given as page 2', [2], first)).toEqual(['bytes', 'render', 'text']);
+		expect(await checks('the whole file given as page 1', [1], bytes)).toEqual(['bytes', 'pages']);
+		expect(await checks('page 1 cut short', [1], first.subarray(0, first.length - 300))).toContain(
+			'qpdf',
+		);
+	});
+
 	test.each(PRODUCERS.map((p) => p.name))('%s', async (name) => {
 		const document = corpus.documents.find((d) => d.name === name);
 		if (!document)
@@ -123,20 +174,8 @@ describe('every selection and split of real producers’ PDFs, against its sourc
 		const source = await readSource(document.file, work);
 		const total = (await formats.countPages(bytes, 'pdf')).pages;
 		expect([total, source.pages]).toEqual([document.pages, document.pages]);
-		const written = await writtenFrom(bytes, total);
-		const problems = [];
-		const split = written.find((w) => w.split)?.split;
-		if (
-			split &&
-			(split.length < 2 || split.length > 3 || split.flat().join() !== every(total).join())
-		)
-			problems.push({
-				file: source.name,
-				selection: 'split',
-				page: null,
-				check: 'split',
-				detail: `parts ${JSON.stringify(split)}: not two or three parts of pages 1-${total} in order`,
-			});
+		const { written, refused } = await writtenFrom(source, bytes, total);
+		const problems = [...refused];
 		const checked = await Promise.all(
 			written.map((w) => checkWritten(source, w.selection, w.pages, w.bytes, work)),
 		);

@@ -17,7 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { run } = require('./producers');
+const { run, streams } = require('./producers');
 
 /** The markers a page carries, where its producer can carry them. */
 const MARKERS = (n) => [
@@ -54,20 +54,10 @@ async function reader(command, args) {
 	}
 }
 
-/** The file's text with every Flate stream inflated after it (a marker in any stream shows). */
+/** The file's bytes with every Flate stream inflated after them (a marker in any stream shows). */
 function inflated(bytes) {
 	const pieces = [bytes];
-	const text = bytes.toString('latin1');
-	const keyword = /(?<!end)stream\r?\n/g;
-	for (let m; (m = keyword.exec(text)); ) {
-		const start = m.index + m[0].length;
-		// The stream's own dictionary: from its object's header on.
-		const before = text.slice(Math.max(0, m.index - 2000), m.index);
-		const dictionary = before.slice(before.lastIndexOf(' obj'));
-		const length = /\/Length\s+(\d+)(\s+\d+\s+R)?/.exec(dictionary);
-		let end = length && !length[2] ? start + Number(length[1]) : -1;
-		if (end < start || end > bytes.length) end = text.indexOf('endstream', start);
-		if (end < 0) break;
+	for (const { start, end } of streams(bytes)) {
 		try {
 			pieces.push(
 				zlib.inflateSync(bytes.subarray(start, end), { finishFlush: zlib.constants.Z_SYNC_FLUSH }),
@@ -75,7 +65,6 @@ function inflated(bytes) {
 		} catch {
 			// Not Flate (an image, a font of another filter): its raw bytes are in the file already.
 		}
-		keyword.lastIndex = Math.max(keyword.lastIndex, end);
 	}
 	return Buffer.concat(pieces);
 }

@@ -55,6 +55,29 @@ function run(command, args, options = {}) {
 	});
 }
 
+/**
+ * Where each stream's data is in a PDF's bytes: from after its `stream` keyword to where its
+ * direct /Length says (`measured`), else to the next `endstream`.
+ */
+function streams(bytes) {
+	const found = [];
+	const text = bytes.toString('latin1');
+	const keyword = /(?<!end)stream\r?\n/g;
+	for (let m; (m = keyword.exec(text)); ) {
+		const start = m.index + m[0].length;
+		// The stream's own dictionary: from its object's header on.
+		const before = text.slice(Math.max(0, m.index - 2000), m.index);
+		const length = /\/Length\s+(\d+)(\s+\d+\s+R)?/.exec(before.slice(before.lastIndexOf(' obj')));
+		let end = length && !length[2] ? start + Number(length[1]) : -1;
+		const measured = end >= start && end <= bytes.length;
+		if (!measured) end = text.indexOf('endstream', start);
+		if (end < 0) break;
+		found.push({ start, end, measured });
+		keyword.lastIndex = Math.max(keyword.lastIndex, end);
+	}
+	return found;
+}
+
 /** `jpeg` with a COM segment saying `text` after its first segment (JFIF's APP0). */
 function commented(jpeg, text) {
 	const body = L(text);
@@ -453,11 +476,14 @@ h1 { font-size: 14pt; margin: 0 0 6pt }
 
 /**
  * mutool create: pages written as content streams with resource directives (MuPDF's own writer),
- * each with its words and its picture.
+ * each with its words and its picture. `plain`: its streams left uncompressed, and page 2 a page
+ * about PDF whose words include the keyword that ends a stream (its content stream holds
+ * `(endstream) Tj`, which a reader finds by /Length).
  */
-async function mutool({ images, dir }) {
+async function mutool({ images, dir }, { plain = false } = {}) {
+	const name = plain ? 'mutool-plain' : 'mutool';
 	const pages = every(PAGES).map((n) => {
-		const file = path.join(dir, `mutool-page-${n}.txt`);
+		const file = path.join(dir, `${name}-page-${n}.txt`);
 		fs.writeFileSync(
 			file,
 			[
@@ -466,12 +492,15 @@ async function mutool({ images, dir }) {
 				`%%Image Own ${images[n - 1].file}`,
 				`BT /Helv 14 Tf 20 ${HEIGHT - 30} Td (PAGE${n}-TEXT) Tj ET`,
 				'q 96 0 0 64 20 50 cm /Own Do Q',
+				...(plain && n === 2
+					? ['BT /Helv 10 Tf 140 100 Td (a stream ends at) Tj 0 -12 Td (endstream) Tj ET']
+					: []),
 			].join('\n'),
 		);
 		return file;
 	});
-	const output = path.join(dir, 'mutool.pdf');
-	await run('mutool', ['create', '-O', 'compress', '-o', output, ...pages]);
+	const output = path.join(dir, `${name}.pdf`);
+	await run('mutool', ['create', '-O', plain ? 'decompress' : 'compress', '-o', output, ...pages]);
 	return { file: output };
 }
 
@@ -610,6 +639,8 @@ const FEATURES = {
 	annotations: 'an annotation that is neither a link nor a widget',
 	'scanned pages': 'each page one image of the page’s own proportions',
 	'JPEGs passed through': 'a page’s JPEG in the file as it was given (its COM marker)',
+	'endstream in a stream':
+		'a stream whose data holds the keyword `endstream` (its /Length says where it ends)',
 	'object streams': 'objects stored in object streams',
 	linearized: 'a linearized file',
 	outline: 'an outline (bookmarks)',
@@ -681,6 +712,10 @@ async function features(file) {
 	)
 		found.add('scanned pages');
 	if (bytes.includes('PRIVATE-PAGE-1')) found.add('JPEGs passed through');
+	if (
+		streams(bytes).some((s) => s.measured && bytes.subarray(s.start, s.end).includes('endstream'))
+	)
+		found.add('endstream in a stream');
 	if (/\/Type\s*\/ObjStm/.test(bytes.toString('latin1'))) found.add('object streams');
 	if (/\/Linearized/.test(bytes.subarray(0, 1024).toString('latin1'))) found.add('linearized');
 	return Object.keys(FEATURES).filter((feature) => found.has(feature));
@@ -732,6 +767,11 @@ const PRODUCERS = [
 	{ name: 'Chromium', make: chromium, version: (tools) => tools.chromium },
 	{ name: 'Ghostscript', make: ghostscript, version: (tools) => tools.gs },
 	{ name: 'mutool', make: mutool, version: (tools) => tools.mutool },
+	{
+		name: 'mutool, uncompressed',
+		make: (given) => mutool(given, { plain: true }),
+		version: (tools) => tools.mutool,
+	},
 	{ name: 'img2pdf', make: img2pdf, version: (tools) => tools.img2pdf },
 	{ name: 'OCRmyPDF', make: ocrmypdf, version: (tools) => `${tools.ocrmypdf}, ${tools.tesseract}` },
 	{ name: 'LibreOffice', make: libreoffice, version: (tools) => tools.soffice },
@@ -856,4 +896,14 @@ function english() {
 	return /^eng$/m.test(`${listed.stdout}`);
 }
 
-module.exports = { DEBIAN, LANGUAGE, english, FEATURES, PRODUCERS, makeCorpus, features, run };
+module.exports = {
+	DEBIAN,
+	LANGUAGE,
+	english,
+	FEATURES,
+	PRODUCERS,
+	makeCorpus,
+	features,
+	run,
+	streams,
+};
