@@ -26,39 +26,22 @@ const path = require('node:path');
 const zlib = require('node:zlib');
 const { richPdf, pagedTiff } = require('./fixtures/pages/crafted');
 const emulator = require('../emulator/documents.js');
+const { ensureDebian } = require('./support/debian');
 
 const DIST = process.env.OCR_DIST || path.resolve(__dirname, '../dist');
 const FORMATS = path.join(DIST, 'nodes/DocumentOcr/formats');
 const formats = require(FORMATS);
 const CORPUS = path.join(__dirname, 'fixtures', 'pages');
-const TOOLS = ['qpdf', 'pdfinfo', 'pdftotext', 'tiffinfo', 'tiffcp', 'tiffcmp', 'gs'];
-const PACKAGES = 'qpdf poppler-utils libtiff-tools ghostscript';
-
-/**
- * The readers: when missing, awaited while an apt-get or dpkg runs (.ci/run's background job),
- * then installed with apt-get.
- */
-async function ensureReaders() {
-	const found = () =>
-		spawnSync('sh', ['-c', TOOLS.map((tool) => `command -v ${tool}`).join(' && ')]).status === 0;
-	const installing = () =>
-		spawnSync('sh', ['-c', 'pgrep -x apt-get || pgrep -x dpkg']).status === 0;
-	for (let waited = 0; !found() && installing() && waited < 600_000; waited += 2_000)
-		await new Promise((resolve) => setTimeout(resolve, 2_000));
-	if (found()) return;
-	process.stdout.write(`» installing ${PACKAGES} (apt-get)\n`);
-	// As root (.ci/run), or through sudo without a password (a CI runner's user).
-	const apt = process.getuid?.() === 0 ? 'apt-get' : 'sudo -n apt-get';
-	spawnSync(
-		'sh',
-		['-c', `${apt} update -qq && ${apt} install -y -qq -o DPkg::Lock::Timeout=600 ${PACKAGES}`],
-		{ stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } },
-	);
-	if (!found())
-		throw new Error(
-			`this suite needs ${TOOLS.join(', ')}: they are not installed and \`apt-get install -y ${PACKAGES}\` did not install them (root and a Debian package mirror are required).`,
-		);
-}
+/** The readers, installed when missing (test/support/debian.js). */
+const READERS = [
+	['qpdf', 'qpdf'],
+	['pdfinfo', 'poppler-utils'],
+	['pdftotext', 'poppler-utils'],
+	['tiffinfo', 'libtiff-tools'],
+	['tiffcp', 'libtiff-tools'],
+	['tiffcmp', 'libtiff-tools'],
+	['gs', 'ghostscript'],
+];
 
 /** A reader's run: its exit status and what it printed. */
 function run(command, args) {
@@ -317,7 +300,7 @@ function samePixels(a, k, b, p) {
 describe('every file the package writes opens in real readers, the right pages in order', () => {
 	const rows = [];
 	beforeAll(async () => {
-		await ensureReaders();
+		await ensureDebian(READERS);
 		dir = fs.mkdtempSync(path.join(os.tmpdir(), 'formats-readers-'));
 	}, 900_000);
 	afterAll(() => {

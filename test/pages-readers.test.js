@@ -15,39 +15,17 @@ const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const { classic, tree, oneEntrySubsections } = require('./fixtures/pages/crafted');
+const { ensureDebian } = require('./support/debian');
 
 const DIST = process.env.OCR_DIST || path.resolve(__dirname, '../dist');
 const { countPages } = require(path.join(DIST, 'nodes/DocumentOcr/formats'));
 const CORPUS = path.join(__dirname, 'fixtures', 'pages');
 
-/**
- * Debian's qpdf and poppler-utils (pdfinfo): when missing, awaited while an apt-get or dpkg runs
- * (.ci/run's background job installs them first), then installed with apt-get.
- */
-async function ensureReaders() {
-	const found = () => spawnSync('sh', ['-c', 'command -v qpdf && command -v pdfinfo']).status === 0;
-	const installing = () =>
-		spawnSync('sh', ['-c', 'pgrep -x apt-get || pgrep -x dpkg']).status === 0;
-	for (let waited = 0; !found() && installing() && waited < 600_000; waited += 2_000)
-		await new Promise((resolve) => setTimeout(resolve, 2_000));
-	if (found()) return;
-	process.stdout.write('» installing qpdf and poppler-utils (apt-get)\n');
-	// As root (.ci/run), or through sudo without a password (a CI runner's user).
-	const apt = process.getuid?.() === 0 ? 'apt-get' : 'sudo -n apt-get';
-	spawnSync(
-		'sh',
-		[
-			'-c',
-			`${apt} update -qq && ${apt} install -y -qq -o DPkg::Lock::Timeout=600 qpdf poppler-utils`,
-		],
-		{ stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } },
-	);
-	if (!found())
-		throw new Error(
-			'this suite needs qpdf and pdfinfo: they are not installed and `apt-get install -y qpdf ' +
-				'poppler-utils` did not install them (root and a Debian package mirror are required).',
-		);
-}
+/** Debian's qpdf and poppler-utils (pdfinfo), installed when missing (test/support/debian.js). */
+const READERS = [
+	['qpdf', 'qpdf'],
+	['pdfinfo', 'poppler-utils'],
+];
 
 /** What a reader printed (it may exit non-zero on a damaged file and still print its count). */
 function run(command, args) {
@@ -269,7 +247,7 @@ describe('the counter against qpdf and pdfinfo: the same count, or null with a r
 	let dir;
 	const rows = [];
 	beforeAll(async () => {
-		await ensureReaders();
+		await ensureDebian(READERS);
 		dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-readers-'));
 	}, 900_000);
 	afterAll(() => {
