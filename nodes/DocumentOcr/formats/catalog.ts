@@ -73,14 +73,15 @@ function plainEntries(handle: Handle, keys: string[], source: Source): Buffer {
 	const pieces: Buffer[] = [];
 	for (const key of keys) {
 		const entry = layout.entries?.get(key);
-		if (!entry || hasRef(layout.refs, entry)) continue;
+		if (!entry || hasRef(layout.refs, entry, source.work)) continue;
 		pieces.push(Buffer.from(` /${key} `, 'latin1'));
 		pieces.push(plainValue(handle, entry, source));
 	}
 	return Buffer.concat(pieces);
 }
 
-function hasRef(refs: number[], entry: Entry): boolean {
+function hasRef(refs: number[], entry: Entry, work: Work): boolean {
+	work.charge(refs.length / 3);
 	for (let i = 0; i < refs.length; i += 3)
 		if (refs[i] >= entry.start && refs[i] < entry.end) return true;
 	return false;

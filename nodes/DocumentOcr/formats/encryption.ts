@@ -6,7 +6,8 @@
  */
 import { CryptError, openDecryption, type Decryption, type EncryptValues } from './crypt';
 import { Unknown, type Work } from './limits';
-import { isDict, isRef, nameOf, Parser, type PdfValue } from './parser';
+import { Parser } from './parser';
+import { isDict, isRef, nameOf, type PdfValue } from './values';
 import type { ObjectReader } from './pdf';
 
 /** The decryption of the file `reader` reads, whose newest trailer names /Encrypt. */

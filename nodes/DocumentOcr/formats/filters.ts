@@ -10,7 +10,7 @@
  */
 import { inflateChunks } from './streams';
 import type { Work } from './limits';
-import { isDict, nameOf, type PdfValue } from './parser';
+import { isDict, nameOf, type PdfValue } from './values';
 
 /** Why a content stream cannot be read (its words say what). */
 export class Unreadable extends Error {}
@@ -56,7 +56,9 @@ export async function* decodedChunks(
 		else if (full === 'Crypt') continue;
 		else chunks = through(chunks, decoder(full, dict));
 	}
+	work.charge(raw.length);
 	for await (const chunk of chunks) {
+		work.charge(chunk.length);
 		work.content -= chunk.length;
 		if (work.content < 0)
 			throw new Unreadable(

@@ -51,6 +51,52 @@ export function literalEnd(bytes: Uint8Array, pos: number, end = bytes.length): 
 	return -1;
 }
 
+/**
+ * Where the dictionary (`opener` 2, at `<<`) or array (1, at `[`) at `pos` ends, by its bytes
+ * alone: brackets matched (their kinds kept in `open`, at least `levels` + 1 long), strings and
+ * comments passed whole, no value read; or what stops it and where: the bytes end (`end`), a
+ * string or hexadecimal string not closed, nesting past `levels`, a stray or mismatched bracket.
+ */
+export function containerEnd(
+	bytes: Uint8Array,
+	pos: number,
+	end: number,
+	opener: 1 | 2,
+	levels: number,
+	open: Uint8Array,
+): { end: number } | { at: number; problem: 'end' | 'string' | 'hex' | 'nested' | 'unexpected' } {
+	let at = pos + opener;
+	open[0] = opener;
+	let level = 1;
+	while (level > 0) {
+		if (at >= end) return { at: end, problem: 'end' };
+		const c = bytes[at];
+		if (CLASS_OF[c] !== 2 || c === 0x2f) {
+			at++;
+			continue;
+		}
+		if (c === 0x25) at = blank(bytes, at, end);
+		else if (c === 0x28) {
+			at = literalEnd(bytes, at, end);
+			if (at === -1) return { at: end, problem: 'string' };
+		} else if (c === 0x5b || (c === 0x3c && bytes[at + 1] === 0x3c)) {
+			if (level >= levels) return { at, problem: 'nested' };
+			open[level++] = c === 0x5b ? 1 : 2;
+			at += c === 0x5b ? 1 : 2;
+		} else if (c === 0x3c) {
+			at = hexEnd(bytes, at, end);
+			if (at === -1) return { at: end, problem: 'hex' };
+		} else if (c === 0x5d && open[level - 1] === 1) {
+			level--;
+			at++;
+		} else if (c === 0x3e && bytes[at + 1] === 0x3e && open[level - 1] === 2) {
+			level--;
+			at += 2;
+		} else return { at, problem: 'unexpected' };
+	}
+	return { end: at };
+}
+
 /** Where the hexadecimal string that opens at `pos` (at its `<`) ends, after its `>`; -1 if not closed. */
 export function hexEnd(bytes: Uint8Array, pos: number, end = bytes.length): number {
 	for (let at = pos + 1; at < end; at++) if (bytes[at] === 0x3e) return at + 1;
@@ -72,6 +118,40 @@ export function refEnd(bytes: Uint8Array, pos: number, end = bytes.length): numb
 	at = blank(bytes, at, end);
 	if (bytes[at] !== 0x52 || CLASS_OF[bytes[at + 1] ?? 0x20] === 0) return -1;
 	return at + 1;
+}
+
+/**
+ * Where a run of references `N G R` from `pos` (inside an array, after white space) stops: at the
+ * first item that is not one (the array's `]`, or anything else); each reference's number pushed
+ * onto `refs`. The hot path of a large page tree's /Kids: no value made per item.
+ */
+export function referencesEnd(bytes: Uint8Array, pos: number, end: number, refs: number[]): number {
+	pos = blank(bytes, pos, end);
+	while (pos < end && bytes[pos] !== 0x5d) {
+		const ref = refEnd(bytes, pos, end);
+		if (ref === -1) break;
+		refs.push(unsignedAt(bytes, pos, end));
+		pos = blank(bytes, ref, end);
+	}
+	return pos;
+}
+
+/**
+ * Whether a token is a number (§7.3.3): a sign, then digits with at most one point among them
+ * (checked byte by byte: a regular expression with two runs of digits backtracks over a long
+ * token, in time its square).
+ */
+export function isNumber(word: string): boolean {
+	let at = word[0] === '+' || word[0] === '-' ? 1 : 0;
+	let digits = 0;
+	let points = 0;
+	for (; at < word.length; at++) {
+		const c = word.charCodeAt(at);
+		if (digit(c)) digits++;
+		else if (c === 0x2e && points === 0) points++;
+		else return false;
+	}
+	return digits > 0;
 }
 
 /** The unsigned integer the digits at `pos` spell (no string made), up to the first non-digit. */

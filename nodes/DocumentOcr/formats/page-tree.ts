@@ -9,7 +9,7 @@
 import { PAGE_LIMITS, Unknown, type Work } from './limits';
 import { NumberSet, type Locations } from './locations';
 import { scanObject, type Entry, type ObjectLayout } from './objects';
-import { isDict, isRef, isRefList, nameOf, type PdfValue, type Ref } from './parser';
+import { isDict, isRef, isRefList, nameOf, type PdfValue, type Ref } from './values';
 import type { ObjectReader } from './pdf';
 
 /** The attributes a page inherits from the page tree above it. */

@@ -10,50 +10,20 @@
 import {
 	blank,
 	CLASS as CLASS_OF,
+	containerEnd,
 	hexEnd,
 	isDigit as digit,
+	isNumber,
 	literalEnd,
 	nameText,
+	refEnd,
+	referencesEnd,
 	streamExtent,
 	stringBytes,
 } from './lexer';
 import { PAGE_LIMITS, Unknown, type Work } from './limits';
+import type { PdfValue } from './values';
 import { KEYS, NAMES, type WordTable } from './words';
-
-export interface Ref {
-	ref: number;
-	gen: number;
-}
-export type PdfValue =
-	| number
-	| boolean
-	| null
-	| string
-	| Ref
-	| { name: string }
-	| PdfValue[]
-	| PdfDict
-	| RefList
-	| { keyword: string };
-export interface PdfDict {
-	dict: Record<string, PdfValue>;
-}
-/**
- * A direct /Kids array of references, as the numbers of the objects they name: a page tree's
- * node can list thousands of kids, and an object per reference would hold many times the bytes.
- */
-export interface RefList {
-	refs: number[];
-}
-
-export const isRef = (v: PdfValue | undefined): v is Ref =>
-	typeof v === 'object' && v !== null && 'ref' in v;
-export const isDict = (v: PdfValue | undefined): v is PdfDict =>
-	typeof v === 'object' && v !== null && 'dict' in v;
-export const isRefList = (v: PdfValue | undefined): v is RefList =>
-	typeof v === 'object' && v !== null && 'refs' in v;
-export const nameOf = (v: PdfValue | undefined): string | undefined =>
-	typeof v === 'object' && v !== null && 'name' in v ? v.name : undefined;
 
 /** What a quiet parser throws, whatever the bytes it cannot read. */
 const UNREADABLE = new Unknown('an object cannot be read');
@@ -270,20 +240,7 @@ export class Parser {
 		if (buf[this.pos] !== 0x5b) return this.value(depth);
 		const start = this.pos;
 		const refs: number[] = [];
-		let pos = blank(buf, start + 1, end);
-		while (pos < end && buf[pos] !== 0x5d) {
-			let num = 0;
-			let at = pos;
-			while (at < end && digit(buf[at])) num = num * 10 + buf[at++] - 0x30;
-			if (at === pos || CLASS_OF[buf[at] ?? 0x20] === 0) break;
-			at = blank(buf, at, end);
-			if (!digit(buf[at])) break;
-			while (at < end && digit(buf[at])) at++;
-			at = blank(buf, at, end);
-			if (buf[at] !== 0x52 || CLASS_OF[buf[at + 1] ?? 0x20] === 0) break;
-			refs.push(num);
-			pos = blank(buf, at + 1, end);
-		}
+		const pos = referencesEnd(buf, start + 1, end, refs);
 		this.spend(pos - start);
 		if (pos < end && buf[pos] === 0x5d) {
 			this.pos = pos;
@@ -309,79 +266,42 @@ export class Parser {
 			return;
 		}
 		if (CLASS_OF[c] === 0) {
-			// A number (with `G R` after it, a reference), true, false, null.
-			this.skipRegular();
-			if (!digit(c)) return;
-			const save = this.pos;
-			this.skipSpace();
-			if (digit(buf[this.pos])) {
-				this.skipRegular();
-				this.skipSpace();
-				if (buf[this.pos] === 0x52 && CLASS_OF[buf[this.pos + 1] ?? 0x20] !== 0) {
-					this.advance(1);
-					return;
-				}
-			}
-			this.pos = save;
+			// A reference, a number, true, false, null.
+			const ref = digit(c) ? refEnd(buf, this.pos, this.end) : -1;
+			if (ref === -1) this.skipRegular();
+			else this.advance(ref - this.pos);
 			return;
 		}
 		this.value(depth); // strings and errors: value() reads them without building much
 	}
 
 	/**
-	 * Passes over a dictionary (`opener` 2, at `<<`) or an array (1, at `[`) by its bytes alone:
-	 * brackets matched, strings and comments passed whole, nothing built and no value checked
-	 * (nothing reads it). Mismatched or stray closing brackets and deep nesting are refused.
+	 * Passes over a dictionary (`opener` 2, at `<<`) or an array (1, at `[`) by its bytes alone
+	 * (lexer.ts containerEnd): nothing built and no value checked (nothing reads it).
 	 */
 	private skipContainer(depth: number, opener: 1 | 2): void {
-		const { buf, end, open } = this;
 		const start = this.pos;
-		let pos = start + opener;
-		open[0] = opener;
-		let level = 1;
-		while (level > 0) {
-			if (pos >= end) throw this.failed(start, end, this.cut('the file ends inside an object'));
-			const c = buf[pos];
-			if (CLASS_OF[c] !== 2 || c === 0x2f) {
-				pos++;
-				continue;
-			}
-			if (c === 0x25) {
-				pos++;
-				while (pos < end && buf[pos] !== 0x0a && buf[pos] !== 0x0d) pos++;
-			} else if (c === 0x28) {
-				let strings = 0;
-				for (;;) {
-					if (pos >= end) throw this.failed(start, end, this.cut('a string is not closed'));
-					const d = buf[pos++];
-					if (d === 0x5c) pos++;
-					else if (d === 0x28) strings++;
-					else if (d === 0x29 && --strings === 0) break;
-				}
-			} else if (c === 0x5b || (c === 0x3c && buf[pos + 1] === 0x3c)) {
-				if (depth + level >= PAGE_LIMITS.maxNesting)
-					throw this.failed(start, pos, this.unreadable('an object is nested too deeply'));
-				open[level++] = c === 0x5b ? 1 : 2;
-				pos += c === 0x5b ? 1 : 2;
-			} else if (c === 0x3c) {
-				const close = buf.subarray(pos, end).indexOf(0x3e);
-				if (close === -1) throw this.failed(start, end, this.cut('a hex string is not closed'));
-				pos += close + 1;
-			} else if (c === 0x5d && open[level - 1] === 1) {
-				level--;
-				pos++;
-			} else if (c === 0x3e && buf[pos + 1] === 0x3e && open[level - 1] === 2) {
-				level--;
-				pos += 2;
-			} else
-				throw this.failed(
-					start,
-					pos,
-					this.unreadable(`an unexpected "${String.fromCharCode(c)}" at byte ${pos}`),
-				);
+		const left = PAGE_LIMITS.maxNesting - depth;
+		const result = containerEnd(this.buf, start, this.end, opener, left, this.open);
+		if ('end' in result) {
+			this.pos = result.end;
+			this.spend(result.end - start);
+			return;
 		}
-		this.pos = pos;
-		this.spend(pos - start);
+		const { at, problem } = result;
+		const error =
+			problem === 'nested'
+				? this.unreadable('an object is nested too deeply')
+				: problem === 'unexpected'
+					? this.unreadable(`an unexpected "${String.fromCharCode(this.buf[at])}" at byte ${at}`)
+					: this.cut(
+							problem === 'string'
+								? 'a string is not closed'
+								: problem === 'hex'
+									? 'a hex string is not closed'
+									: 'the file ends inside an object',
+						);
+		throw this.failed(start, at, error);
 	}
 
 	private skipRegular() {
@@ -405,25 +325,12 @@ export class Parser {
 		return value;
 	}
 
-	/**
-	 * A signed or real number starting at `start`: a sign, then digits with at most one point
-	 * among them (checked byte by byte: a regular expression with two runs of digits backtracks
-	 * over a long token, in time its square).
-	 */
+	/** A signed or real number starting at `start` (lexer.ts isNumber says what one is). */
 	private real(start: number): number {
 		this.pos = start;
 		const word = this.token();
 		this.work.charge(word.length);
-		let at = word[0] === '+' || word[0] === '-' ? 1 : 0;
-		let digits = 0;
-		let points = 0;
-		for (; at < word.length; at++) {
-			const c = word.charCodeAt(at);
-			if (digit(c)) digits++;
-			else if (c === 0x2e && points === 0) points++;
-			else break;
-		}
-		if (at < word.length || digits === 0)
+		if (!isNumber(word))
 			throw this.unreadable(`an unreadable number "${word.slice(0, 20)}" at byte ${start}`);
 		return Number(word);
 	}

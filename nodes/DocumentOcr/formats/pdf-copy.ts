@@ -20,13 +20,15 @@
  * pages are added one by one, which lets a split size its parts as it goes, and undo a page).
  */
 import { catalogText, type CatalogSource } from './catalog';
-import { hexString, stringBytes } from './lexer';
+import { FormFields, type FieldsMark } from './form-fields';
 import { FormatError, Unknown } from './limits';
 import { refValue, type Entry } from './objects';
 import { INHERITED, isAbsent, type Fragment } from './page-tree';
-import { ENDOBJ, PdfFile, type Closing, type FileMark } from './pdf-file';
+import { PdfFile, type Closing, type FileMark } from './pdf-file';
 import { nameIn, type Handle, type Source } from './pdf-source';
-import { CATEGORIES, type Resources, type Usage, type Usages, type Used } from './usage';
+import { prunedCopy, writePruned } from './pruned';
+import { leftOut, render, type Renderer } from './render';
+import type { Resources, Usage, Usages, Used } from './usage';
 
 /** A written file never passes this many times its input, and a megabyte. */
 const AMPLIFICATION = 2;
@@ -51,11 +53,10 @@ type Item =
 /** What a copy was before a page was added (undo goes back to it). */
 interface Mark {
 	file: FileMark;
+	fields: FieldsMark;
 	numbered: number;
 	kids: number;
 	kidsBytes: number;
-	roots: number;
-	log: number;
 }
 
 /** A written file's pages (1-based, in the source) and its file. */
@@ -80,16 +81,11 @@ export class Copier {
 	private readonly kids: number[] = [];
 	private kidsBytes = 0;
 	private readonly added: number[] = [];
-	/** The fields written last: each one's bytes but its /Kids, and the kids written below it. */
-	private readonly fields = new Map<number, Buffer>();
-	private readonly fieldKids = new Map<number, number[]>();
-	/** The field each kid was given to, in order (undo takes them back). */
-	private readonly log: number[] = [];
-	/** The bytes of the fields as they would be written now. */
-	private lastBytes = 0;
-	/** The root fields written, and the number of the form's default resources. */
-	private readonly roots: number[] = [];
+	/** The form fields, written last; the number of the form's default resources. */
+	private readonly fields = new FormFields();
 	private defaults?: number;
+	/** How render() reaches this copy. */
+	private readonly renderer: Renderer;
 	/** The most bytes the file may take, and what a file past it is told. */
 	private readonly cap: number;
 	private readonly capped: (size: number) => FormatError;
@@ -100,6 +96,11 @@ export class Copier {
 	) {
 		const { source } = context;
 		this.file = new PdfFile(source.header, source.work);
+		this.renderer = {
+			resolve: (num) => this.resolve(num),
+			decryption: source.decryption,
+			work: source.work,
+		};
 		const guard = AMPLIFICATION * source.pdf.view.length + SLACK;
 		this.cap = Math.min(maxBytes, guard);
 		this.capped = (size) =>
@@ -121,38 +122,27 @@ export class Copier {
 	mark(): Mark {
 		return {
 			file: this.file.mark(),
+			fields: this.fields.mark(),
 			numbered: this.numbered.length,
 			kids: this.kids.length,
 			kidsBytes: this.kidsBytes,
-			roots: this.roots.length,
-			log: this.log.length,
 		};
 	}
 
 	undo(mark: Mark): void {
-		this.work.charge(this.numbered.length - mark.numbered + this.log.length - mark.log);
-		while (this.log.length > mark.log) {
-			const field = this.log.pop()!;
-			const kids = this.fieldKids.get(field)!;
-			this.lastBytes -= `${kids.pop()!} 0 R`.length + (kids.length > 0 ? 1 : 0);
-		}
+		const next = 3 + mark.numbered;
+		this.work.charge(this.fields.undo(mark.fields, next) + this.numbered.length - mark.numbered);
 		for (let i = this.numbered.length - 1; i >= mark.numbered; i--) {
 			const item = this.numbered[i];
-			const number = 3 + i;
 			if (item.kind === 'resources') this.pruned.delete(item.key);
 			else this.numbers.delete(item.num);
-			const field = this.fields.get(number);
-			if (field) this.lastBytes -= field.length + FIELD_END;
-			this.fields.delete(number);
-			this.fieldKids.delete(number);
-			if (this.defaults === number) this.defaults = undefined;
 		}
+		if (this.defaults !== undefined && this.defaults >= next) this.defaults = undefined;
 		this.numbered.length = mark.numbered;
 		this.file.undo(mark.file);
 		this.kids.length = mark.kids;
 		this.added.length = mark.kids;
 		this.kidsBytes = mark.kidsBytes;
-		this.roots.length = mark.roots;
 	}
 
 	/** Adds page `index` (0-based) and every object it reaches that the file does not hold. */
@@ -166,7 +156,7 @@ export class Copier {
 		while (this.head < this.queue.length) {
 			if (work.due()) await work.pause();
 			await this.write(this.queue[this.head++]);
-			if (this.file.body + this.lastBytes > this.cap) throw this.capped(this.file.body);
+			if (this.file.body + this.fields.bytes > this.cap) throw this.capped(this.file.body);
 		}
 		this.queue = [];
 		this.head = 0;
@@ -183,21 +173,17 @@ export class Copier {
 		const catalog = catalogText(
 			this.context.catalog,
 			(num) => this.numbers.get(num),
-			this.roots,
+			this.fields.roots,
 			this.defaults,
 			this.work,
 		);
-		const { lastBytes, kidsBytes } = this;
-		return { lastBytes, catalog, count: this.kids.length, kidsBytes };
+		const { kidsBytes } = this;
+		return { lastBytes: this.fields.bytes, catalog, count: this.kids.length, kidsBytes };
 	}
 
 	/** The finished file and its pages. */
 	async finish(): Promise<Copied> {
-		const last = new Map<number, Buffer>();
-		for (const [number, head] of this.fields) {
-			const kids = (this.fieldKids.get(number) ?? []).map((kid) => `${kid} 0 R`).join(' ');
-			last.set(number, Buffer.concat([head, latin1(` /Kids [${kids}]>>`), ENDOBJ]));
-		}
+		const last = this.fields.written();
 		const written = await this.file.finish({ ...this.closing(), last, kids: this.kids });
 		return { ...written, pages: [...this.added] };
 	}
@@ -250,7 +236,7 @@ export class Copier {
 		const number = this.numbers.get(num)!;
 		const resources = await usages.pageResources(handle, index);
 		const pruned = resources
-			? await this.prune(resources, await usages.ofPage(handle, resources), `page ${index + 1}`)
+			? this.prune(resources, await usages.ofPage(handle, resources), `page ${index + 1}`)
 			: undefined;
 		// Left out: the article beads, the resources (written pruned), /Parent (written anew), and an
 		// own inherited key whose value is null or names a free object (the inherited one is written).
@@ -265,12 +251,18 @@ export class Copier {
 			replaced.add(key);
 		}
 		const pieces: Buffer[] = [latin1(`${number} 0 obj\n`)];
-		this.render(handle, handle.layout.start, handle.layout.close, cutsOf(left), pieces);
+		render(
+			this.renderer,
+			handle,
+			[handle.layout.start, handle.layout.close],
+			leftOut(left),
+			pieces,
+		);
 		for (const key of INHERITED) {
 			const value = inherited[key];
 			if (key === 'Resources' || !value || (entries.has(key) && !replaced.has(key))) continue;
 			pieces.push(latin1(` /${key} `));
-			this.render(fragmentHandle(value), 0, value.bytes.length, [], pieces);
+			render(this.renderer, fragmentHandle(value), [0, value.bytes.length], [], pieces);
 		}
 		if (pruned !== undefined) pieces.push(latin1(` /Resources ${pruned} 0 R`));
 		// A leaf the tree reads as a page without /Type is written as the page it is.
@@ -287,7 +279,7 @@ export class Copier {
 		const pieces: Buffer[] = [latin1(`${number} 0 obj\n`)];
 		const entries = layout.entries;
 		if (!entries || layout.close === undefined) {
-			this.render(handle, layout.start, layout.end, [], pieces);
+			render(this.renderer, handle, [layout.start, layout.end], [], pieces);
 			return this.file.add(Buffer.concat(pieces), pieces.length);
 		}
 		if (isTreeObject(handle)) {
@@ -312,7 +304,7 @@ export class Copier {
 			if (resources) {
 				const usage = await usages.ofHolder(handle, resources);
 				left.push(entries.get('Resources'));
-				tail += ` /Resources ${await this.prune(resources, usage, `object ${num}`)} 0 R`;
+				tail += ` /Resources ${this.prune(resources, usage, `object ${num}`)} 0 R`;
 			}
 		}
 		const field = asField || entries.has('Kids');
@@ -320,12 +312,11 @@ export class Copier {
 		this.parent(handle, number, field || subtype === 'Widget', left);
 		// A signature's /Contents is never encrypted (ISO 32000-2 §7.6.2): it is copied as it is.
 		const signed = entries.has('ByteRange') ? entries.get('Contents') : undefined;
-		this.render(handle, layout.start, layout.close, cutsOf(left), pieces, signed);
+		render(this.renderer, handle, [layout.start, layout.close], leftOut(left), pieces, signed);
 		pieces.push(latin1(`${tail}${field ? '' : '>>'}${data ? '\nstream\n' : ''}`));
 		const head = Buffer.concat(pieces);
 		if (!field) return this.file.add(head, pieces.length, data);
-		this.fields.set(number, head);
-		this.lastBytes += head.length + FIELD_END;
+		this.fields.hold(number, head);
 		this.file.hold();
 	}
 
@@ -344,163 +335,33 @@ export class Copier {
 		const up = refValue(handle.bytes, entry);
 		if (inForm && up !== undefined && !this.context.source.roles.has(up)) {
 			const parent = this.numbers.get(up) ?? this.number({ kind: 'field', num: up });
-			const kids = this.fieldKids.get(parent) ?? [];
-			this.fieldKids.set(parent, kids);
-			kids.push(number);
-			this.lastBytes += `${number} 0 R`.length + (kids.length > 1 ? 1 : 0);
-			this.log.push(parent);
+			this.fields.give(parent, number);
 			return;
 		}
 		left.push(entry);
 		const entries = handle.layout.entries!;
 		const named = entries.has('T') || entries.has('FT') || entries.has('Kids');
 		if (!inForm || !named || entry !== undefined) return;
-		this.roots.push(number);
+		this.fields.roots.push(number);
 		const { form } = this.context.catalog;
-		if (this.defaults === undefined && form?.resources) {
-			const key = `${form.resources.key}|${signature(form.used)}`;
-			this.defaults =
-				this.pruned.get(key) ??
-				this.number({ kind: 'resources', key, resources: form.resources, used: form.used });
-		}
+		if (this.defaults === undefined && form?.resources)
+			this.defaults = this.prune(form.resources, { used: form.used }, 'the form');
 	}
 
 	/**
-	 * The number of the pruned copy of `resources` for a holder whose content draws `usage`,
-	 * numbering it if no holder of the file drew the same from them. A holder whose content cannot
-	 * be read keeps its resources whole when they are its own; shared ones are refused.
+	 * The number of the pruned copy of `resources` for a holder whose content draws `usage`
+	 * (pruned.ts), numbering it if no holder of the file drew the same from them.
 	 */
-	private async prune(resources: Resources, usage: Usage, what: string): Promise<number> {
-		let used: Used | undefined;
-		if ('unreadable' in usage) {
-			if (!resources.own)
-				throw new FormatError(
-					`the content of ${what} cannot be read (${usage.unreadable}), and the resources it draws from are shared with other pages or objects, so what it draws cannot be told from what they draw; nothing is written rather than another page's content`,
-				);
-		} else used = usage.used;
-		const key = `${resources.key}|${used ? signature(used) : '*'}`;
+	private prune(resources: Resources, usage: Usage, what: string): number {
+		const { key, used } = prunedCopy(resources, usage, what);
 		return this.pruned.get(key) ?? this.number({ kind: 'resources', key, resources, used });
 	}
 
-	/** Writes a pruned resource dictionary: the categories' names used, /ProcSet as it is. */
 	private async writeResources(item: Extract<Item, { kind: 'resources' }>): Promise<void> {
-		const { handle } = item.resources;
 		const pieces: Buffer[] = [latin1(`${this.pruned.get(item.key)!} 0 obj\n`)];
-		if (!item.used) this.render(handle, handle.layout.start, handle.layout.end, [], pieces);
-		else {
-			pieces.push(latin1('<<'));
-			for (const category of CATEGORIES) {
-				const names = item.used.get(category);
-				const dict = names?.size ? await this.context.source.dict(handle, category) : undefined;
-				if (!names || !dict?.layout.entries) continue;
-				const inner: Buffer[] = [];
-				for (const name of [...names].sort()) {
-					const entry = dict.layout.entries.get(name);
-					if (!entry) continue;
-					inner.push(latin1(' '));
-					this.render(dict, entry.key, entry.end, [], inner);
-				}
-				this.work.charge(names.size);
-				if (inner.length > 0) pieces.push(latin1(` /${category} <<`), ...inner, latin1(' >>'));
-			}
-			const procSet = handle.layout.entries?.get('ProcSet');
-			if (procSet) {
-				pieces.push(latin1(' '));
-				this.render(handle, procSet.key, procSet.end, [], pieces);
-			}
-			pieces.push(latin1(' >>'));
-		}
+		await writePruned(this.renderer, this.context.source, item.resources, item.used, pieces);
 		this.file.add(Buffer.concat(pieces), pieces.length);
 	}
-
-	/**
-	 * The bytes `[start, end)` of `handle` as pieces: each reference renumbered (or null), each
-	 * string decrypted (an encrypted file's; not within `plain`), each cut and each extra cut
-	 * (pairs: an entry this copy leaves out, sorted) out.
-	 */
-	private render(
-		handle: Handle,
-		start: number,
-		end: number,
-		extra: number[],
-		pieces: Buffer[],
-		plain?: Entry,
-	): void {
-		const { bytes, layout } = handle;
-		const { refs, cuts } = layout;
-		const decryption = this.context.source.decryption;
-		const strings = decryption && layout.strings ? layout.strings : NONE;
-		let r = firstAt(refs, 3, start);
-		let c = firstAt(cuts, 2, start);
-		let s = firstAt(strings, 2, start);
-		let e = 0;
-		let pos = start;
-		for (;;) {
-			const ref = r < refs.length ? refs[r] : Infinity;
-			const cut = c < cuts.length ? cuts[c] : Infinity;
-			const string = s < strings.length ? strings[s] : Infinity;
-			const more = e < extra.length ? extra[e] : Infinity;
-			const next = Math.min(ref, cut, string, more);
-			if (next >= end) break;
-			this.work.charge(1);
-			// Which comes next, and where it ends: a cut, an extra cut, a reference or a string.
-			let to: number;
-			let kind: 'cut' | 'ref' | 'string';
-			if (next === cut) [to, kind] = [cuts[(c += 2) - 1], 'cut'];
-			else if (next === more) [to, kind] = [extra[(e += 2) - 1], 'cut'];
-			else if (next === ref) [to, kind] = [refs[(r += 3) - 2], 'ref'];
-			else [to, kind] = [strings[(s += 2) - 1], 'string'];
-			// What a cut passed over already (a reference inside a left-out entry) is not written.
-			if (next < pos) continue;
-			pieces.push(bytes.subarray(pos, next));
-			if (kind === 'ref') {
-				const number = this.resolve(refs[r - 1]);
-				pieces.push(latin1(number ? `${number} 0 R` : 'null'));
-			} else if (kind === 'string') {
-				if (plain && next >= plain.start && to <= plain.end) pieces.push(bytes.subarray(next, to));
-				else {
-					const text = stringBytes(bytes, next, to);
-					pieces.push(latin1(hexString(decryption!.string(handle.num, handle.gen, text))));
-				}
-			}
-			pos = to;
-		}
-		pieces.push(bytes.subarray(pos, end));
-	}
-}
-
-/** A field's closing bytes beyond its kids: ` /Kids [`, `]>>` and `endobj`. */
-const FIELD_END = ' /Kids ['.length + ']>>'.length + ENDOBJ.length;
-const NONE: number[] = [];
-
-/** Entries to leave out as sorted pairs of where each begins (its key) and ends. */
-function cutsOf(entries: Array<Entry | undefined>): number[] {
-	return entries
-		.filter((entry): entry is Entry => entry !== undefined)
-		.sort((a, b) => a.key - b.key)
-		.flatMap((entry) => [entry.key, entry.end]);
-}
-
-/** The index of the first item of `list` (items of `step` numbers) at or after `start`. */
-function firstAt(list: number[], step: number, start: number): number {
-	let low = 0;
-	let high = list.length / step;
-	while (low < high) {
-		const mid = (low + high) >> 1;
-		if (list[mid * step] < start) low = mid + 1;
-		else high = mid;
-	}
-	return low * step;
-}
-
-/** What a set of names used says, as a key (the same names, the same key). */
-function signature(used: Used): string {
-	const parts: string[] = [];
-	for (const category of CATEGORIES) {
-		const names = used.get(category);
-		if (names?.size) parts.push(`${category}:${[...names].sort().join('\0')}`);
-	}
-	return parts.join('\n');
 }
 
 /** An inherited value as a handle of its own bytes (its strings those of the node it comes from). */

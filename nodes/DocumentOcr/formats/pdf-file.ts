@@ -121,6 +121,7 @@ export class PdfFile {
 		const last: Buffer[] = [];
 		let at = this.body;
 		for (const [number, object] of [...closing.last].sort((a, b) => a[0] - b[0])) {
+			work.charge(object.length);
 			offsets[number - 3] = at;
 			last.push(object);
 			at += object.length;

@@ -13,7 +13,8 @@ import { blank, streamExtent } from './lexer';
 import { FormatError, Unknown, Work, type Pause } from './limits';
 import { nameValue, refValue, scanObject, type Entry, type ObjectLayout } from './objects';
 import type { Inherited } from './page-tree';
-import { isDict, Parser } from './parser';
+import { Parser } from './parser';
+import { isDict } from './values';
 import { openPdf, type ObjectReader, type OpenPdf } from './pdf';
 
 /** A dictionary (or any value) laid out in the bytes it was read from, and the object it is in. */
@@ -158,6 +159,7 @@ export class Source {
 		const raw = handle.bytes.subarray(extent.start, extent.end);
 		const { decryption } = this;
 		if (!decryption) return raw;
+		this.work.charge(raw.length);
 		const type = nameIn(handle, 'Type');
 		if (type === 'Metadata' && !decryption.metadataEncrypted) return raw;
 		const filter = type === 'EmbeddedFile' ? decryption.embeddedFilter : undefined;

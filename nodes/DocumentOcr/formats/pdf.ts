@@ -19,7 +19,8 @@ import {
 	type Work,
 	type PageCount,
 } from './limits';
-import { isDict, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
+import { Parser } from './parser';
+import { isDict, isRef, nameOf, type PdfValue, type Ref } from './values';
 import { walkPages, type PageTree } from './page-tree';
 import { readXref, scanObjects, type Xref } from './xref';
 

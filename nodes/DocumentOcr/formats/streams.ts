@@ -8,8 +8,7 @@
  * file's size, since it is held in memory whole. A stream zlib refuses (corrupt, cut off, a wrong
  * checksum) is not read: the count is unknown, never made from part of a stream.
  */
-import type { PdfValue } from './parser';
-import { isDict, isRef, nameOf } from './parser';
+import { isDict, isRef, nameOf, type PdfValue } from './values';
 import { PAGE_LIMITS, Unknown, type Work } from './limits';
 
 /** The error a stream's unreadable data raises: BrokenXref for a cross-reference stream. */

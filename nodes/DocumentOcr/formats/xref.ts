@@ -7,7 +7,8 @@ import { decodeStream } from './streams';
 import { Locations, maxObjectsIn } from './locations';
 import { BrokenXref, PAGE_LIMITS, Unknown, type Work } from './limits';
 import { CLASS, isDigit } from './lexer';
-import { isDict, isRef, nameOf, Parser, type PdfValue, type Ref } from './parser';
+import { Parser } from './parser';
+import { isDict, isRef, nameOf, type PdfValue, type Ref } from './values';
 
 export interface Xref {
 	objects: Locations;
