@@ -34,7 +34,8 @@ function counterFile(dist) {
 }
 
 /**
- * The counter of `commit`, compiled into a temporary folder: { countPages, remove }. Only the
+ * The counter of `commit`, compiled into a temporary folder: { countPages, module (the whole
+ * formats module: selectPages, splitPages...), remove }. Only the
  * folders it can be in are taken (formats/ and documents/ where the commit has them; the counter
  * depends on nothing else), and only its module compiled, in about ten seconds.
  */
@@ -67,8 +68,10 @@ function counterAt(commit) {
 			],
 			{ stdio: 'inherit' },
 		);
+		const module = require(counterFile(path.join(dir, 'dist')));
 		return {
-			countPages: require(counterFile(path.join(dir, 'dist'))).countPages,
+			countPages: module.countPages,
+			module,
 			remove: () => fs.rmSync(dir, { recursive: true, force: true }),
 		};
 	} catch (error) {

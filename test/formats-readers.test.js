@@ -449,13 +449,28 @@ describe('every file the package writes opens in real readers, the right pages i
 		expect(problems).toEqual([]);
 	});
 
-	test('an encrypted PDF is refused clearly; so is a BigTIFF', async () => {
-		const encrypted = qpdf(richPdf(), ['--encrypt', '', 'owner', '256', '--']);
-		await expect(formats.selectPages(encrypted, 'pdf', [1])).rejects.toThrow(
-			/the PDF is encrypted/,
+	test('an encrypted PDF: one that opens without a password is written decrypted, one with a user password refused; a BigTIFF refused', async () => {
+		const rich = richPdf();
+		for (const bits of ['40', '128', '256']) {
+			const open = qpdf(rich, ['--allow-weak-crypto', '--encrypt', '', 'owner', bits, '--']);
+			const written = await formats.selectPages(open, 'pdf', [1, 4]);
+			const file = save(joined(written), 'pdf');
+			const check = run('qpdf', ['--check', file]);
+			expect(check.status).toBe(0);
+			expect(check.out).toMatch(/File is not encrypted/);
+			expect(written.decrypted).toMatch(/RC4|AES/);
+			expect(pageTexts(file).map((text) => text.trim())).toEqual(
+				pageTexts(save(rich, 'pdf'))
+					.filter((_, i) => i === 0 || i === 3)
+					.map((text) => text.trim()),
+			);
+		}
+		const locked = qpdf(rich, ['--encrypt', 'user', 'owner', '256', '--']);
+		await expect(formats.selectPages(locked, 'pdf', [1])).rejects.toThrow(
+			/opens only with a password/,
 		);
-		await expect(formats.splitPages(encrypted, 'pdf', () => true)).rejects.toThrow(
-			/the PDF is encrypted/,
+		await expect(formats.splitPages(locked, 'pdf', () => true)).rejects.toThrow(
+			/opens only with a password/,
 		);
 		const big = fs.readFileSync(path.join(CORPUS, 'tiffcp-big-2.tif'));
 		await expect(formats.selectPages(big, 'tiff', [1])).rejects.toThrow(/BigTIFF/);

@@ -230,28 +230,42 @@ describe('the selection and the other settings', () => {
 		}
 	})();
 	(qpdf ? test : test.skip)(
-		'an encrypted PDF is refused clearly, nothing sent (qpdf --encrypt)',
+		'an encrypted PDF: with a user password refused, nothing sent; with an owner password only sent decrypted, the item says so (qpdf --encrypt)',
 		async () => {
 			const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-selection-'));
 			try {
 				fs.writeFileSync(path.join(dir, 'plain.pdf'), SEVEN);
-				execFileSync('qpdf', [
-					'--encrypt',
-					'user',
-					'owner',
-					'256',
-					'--',
-					path.join(dir, 'plain.pdf'),
-					path.join(dir, 'locked.pdf'),
-				]);
+				const encrypt = (user, out) =>
+					execFileSync('qpdf', [
+						'--encrypt',
+						user,
+						'owner',
+						'256',
+						'--',
+						path.join(dir, 'plain.pdf'),
+						path.join(dir, out),
+					]);
+				encrypt('user', 'locked.pdf');
+				encrypt('', 'restricted.pdf');
 				const locked = fs.readFileSync(path.join(dir, 'locked.pdf'));
 				for (const operation of Object.keys(SENDING)) {
 					const { params, items } = sending(operation, 'binary', locked, { pages: '2' });
 					const { output, error } = await h.run(emu, params, items, { continueOnFail: true });
 					expect(error).toBeUndefined();
-					expect(output[0].json.error).toMatch(/encrypted/);
+					expect(output[0].json.error).toMatch(/opens only with a password/);
 				}
 				expect(posts()).toBe(0);
+				const restricted = fs.readFileSync(path.join(dir, 'restricted.pdf'));
+				const { params, items } = sending('recognize', 'binary', restricted, { pages: '2' });
+				const { output, error } = await h.run(emu, params, items);
+				expect(error).toBeUndefined();
+				expect(output[0].json).toMatchObject({
+					pagesSent: '2',
+					pagesCounted: 7,
+					encryptionRemoved: 'AES-256',
+				});
+				expect(received().at(-1)).toEqual([PAGE_TEXTS[1]]);
+				expect(h.netCharged(emu)).toBe(1);
 			} finally {
 				fs.rmSync(dir, { recursive: true, force: true });
 			}
