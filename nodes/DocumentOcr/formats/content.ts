@@ -48,6 +48,25 @@ const LESS = 6;
 const GREATER = 7;
 const IMAGE = 8;
 
+/**
+ * The operators this reader acts on (OPERATORS, and BI and ID of an inline image), by the code of
+ * their bytes (three at most): an operator is looked up without a string made.
+ */
+const codeOf = (bytes: ArrayLike<number>, length: number) =>
+	length > 3 ? -1 : (bytes[0] | ((bytes[1] ?? 0) << 8) | ((bytes[2] ?? 0) << 16)) + (length << 24);
+const ACTED_ON: Record<number, string> = Object.fromEntries(
+	[...Object.keys(OPERATORS), 'BI', 'ID'].map((op) => [
+		codeOf(Buffer.from(op, 'latin1'), op.length),
+		op,
+	]),
+);
+const latin1 = (bytes: Uint8Array, length: number) =>
+	Buffer.from(bytes.buffer, bytes.byteOffset, length).toString('latin1');
+/** Whether a token is true, false or null (an operand, not an operator). */
+const isKeyword = (bytes: Uint8Array, length: number) =>
+	(length === 4 && (bytes[0] === 0x74 || bytes[0] === 0x6e)) ||
+	(length === 5 && bytes[0] === 0x66 && bytes[1] === 0x61);
+
 /** Byte classes, as lexer.ts: 1 white space, 2 delimiter, 0 regular. */
 const CLASS = new Uint8Array(256);
 for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
@@ -181,24 +200,28 @@ export class ContentReader {
 	}
 
 	private endToken(): void {
-		const { length } = this;
+		const { length, token } = this;
 		const name = this.state === NAME;
 		this.state = NORMAL;
-		if (length > TOKEN_BYTES) {
-			this.operand(OTHER);
-			return;
-		}
-		const text = Buffer.from(this.token.buffer, 0, length).toString('latin1');
+		// The parts of an array or a dictionary are no operand (an inline image's entries are).
+		if (this.depth > 0 && !this.imageDict) return;
+		if (length > TOKEN_BYTES) return this.operand(OTHER);
+		const first = token[0];
+		if (
+			!name &&
+			((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e)
+		)
+			// A number: its value is read only in an inline image's dictionary (its /L).
+			return this.operand(this.imageDict ? Number(latin1(token, length)) : OTHER);
 		if (name) {
-			this.operand(text.includes('#') ? decodeName(text) : text);
-			return;
+			const text = latin1(token, length);
+			return this.operand(text.includes('#') ? decodeName(text) : text);
 		}
-		const first = this.token[0];
-		const numeric =
-			(first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e;
-		if (numeric) this.operand(Number(text));
-		else if (text === 'true' || text === 'false' || text === 'null') this.operand(OTHER);
-		else if (this.depth === 0) this.operator(text);
+		// An operator: only those this reader acts on are made a string.
+		const known = ACTED_ON[codeOf(length < 3 ? token.subarray(0, length) : token, length)];
+		if (known) this.operator(known);
+		else if (this.imageDict || isKeyword(token, length)) this.operand(OTHER);
+		else this.operands.length = 0;
 	}
 
 	private operand(value: Operand): void {

@@ -15,6 +15,7 @@ export async function readDecryption(
 	reader: ObjectReader,
 	work: Work,
 ): Promise<Decryption | { refused: string }> {
+	let failure: unknown;
 	try {
 		const trailer = fullValue(reader.bytes, reader.trailerAt!, work);
 		if (!isDict(trailer)) throw new Unknown('the trailer is not a dictionary');
@@ -29,9 +30,11 @@ export async function readDecryption(
 		const first = Array.isArray(ids) && typeof ids[0] === 'string' ? ids[0] : '';
 		return openDecryption(valuesOf(encrypt.dict), Buffer.from(first, 'latin1'));
 	} catch (error) {
-		if (error instanceof CryptError || error instanceof Unknown) return { refused: error.message };
-		throw error;
+		failure = error;
 	}
+	if (failure instanceof CryptError || failure instanceof Unknown)
+		return { refused: failure.message };
+	throw failure;
 }
 
 /** The value at `at` read by a full parser (every key; strings as latin1 text of their bytes). */

@@ -73,13 +73,17 @@ async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 }
 
 async function* inflated(input: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+	let failure: unknown;
 	try {
 		yield* inflateChunks(input);
+		return;
 	} catch (error) {
-		throw new Unreadable(
-			`a content stream is not valid FlateDecode data (${(error as Error).message})`,
-		);
+		failure = error;
 	}
+	// A decoder before this one failed: its own words; else zlib's.
+	if (failure instanceof Unreadable) throw failure;
+	const why = (failure as Error)?.message ?? String(failure);
+	throw new Unreadable(`a content stream is not valid FlateDecode data (${why})`);
 }
 
 async function* through(

@@ -121,20 +121,22 @@ export async function* inflateChunks(input: AsyncIterable<Uint8Array>): AsyncGen
 		}
 	})();
 	const reader = stream.readable.getReader();
+	let failure: unknown;
 	try {
 		for (;;) {
 			const { done, value } = await reader.read();
-			if (done) break;
+			if (done) return;
 			yield value;
 		}
 	} catch (error) {
-		if (upstream !== undefined) throw upstream;
-		if ((error as { code?: string }).code === TRAILING) return;
-		throw new ZlibError(zlibError(error));
+		failure = error;
 	} finally {
 		await reader.cancel().catch(ignore);
 		await feeding;
 	}
+	if (upstream !== undefined) throw upstream;
+	if ((failure as { code?: string }).code === TRAILING) return;
+	throw new ZlibError(zlibError(failure));
 }
 
 const ignore = () => undefined;

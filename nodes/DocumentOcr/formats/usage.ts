@@ -113,16 +113,18 @@ export class Usages {
 		resources: Resources | undefined,
 	): Promise<Usage> {
 		const used: Used = new Map();
+		let failure: unknown;
 		try {
 			const dicts = new Map<Category, Handle | undefined>();
 			const reading: Reading = { used, visiting: new Set(), dicts, resources };
 			await this.collect(await groups(), reading, 0);
 			return { used };
 		} catch (error) {
-			if (error instanceof Unreadable || error instanceof Unknown)
-				return { unreadable: error.message };
-			throw error;
+			failure = error;
 		}
+		if (failure instanceof Unreadable || failure instanceof Unknown)
+			return { unreadable: failure.message };
+		throw failure;
 	}
 
 	/**

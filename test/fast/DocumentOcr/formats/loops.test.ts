@@ -201,8 +201,13 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	[
 		'content.ts',
-		`this.operand(text.includes('#')`,
+		`return this.operand(text.includes('#')`,
 		'a name of 128 bytes at most: charged with the bytes push() reads',
+	],
+	[
+		'content.ts',
+		`[...Object.keys(OPERATORS), 'BI', 'ID'].map((op) => [`,
+		'the module loading: twelve operators',
 	],
 	[
 		'content.ts',
