@@ -112,12 +112,26 @@ export async function* inflateChunks(input: AsyncIterable<Uint8Array>): AsyncGen
 	const writer = stream.writable.getWriter();
 	let upstream: unknown;
 	const feeding = (async () => {
-		try {
-			for await (const chunk of input) await writer.write(chunk);
-			await writer.close();
-		} catch (error) {
-			upstream ??= error;
-			await writer.abort(error).catch(ignore);
+		// An error of `input` is kept to be thrown as it is; the writer's are zlib's, which the
+		// reader below meets.
+		const chunks = input[Symbol.asyncIterator]();
+		for (;;) {
+			let next: IteratorResult<Uint8Array>;
+			try {
+				next = await chunks.next();
+			} catch (error) {
+				upstream = error;
+				await writer.abort(error).catch(ignore);
+				return;
+			}
+			if (next.done) return await writer.close().catch(ignore);
+			if (
+				await writer.write(next.value).then(
+					() => false,
+					() => true,
+				)
+			)
+				return;
 		}
 	})();
 	const reader = stream.readable.getReader();

@@ -205,6 +205,11 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 		'a name of 128 bytes at most: charged with the bytes push() reads',
 	],
 	[
+		'streams.ts',
+		'for (;;) {',
+		"a content stream's chunks, fed to zlib: charged by decodedChunks (filters.ts) as they come out",
+	],
+	[
 		'content.ts',
 		`[...Object.keys(OPERATORS), 'BI', 'ID'].map((op) => [`,
 		'the module loading: twelve operators',
