@@ -359,7 +359,7 @@ export class Copier {
 
 	private async writeResources(item: Extract<Item, { kind: 'resources' }>): Promise<void> {
 		const pieces: Buffer[] = [latin1(`${this.pruned.get(item.key)!} 0 obj\n`)];
-		await writePruned(this.renderer, this.context.source, item.resources, item.used, pieces);
+		await writePruned(this.renderer, this.context.usages, item.resources, item.used, pieces);
 		this.file.add(Buffer.concat(pieces), pieces.length);
 	}
 }

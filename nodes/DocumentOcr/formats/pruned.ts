@@ -7,9 +7,8 @@
  * whole when they are its own; resources other pages share are refused, never sent whole.
  */
 import { FormatError } from './limits';
-import type { Source } from './pdf-source';
 import { render, type Renderer } from './render';
-import { CATEGORIES, type Resources, type Usage, type Used } from './usage';
+import { CATEGORIES, type Resources, type Usage, type Usages, type Used } from './usage';
 
 const latin1 = (text: string) => Buffer.from(text, 'latin1');
 
@@ -35,7 +34,7 @@ export function prunedCopy(
 /** Writes the pruned copy of `resources` (its dictionary, `<<` to `>>`) into `pieces`. */
 export async function writePruned(
 	copy: Renderer,
-	source: Source,
+	usages: Usages,
 	resources: Resources,
 	used: Used | undefined,
 	pieces: Buffer[],
@@ -45,7 +44,7 @@ export async function writePruned(
 	pieces.push(latin1('<<'));
 	for (const category of CATEGORIES) {
 		const names = used.get(category);
-		const dict = names?.size ? await source.dict(handle, category) : undefined;
+		const dict = names?.size ? await usages.category(resources, category) : undefined;
 		if (!names || !dict?.layout.entries) continue;
 		const inner: Buffer[] = [];
 		for (const name of [...names].sort()) {

@@ -34,13 +34,11 @@ export interface Resources {
 }
 
 /** The categories a resource dictionary holds, in the order a pruned copy lists them. */
-/** One holder's reading: the names found, the streams read, its resources and their categories. */
+/** One holder's reading: the names found, the streams read, its resources. */
 interface Reading {
 	used: Used;
 	visiting: Set<number>;
 	resources: Resources | undefined;
-	/** Each category's dictionary, read once for all the names in it. */
-	dicts: Map<Category, Handle | undefined>;
 }
 
 /** What separates two content streams read as one. */
@@ -57,7 +55,33 @@ export const CATEGORIES: Category[] = [
 ];
 
 export class Usages {
+	/**
+	 * Dictionaries several holders share, read once for all of them: a resource dictionary by
+	 * its key (an object's, a tree node's), and each category's dictionary in one.
+	 */
+	private readonly shared = new Map<string, Resources | undefined>();
+	private readonly categories = new Map<string, Handle | undefined>();
+
 	constructor(private readonly source: Source) {}
+
+	/** The dictionary of `category` in `resources`, read once per shared dictionary. */
+	async category(resources: Resources, category: Category): Promise<Handle | undefined> {
+		if (resources.own) return await this.source.dict(resources.handle, category);
+		const key = `${resources.key}/${category}`;
+		if (!this.categories.has(key))
+			this.categories.set(key, await this.source.dict(resources.handle, category));
+		return this.categories.get(key);
+	}
+
+	/** The resource dictionary object `ref` is, read once whoever names it. */
+	private async object(ref: number): Promise<Resources | undefined> {
+		const key = `o${ref}`;
+		if (!this.shared.has(key)) {
+			const handle = await this.source.object(ref);
+			this.shared.set(key, handle?.layout.entries ? { handle, key, own: false } : undefined);
+		}
+		return this.shared.get(key);
+	}
 
 	/** The resources page `index` (its dictionary `page`) draws with: its own, or inherited. */
 	async pageResources(page: Handle, index: number): Promise<Resources | undefined> {
@@ -70,18 +94,19 @@ export class Usages {
 		if (!inherited) return undefined;
 		const { layout } = inherited;
 		const ref = refValue(inherited.bytes, { key: 0, start: layout.start, end: layout.end });
-		if (ref === undefined) return fromNode(inherited);
-		const handle = await source.object(ref);
-		return handle?.layout.entries ? { handle, key: `o${ref}`, own: false } : undefined;
+		if (ref !== undefined) return await this.object(ref);
+		const key = `n${inherited.node}`;
+		if (!this.shared.has(key)) this.shared.set(key, fromNode(inherited));
+		return this.shared.get(key);
 	}
 
 	/** The resources of a holder's own /Resources entry, if it has one. */
 	async resourcesAt(holder: Handle, key = 'Resources'): Promise<Resources | undefined> {
 		const entry = holder.layout.entries?.get(key);
+		const ref = refValue(holder.bytes, entry);
+		if (ref !== undefined) return this.source.roles.has(ref) ? undefined : await this.object(ref);
 		const handle = await this.source.dictAt(holder, entry);
 		if (!handle || !entry) return undefined;
-		const ref = refValue(holder.bytes, entry);
-		if (ref !== undefined) return { handle, key: `o${ref}`, own: false };
 		return { handle, key: `d${holder.num}:${entry.start}`, own: this.direct(handle) };
 	}
 
@@ -115,8 +140,7 @@ export class Usages {
 		const used: Used = new Map();
 		let failure: unknown;
 		try {
-			const dicts = new Map<Category, Handle | undefined>();
-			const reading: Reading = { used, visiting: new Set(), dicts, resources };
+			const reading: Reading = { used, visiting: new Set(), resources };
 			await this.collect(await groups(), reading, 0);
 			return { used };
 		} catch (error) {
@@ -178,9 +202,7 @@ export class Usages {
 	 */
 	private async inner(reading: Reading, category: Category, name: string): Promise<number[]> {
 		const { source } = this;
-		const { dicts, resources } = reading;
-		if (!dicts.has(category)) dicts.set(category, await source.dict(resources!.handle, category));
-		const dict = dicts.get(category);
+		const dict = await this.category(reading.resources!, category);
 		const entry = dict?.layout.entries?.get(name);
 		if (!dict || !entry) return [];
 		if (category === 'ExtGState') {
