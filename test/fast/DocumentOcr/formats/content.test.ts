@@ -156,6 +156,16 @@ describe('names', () => {
 		expect(found(ops)).toEqual([['XObject', 'Im3']]);
 	});
 
+	test('a name longer than 127 bytes is a name (objects.ts reads such keys; pdf.js and poppler draw them)', () => {
+		// ISO 32000's 127 bytes is a portability note, not a rule of the syntax: a resource dictionary
+		// whose key is this long is read by the copier, so the page's use of it must be seen too.
+		const long = `Im${'0123456789'.repeat(13)}`;
+		expect(found(`/${long} Do /F${'x'.repeat(200)} 12 Tf`)).toEqual([
+			['XObject', long],
+			['Font', `F${'x'.repeat(200)}`],
+		]);
+	});
+
 	test('an empty name names nothing that exists, and is read as any other', () => {
 		expect(found('/ Do /Im1 Do')).toEqual([
 			['XObject', ''],
