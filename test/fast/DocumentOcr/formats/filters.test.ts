@@ -358,4 +358,9 @@ describe("a page's content stream in each filter, read by the copy", () => {
 	])('%s', async (_name, encoded, dict) => {
 		await copiesIm1(encoded, dict);
 	});
+
+	test('LZWDecode, /EarlyChange 0: the copy reads the stream with the value its dictionary gives', async () => {
+		// decodedChunks reads /EarlyChange 0 right (above); the copy must hand it the value too.
+		await copiesIm1(lzw(ops, 0), '/Filter /LZWDecode /DecodeParms << /EarlyChange 0 >> ');
+	});
 });
