@@ -114,6 +114,26 @@ describe('forms', () => {
 		expect((await pageOne(owned)).markers).toEqual(['IMAGE-A']);
 	});
 
+	test("a form whose /Resources is null or names a free object has none (ISO 32000 7.3.7): read in the page's context", async () => {
+		// As the copy reads a page's own null /Resources (pdf-write.test.ts): the value is absent.
+		for (const none of ['21 0 R', 'null']) {
+			const pdf = twoPages('/Fm1 Do', `/XObject << /Fm1 20 0 R ${IMAGES} >>`, {
+				20: form('/ImA Do', none),
+				21: 'null',
+			});
+			const free = Buffer.from(
+				text(pdf).replace(/(xref\n0 \d+\n(?:.{20}){21}).{20}/s, '$10000000000 00001 f \n'),
+				'latin1',
+			);
+			const { resources, markers } = await pageOne(free);
+			expect({ none, resources }).toEqual({
+				none,
+				resources: expect.stringMatching(pruned('XObject Fm1 ImA')),
+			});
+			expect(markers).toEqual(['IMAGE-A']);
+		}
+	});
+
 	test('forms without resources nested 20 deep: the innermost image kept', async () => {
 		const extra: Record<number, string> = {};
 		for (let i = 0; i < 20; i++) extra[20 + i] = form(i < 19 ? `/Fm${i + 1} Do` : '/ImB Do');
