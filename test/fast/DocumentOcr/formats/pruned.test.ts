@@ -210,3 +210,38 @@ describe('100,000 resource names, one drawn', () => {
 		expect(works[1] / works[0]).toBeLessThan(1.2 * (sizes[1] / sizes[0]));
 	});
 });
+
+describe('many pages sharing a dictionary of many names', () => {
+	/** `n` pages naming one dictionary (object 3) of `n` names; each page draws /N0 of it. */
+	const square = (n: number) => {
+		const names = pagesUpTo(n).map((i) => `/N${i - 1} 4 0 R`);
+		const objects = [
+			CATALOG,
+			`<< /Type /Pages /Kids [${pagesUpTo(n)
+				.map((i) => `${5 + i} 0 R`)
+				.join(' ')}] /Count ${n} /MediaBox [0 0 200 200] >>`,
+			`<< /XObject << ${names.join(' ')} >> >>`,
+			image('IMAGE-A'),
+			stream('q /N0 Do Q'),
+		];
+		for (let i = 1; i <= n; i++)
+			objects.push('<< /Type /Page /Parent 2 0 R /Resources 3 0 R /Contents 5 0 R >>');
+		return classic(objects);
+	};
+
+	test('every page copied: the work grows with the file, no faster (the dictionary is not read again for each page)', async () => {
+		// A file twice as large (twice the pages, twice the names) may cost twice the work, not four
+		// times: a 5 MB file of this shape would otherwise hold a worker for many minutes.
+		const works: number[] = [];
+		for (const n of [250, 500, 1000]) {
+			let work = 0;
+			await selectPdfPages(square(n), pagesUpTo(n), { measured: (w) => (work = w) });
+			works.push(work);
+		}
+		const ratios = works.slice(1).map((work, i) => +(work / works[i]).toFixed(2));
+		expect({ works, ratios }).toEqual({
+			works,
+			ratios: ratios.map((r) => (r <= 2.2 ? r : 'at most 2.2')),
+		});
+	});
+});
