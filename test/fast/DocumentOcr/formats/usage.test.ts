@@ -11,11 +11,13 @@ import { selectPdfPages } from '../../../../nodes/DocumentOcr/formats/pdf-write'
 import {
 	checkWritten,
 	classic,
+	flate,
 	form,
 	image,
 	inflated,
 	objectOf,
 	pageResources,
+	pagesUpTo,
 	refIn,
 	stream,
 	text,
@@ -298,4 +300,46 @@ test('the copy of every page of the document holds all three images', async () =
 	const buf = await checkWritten(await selectPdfPages(pdf, [1, 2]), 2);
 	expect(MARKERS.filter((m) => inflated(buf).includes(m))).toEqual(MARKERS);
 	expect(text(buf)).toContain('/Type /Pages');
+});
+
+describe('a content stream many pages share', () => {
+	/**
+	 * `n` pages under one node that gives them /Resources; each page's /Contents is [5 0 R, its own
+	 * words]: object 5 a template every page draws (a letterhead of 300 kB of paths and a logo),
+	 * compressed as producers compress drawings (about 3.7 to 1).
+	 */
+	function letterhead(n: number): Buffer {
+		let state = 1;
+		const next = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) % 6000;
+		const paths: string[] = [];
+		for (let length = 0; length < 300_000; length += paths[paths.length - 1].length)
+			paths.push(`${next() / 10} ${next() / 10} m ${next() / 10} ${next() / 10} l S\n`);
+		const objects = [
+			'<< /Type /Catalog /Pages 2 0 R >>',
+			`<< /Type /Pages /Kids [${pagesUpTo(n)
+				.map((i) => `${6 + i} 0 R`)
+				.join(
+					' ',
+				)}] /Count ${n} /MediaBox [0 0 600 800] /Resources << /XObject << /Logo 3 0 R >> /Font << /F1 4 0 R >> >> >>`,
+			image('IMAGE-A'),
+			'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+			flate(`q /Logo Do Q ${paths.join('')}`),
+			'null',
+		];
+		for (let i = 1; i <= n; i++)
+			objects.push(`<< /Type /Page /Parent 2 0 R /Contents [5 0 R ${6 + n + i} 0 R] >>`);
+		for (let i = 1; i <= n; i++) objects.push(stream(`BT /F1 12 Tf 72 700 Td (PAGE ${i}) Tj ET`));
+		return classic(objects);
+	}
+
+	test('sixty pages drawing one 300 kB template: every page copied (the template read once, or its reading not charged again)', async () => {
+		// The content budget (32 times the file and 8 MB) bounds the bytes the file's content
+		// decodes to; a stream read again for each page that draws it is not more of the file.
+		const thirty = letterhead(30);
+		await checkWritten(await selectPdfPages(thirty, pagesUpTo(30)), 30);
+		const pdf = letterhead(60);
+		const buf = await checkWritten(await selectPdfPages(pdf, pagesUpTo(60)), 60);
+		expect(inflated(buf)).toContain('IMAGE-A');
+		expect(text(buf).match(/\/Contents \[\d+ 0 R \d+ 0 R\]/g)).toHaveLength(60);
+	});
 });
