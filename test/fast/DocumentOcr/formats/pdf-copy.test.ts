@@ -285,3 +285,28 @@ describe("a split's parts are the selections of their pages, byte for byte", () 
 		expect(splits).toBeGreaterThan(5);
 	});
 });
+
+describe('what a page holds but does not draw stays out when it holds other pages', () => {
+	test("Illustrator's /PieceInfo: its private data (every artboard of the document) is not sent with a page", async () => {
+		// Illustrator saves a multi-artboard PDF with "Preserve Illustrator Editing Capabilities" on
+		// by default: each page's /PieceInfo names one private dictionary whose streams hold the whole
+		// document, every artboard. A copy of page 1 must not carry page 2's artwork in it.
+		const pdf = classic([
+			CATALOG,
+			'<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 /MediaBox [0 0 200 200] >>',
+			'<< /Type /Page /Parent 2 0 R /Contents 5 0 R /PieceInfo << /Illustrator 7 0 R >> /LastModified (D:20261201) >>',
+			'<< /Type /Page /Parent 2 0 R /Contents 6 0 R /PieceInfo << /Illustrator 7 0 R >> /LastModified (D:20261201) >>',
+			stream('BT /F1 9 Tf (ARTBOARD ONE) Tj ET'),
+			stream('BT /F1 9 Tf (ARTBOARD TWO) Tj ET'),
+			'<< /LastModified (D:20261201) /Private 8 0 R >>',
+			'<< /AIMetaData 9 0 R /AIPrivateData1 10 0 R /ContainerVersion 11 /CreatorVersion 24 /NumBlock 1 /RoundtripVersion 24 >>',
+			stream('%!PS-Adobe-3.0\n%%Creator: Adobe Illustrator(R) 24.0\n%%AI8_CreatorVersion: 24.0.0'),
+			flate(
+				'%AI24_ArtboardsBegin\n(ARTBOARD ONE) text\n(ARTBOARD TWO SECRET) text\n%AI24_ArtboardsEnd',
+			),
+		]);
+		const out = inflated(await checkWritten(await selectPdfPages(pdf, [1]), 1));
+		expect(out).toContain('(ARTBOARD ONE) Tj');
+		expect(out).not.toContain('ARTBOARD TWO');
+	});
+});
