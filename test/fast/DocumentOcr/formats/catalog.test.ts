@@ -256,6 +256,34 @@ describe('finding 3: a filled field without an appearance keeps its value', () =
 		expect(text(two)).not.toMatch(/MAIN STREET|\(address\)/);
 	});
 
+	test("a button's ResetForm and SubmitForm actions naming fields of other pages: their values are not sent", async () => {
+		// A "Clear form" or "Submit" button lists the fields it acts on, on every page of the form
+		// (as Acrobat records them): a reference to another page's field is no reason to send its
+		// value, nor the appearance showing it.
+		const pdf = classic([
+			'<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R 6 0 R 9 0 R 10 0 R] /NeedAppearances true >> >>',
+			'<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 /MediaBox [0 0 300 200] >>',
+			'<< /Type /Page /Parent 2 0 R /Annots [7 0 R 9 0 R 12 0 R] >>',
+			'<< /Type /Page /Parent 2 0 R /Annots [8 0 R 10 0 R] >>',
+			'<< /FT /Tx /T (one) /V (PAGE ONE VALUE) /Kids [7 0 R] >>',
+			'<< /FT /Tx /T (two) /V (PAGE TWO SECRET VALUE) /Kids [8 0 R] >>',
+			'<< /Type /Annot /Subtype /Widget /Rect [0 0 9 9] /Parent 5 0 R /P 3 0 R >>',
+			'<< /Type /Annot /Subtype /Widget /Rect [0 0 9 9] /Parent 6 0 R /P 4 0 R >>',
+			'<< /Type /Annot /Subtype /Widget /FT /Btn /Ff 65536 /T (clear) /Rect [0 0 9 9] /P 3 0 R /A << /S /ResetForm /Fields [5 0 R 6 0 R 10 0 R] >> >>',
+			'<< /Type /Annot /Subtype /Widget /FT /Tx /T (merged) /V (MERGED PAGE TWO SECRET) /Rect [0 0 9 9] /P 4 0 R /AP << /N 11 0 R >> >>',
+			stream(
+				'BT (MERGED PAGE TWO SECRET) Tj ET',
+				'/Type /XObject /Subtype /Form /BBox [0 0 9 9] /Resources << >> ',
+			),
+			'<< /Type /Annot /Subtype /Widget /FT /Btn /Ff 65536 /T (send) /Rect [0 0 9 9] /P 3 0 R /A << /S /SubmitForm /F << /FS /URL /F (https://example.com) >> /Fields [6 0 R 5 0 R] >> >>',
+		]);
+		const buf = await checkWritten(await selectPdfPages(pdf, [1]), 1);
+		expect(text(buf)).toContain('PAGE ONE VALUE');
+		expect(text(buf)).not.toMatch(
+			/PAGE TWO SECRET VALUE|MERGED PAGE TWO SECRET|\(two\)|\(merged\)/,
+		);
+	});
+
 	test('a field chain that loops: the page is written, the loop not followed forever', async () => {
 		const pdf = classic([
 			'<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R] >> >>',
