@@ -306,3 +306,57 @@ function refs(list: string): number[] {
 function annotsOf(buf: Buffer, page: number): number[] {
 	return refs(/\/Annots \[([^\]]*)\]/.exec(objectOf(buf, page))![1]);
 }
+
+describe('the new catalog costs work linear in the file', () => {
+	/** `n` pages, each marking content with a layer of its own (all `n` in /OCGs and /OFF). */
+	const layers = (n: number) => {
+		const groups = Array.from({ length: n }, (_, i) => `${4 + n + i} 0 R`).join(' ');
+		const objects = [
+			`<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [${groups}] /D << /OFF [${groups}] >> >> >>`,
+			`<< /Type /Pages /Kids [${Array.from({ length: n }, (_, i) => `${4 + i} 0 R`).join(' ')}] /Count ${n} /MediaBox [0 0 10 10] >>`,
+			stream('/OC /oc BDC EMC'),
+		];
+		for (let i = 0; i < n; i++)
+			objects.push(
+				`<< /Type /Page /Parent 2 0 R /Contents 3 0 R /Resources << /Properties << /oc ${4 + n + i} 0 R >> >> >>`,
+			);
+		for (let i = 0; i < n; i++) objects.push('<< /Type /OCG /Name (g) >>');
+		return classic(objects);
+	};
+	/** `n` pages, each with a widget that is a field of its own (all `n` in /Fields). */
+	const fields = (n: number) => {
+		const objects = [
+			`<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${Array.from({ length: n }, (_, i) => `${3 + n + i} 0 R`).join(' ')}] >> >>`,
+			`<< /Type /Pages /Kids [${Array.from({ length: n }, (_, i) => `${3 + i} 0 R`).join(' ')}] /Count ${n} /MediaBox [0 0 10 10] >>`,
+		];
+		for (let i = 0; i < n; i++)
+			objects.push(`<< /Type /Page /Parent 2 0 R /Annots [${3 + n + i} 0 R] >>`);
+		for (let i = 0; i < n; i++)
+			objects.push(`<< /Type /Annot /Subtype /Widget /FT /Tx /T (f${i}) /Rect [0 0 1 1] >>`);
+		return classic(objects);
+	};
+
+	test.each([
+		['every page of a document whose pages each use a layer of their own', layers],
+		['every page of a form whose pages each hold a field of their own', fields],
+	])('%s: twice the file, at most 2.2 times the work', async (_what, make) => {
+		// The catalog is sized again after each page (catalogText over every group and field).
+		const works: number[] = [];
+		for (const n of [1000, 2000, 4000]) {
+			let work = 0;
+			await selectPdfPages(
+				make(n),
+				Array.from({ length: n }, (_, i) => i + 1),
+				{
+					measured: (w) => (work = w),
+				},
+			);
+			works.push(work);
+		}
+		const ratios = works.slice(1).map((work, i) => +(work / works[i]).toFixed(2));
+		expect({ works, ratios }).toEqual({
+			works,
+			ratios: ratios.map((r) => (r <= 2.2 ? r : 'at most 2.2')),
+		});
+	});
+});
