@@ -359,6 +359,16 @@ describe("a page's content stream in each filter, read by the copy", () => {
 		await copiesIm1(encoded, dict);
 	});
 
+	test('FlateDecode whose Adler-32 is wrong or missing: read as pdf.js, poppler and MuPDF read it', async () => {
+		// The readers a service renders with inflate the data and pass over the checksum; the
+		// copy refuses the whole selection (the page shares its resources) for want of 4 bytes.
+		const good = deflate(ops);
+		const wrong = Buffer.from(good);
+		wrong[wrong.length - 1] ^= 0xff;
+		for (const data of [wrong, good.subarray(0, good.length - 4)])
+			await copiesIm1(data, '/Filter /FlateDecode ');
+	});
+
 	test('LZWDecode, /EarlyChange 0: the copy reads the stream with the value its dictionary gives', async () => {
 		// decodedChunks reads /EarlyChange 0 right (above); the copy must hand it the value too.
 		await copiesIm1(lzw(ops, 0), '/Filter /LZWDecode /DecodeParms << /EarlyChange 0 >> ');
