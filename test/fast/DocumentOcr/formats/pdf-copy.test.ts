@@ -16,11 +16,8 @@ import {
 	image,
 	inflated,
 	joined,
-	objectOf,
-	kidsOf,
 	pageResources,
 	pagesUpTo,
-	refIn,
 	stream,
 	text,
 } from './copies';

@@ -10,7 +10,6 @@ import { selectPdfPages, splitPdf } from '../../../../nodes/DocumentOcr/formats/
 import {
 	checkWritten,
 	classic,
-	form,
 	image,
 	inflated,
 	joined,
