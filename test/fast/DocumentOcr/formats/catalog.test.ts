@@ -284,6 +284,20 @@ describe('finding 3: a filled field without an appearance keeps its value', () =
 		);
 	});
 
+	test("a Hide action naming another page's annotation: its note is not sent", async () => {
+		const pdf = classic([
+			'<< /Type /Catalog /Pages 2 0 R >>',
+			'<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 /MediaBox [0 0 300 200] >>',
+			'<< /Type /Page /Parent 2 0 R /Annots [5 0 R] >>',
+			'<< /Type /Page /Parent 2 0 R /Annots [6 0 R] >>',
+			'<< /Type /Annot /Subtype /Link /Rect [0 0 9 9] /A << /S /Hide /T 6 0 R >> >>',
+			'<< /Type /Annot /Subtype /Text /Rect [0 0 9 9] /Contents (PAGE TWO PRIVATE NOTE) /P 4 0 R >>',
+		]);
+		const buf = await checkWritten(await selectPdfPages(pdf, [1]), 1);
+		expect(text(buf)).toContain('/S /Hide');
+		expect(text(buf)).not.toContain('PAGE TWO PRIVATE NOTE');
+	});
+
 	test('a field chain that loops: the page is written, the loop not followed forever', async () => {
 		const pdf = classic([
 			'<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R] >> >>',
