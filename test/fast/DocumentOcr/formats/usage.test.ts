@@ -295,6 +295,19 @@ describe('patterns, shadings, soft masks, Type 3 fonts, appearances, inline imag
 	});
 });
 
+test('default colour spaces, which device colours use without naming them (ISO 32000 8.6.5.6), are kept', async () => {
+	// A PDF/A converter calibrates device colours this way: /DefaultRGB replaces DeviceRGB for
+	// every rg, RG and RGB image of the page; without it the page is drawn in other colours.
+	const pdf = twoPages(
+		'1 0 0 rg 0 0 10 10 re f /ImA Do',
+		`/ColorSpace << /DefaultRGB [/CalRGB << /WhitePoint [0.9505 1 1.089] /Gamma [2.2 2.2 2.2] >>] /CS9 /DeviceGray >> /XObject << ${IMAGES} >>`,
+	);
+	const { resources } = await pageOne(pdf);
+	expect(resources).toMatch(
+		/^<< \/ColorSpace << \/DefaultRGB \[\/CalRGB << \/WhitePoint \[0\.9505 1 1\.089\] \/Gamma \[2\.2 2\.2 2\.2\] >>\] >> \/XObject << \/ImA \d+ 0 R >> >>$/,
+	);
+});
+
 test('the copy of every page of the document holds all three images', async () => {
 	const pdf = twoPages('/ImA Do /ImB Do', `/XObject << ${IMAGES} >>`);
 	const buf = await checkWritten(await selectPdfPages(pdf, [1, 2]), 2);
