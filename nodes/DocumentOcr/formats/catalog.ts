@@ -104,6 +104,80 @@ function plainValue(handle: Handle, entry: Entry, source: Source): Buffer {
 
 const refs = (numbers: number[]) => numbers.map((n) => `${n} 0 R`).join(' ');
 
+/** A list of references as catalogText writes it: its count and its length in bytes. */
+class RefList {
+	count = 0;
+	private bytes = 0;
+	add(number: number, sign: 1 | -1): void {
+		this.count += sign;
+		this.bytes += sign * `${number} 0 R`.length;
+	}
+	get length(): number {
+		return this.bytes + Math.max(0, this.count - 1);
+	}
+}
+
+/**
+ * The length of the new catalog's text as the copy grows, kept as objects are numbered and
+ * undone: a split sizes its part after every page, and the catalog's lists (the layers written,
+ * the root fields) grow with the pages, so its text is not made again each time.
+ */
+export class CatalogTally {
+	private readonly groups = new RefList();
+	private readonly on = new RefList();
+	private readonly off = new RefList();
+	private readonly fields = new RefList();
+	/** Which lists each source object is in: 1 /OCGs, 2 /ON, 4 /OFF. */
+	private readonly lists = new Map<number, number>();
+
+	constructor(private readonly source: CatalogSource) {
+		const { content } = source;
+		const mark = (list: number[], bit: number) => {
+			for (const num of list) this.lists.set(num, (this.lists.get(num) ?? 0) | bit);
+		};
+		if (content) {
+			mark(content.groups, 1);
+			mark(content.on, 2);
+			mark(content.off, 4);
+		}
+	}
+
+	/** Source object `num` is numbered `number` in the copy (sign 1), or no longer (-1). */
+	numbered(num: number, number: number, sign: 1 | -1): void {
+		const bits = this.lists.get(num);
+		if (bits === undefined) return;
+		if (bits & 1) this.groups.add(number, sign);
+		if (bits & 2) this.on.add(number, sign);
+		if (bits & 4) this.off.add(number, sign);
+	}
+
+	/** A root field written (1), or undone (-1). */
+	field(number: number, sign: 1 | -1): void {
+		this.fields.add(number, sign);
+	}
+
+	/** The length catalogText gives now, with the form's default resources numbered `defaults`. */
+	length(defaults: number | undefined): number {
+		let length = '<< /Type /Catalog /Pages 2 0 R >>'.length;
+		const { content, form } = this.source;
+		if (content && this.groups.count > 0)
+			length +=
+				` /OCProperties << /OCGs [] /D <<${baseState(content)} /ON [] /OFF [] >> >>`.length +
+				this.groups.length +
+				this.on.length +
+				this.off.length;
+		if (form && this.fields.count > 0) {
+			const dr = defaults === undefined ? '' : ` /DR ${defaults} 0 R`;
+			length += ` /AcroForm << /Fields []${dr} >>`.length + this.fields.length + form.plain.length;
+		}
+		return length;
+	}
+}
+
+/** /D's /BaseState as written, where it is a plain name. */
+const baseState = (content: OptionalContent) =>
+	/^[A-Za-z]+$/.test(content.base ?? '') ? ` /BaseState /${content.base}` : '';
+
 /**
  * The new catalog's text: `numbered` gives an object's number in the copy (undefined if not
  * written), `fields` the root fields written and `defaults` the number of the form's default
@@ -125,7 +199,7 @@ export function catalogText(
 		};
 		const groups = written(content.groups);
 		if (groups.length > 0) {
-			const base = /^[A-Za-z]+$/.test(content.base ?? '') ? ` /BaseState /${content.base}` : '';
+			const base = baseState(content);
 			text += ` /OCProperties << /OCGs [${refs(groups)}] /D <<${base} /ON [${refs(written(content.on))}] /OFF [${refs(written(content.off))}] >> >>`;
 		}
 	}

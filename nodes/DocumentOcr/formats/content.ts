@@ -72,27 +72,31 @@ const CLASS = new Uint8Array(256);
 for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
 for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = 2;
 
-/** A token's bytes kept: names are at most 127 bytes (§C.2), operators and numbers fewer. */
+/**
+ * A token's bytes kept: room for 128 at first (names should be at most 127 bytes, §C.2, though
+ * readers draw longer ones), grown up to MAX_TOKEN; a longer token is no name, its bytes passed.
+ */
 const TOKEN_BYTES = 128;
+const MAX_TOKEN = 65_536;
 /** Operands kept: an operator takes at most a few names; an inline image's dictionary more. */
 const OPERANDS = 8;
 const IMAGE_OPERANDS = 64;
 /** An operand that is neither a name nor a number. */
 const OTHER = null;
 /** An operand: a name (its text), a number, or OTHER. */
-type Operand = string | number | null;
+export type Operand = string | number | null;
 
 /** Reads content streams, telling `found` each resource name an operator uses. */
 export class ContentReader {
 	private state = NORMAL;
-	private readonly token = new Uint8Array(TOKEN_BYTES);
+	private token = new Uint8Array(TOKEN_BYTES);
 	private length = 0;
 	/** Arrays and dictionaries open: their parts are one operand. */
 	private depth = 0;
 	/** A literal string's open parentheses, and whether the byte before was a backslash. */
 	private parens = 0;
 	private escaped = false;
-	private operands: Operand[] = [];
+	private operands: Operand[];
 	/** Inside an inline image's dictionary (BI … ID), its entries as operands. */
 	private imageDict = false;
 	/** Inside an inline image's data: the bytes still to pass over by its /L, or -1 to look for EI. */
@@ -100,10 +104,17 @@ export class ContentReader {
 	/** The last bytes of an inline image's data: white space, E, I matched so far (0–3). */
 	private matched = 0;
 
+	/**
+	 * `operands`: those a stream before this one left for the first operator of this one (the
+	 * streams of a page's /Contents are one content, divided between tokens).
+	 */
 	constructor(
 		private readonly found: (category: Category, name: string) => void,
 		private readonly work: Work,
-	) {}
+		operands: Operand[] = [],
+	) {
+		this.operands = [...operands];
+	}
 
 	/** Reads the next bytes of the stream. */
 	push(bytes: Uint8Array): void {
@@ -114,7 +125,8 @@ export class ContentReader {
 				case TOKEN:
 				case NAME:
 					if (CLASS[c] === 0) {
-						if (this.length < TOKEN_BYTES) this.token[this.length] = c;
+						if (this.length === this.token.length && this.length < MAX_TOKEN) this.grow();
+						if (this.length < this.token.length) this.token[this.length] = c;
 						this.length++;
 						continue;
 					}
@@ -165,10 +177,21 @@ export class ContentReader {
 		}
 	}
 
-	/** The stream has ended: a token it ends with is read. */
-	end(): void {
+	/** Room for a longer token (its bytes so far kept). */
+	private grow(): void {
+		const grown = new Uint8Array(this.token.length * 2);
+		grown.set(this.token);
+		this.token = grown;
+	}
+
+	/**
+	 * The stream has ended: a token it ends with is read. The operands it leaves for the next
+	 * stream of the same content (none where it ends with an operator, as streams do).
+	 */
+	end(): Operand[] {
 		if (this.state === TOKEN || this.state === NAME) this.endToken();
 		this.state = NORMAL;
+		return this.depth > 0 ? [] : this.operands;
 	}
 
 	/** A byte in the normal state: the start of a token, or a delimiter. */
@@ -205,7 +228,7 @@ export class ContentReader {
 		this.state = NORMAL;
 		// The parts of an array or a dictionary are no operand (an inline image's entries are).
 		if (this.depth > 0 && !this.imageDict) return;
-		if (length > TOKEN_BYTES) return this.operand(OTHER);
+		if (length > token.length) return this.operand(OTHER);
 		const first = token[0];
 		if (
 			!name &&

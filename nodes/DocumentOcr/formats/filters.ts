@@ -1,7 +1,8 @@
 /**
  * A content stream's data decoded chunk by chunk (ISO 32000-1 §7.4), for the content reader
  * (content.ts): never held whole, so a stream of any size costs the memory of a chunk. FlateDecode
- * through the platform's `DecompressionStream` (streams.ts), and the other filters a content
+ * through the platform's `DecompressionStream` (streams.ts; where zlib stops, the content ends, as
+ * readers draw it), and the other filters a content
  * stream uses written here: ASCIIHexDecode, ASCII85Decode, LZWDecode (with /EarlyChange),
  * RunLengthDecode; /Crypt is the decryption's (done before). A predictor, an image filter or any
  * other is not read: the stream is Unreadable, and the copy decides what that means (usage.ts).
@@ -72,18 +73,46 @@ async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 	yield bytes;
 }
 
+/**
+ * A content stream's Flate data inflated as readers inflate it: its zlib header passed over and
+ * its deflate data read raw, so that a wrong or missing checksum is no error (pdf.js, poppler and
+ * MuPDF draw such pages). Where the data stops making sense (damaged, cut off), the content ends:
+ * readers draw what came before, so that is what the page draws. A decoder before this one that
+ * fails is Unreadable as it said.
+ */
 async function* inflated(input: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
 	let failure: unknown;
 	try {
-		yield* inflateChunks(input);
+		yield* inflateChunks(withoutHeader(input), 'deflate-raw');
 		return;
 	} catch (error) {
 		failure = error;
 	}
-	// A decoder before this one failed: its own words; else zlib's.
 	if (failure instanceof Unreadable) throw failure;
-	const why = (failure as Error)?.message ?? String(failure);
-	throw new Unreadable(`a content stream is not valid FlateDecode data (${why})`);
+}
+
+/** Zlib data without its two-byte header (data without one, raw deflate, as it is). */
+async function* withoutHeader(input: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+	let head = new Uint8Array(0);
+	let checked = false;
+	for await (const chunk of input) {
+		if (checked) {
+			yield chunk;
+			continue;
+		}
+		const joined = new Uint8Array(head.length + chunk.length);
+		joined.set(head);
+		joined.set(chunk, head.length);
+		if (joined.length < 2) {
+			head = joined;
+			continue;
+		}
+		checked = true;
+		// A zlib header: deflate (8) in the low bits of the first byte, the two a multiple of 31.
+		const zlib = (joined[0] & 0x0f) === 8 && ((joined[0] << 8) | joined[1]) % 31 === 0;
+		yield zlib ? joined.subarray(2) : joined;
+	}
+	if (!checked && head.length > 0) yield head;
 }
 
 async function* through(

@@ -13,11 +13,13 @@ import { PAGE_LIMITS, Unknown, type Work } from './limits';
 
 /**
  * Keys a copy leaves out wherever they are: /StructParent and /StructParents (keys into the
- * structure tree, which a copy does not carry), and /Parent inside a value (an annotation's or a
- * field's /Parent leads up trees that reach other pages). An object's own /Parent is an entry the
- * copier decides on: a page's is written anew, a form field's chain is kept, any other is cut.
+ * structure tree, which a copy does not carry), /PieceInfo (an application's private data:
+ * Illustrator keeps every artboard of the document there), and /Parent inside a value (an
+ * annotation's or a field's /Parent leads up trees that reach other pages). An object's own
+ * /Parent is an entry the copier decides on: a page's is written anew, a form field's chain is
+ * kept, any other is cut.
  */
-const DROPPED = new Set(['StructParent', 'StructParents']);
+const DROPPED = new Set(['StructParent', 'StructParents', 'PieceInfo']);
 
 /** A dictionary's own entry: where its key begins, where its value begins and ends. */
 export interface Entry {

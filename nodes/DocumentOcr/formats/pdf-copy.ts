@@ -19,12 +19,13 @@
  * A page may link to a page before it in the same file; a reference to a later one is null (the
  * pages are added one by one, which lets a split size its parts as it goes, and undo a page).
  */
-import { catalogText, type CatalogSource } from './catalog';
+import { CatalogTally, catalogText, type CatalogSource } from './catalog';
 import { FormFields, type FieldsMark } from './form-fields';
 import { FormatError, Unknown } from './limits';
 import { refValue, type Entry } from './objects';
 import { INHERITED, isAbsent, type Fragment } from './page-tree';
 import { PdfFile, type Closing, type FileMark } from './pdf-file';
+import { actionTargets } from './actions';
 import { nameIn, type Handle, type Source } from './pdf-source';
 import { prunedCopy, writePruned } from './pruned';
 import { leftOut, render, type Renderer } from './render';
@@ -84,6 +85,8 @@ export class Copier {
 	/** The form fields, written last; the number of the form's default resources. */
 	private readonly fields = new FormFields();
 	private defaults?: number;
+	/** The new catalog's length as the copy grows. */
+	private readonly catalog: CatalogTally;
 	/** How render() reaches this copy. */
 	private readonly renderer: Renderer;
 	/** The most bytes the file may take, and what a file past it is told. */
@@ -96,8 +99,10 @@ export class Copier {
 	) {
 		const { source } = context;
 		this.file = new PdfFile(source.header, source.work);
+		this.catalog = new CatalogTally(context.catalog);
 		this.renderer = {
 			resolve: (num) => this.resolve(num),
+			known: (num) => this.numbers.get(num) ?? 0,
 			decryption: source.decryption,
 			work: source.work,
 		};
@@ -131,11 +136,15 @@ export class Copier {
 
 	undo(mark: Mark): void {
 		const next = 3 + mark.numbered;
+		for (const root of this.fields.roots.slice(mark.fields.roots)) this.catalog.field(root, -1);
 		this.work.charge(this.fields.undo(mark.fields, next) + this.numbered.length - mark.numbered);
 		for (let i = this.numbered.length - 1; i >= mark.numbered; i--) {
 			const item = this.numbered[i];
 			if (item.kind === 'resources') this.pruned.delete(item.key);
-			else this.numbers.delete(item.num);
+			else {
+				this.numbers.delete(item.num);
+				this.catalog.numbered(item.num, 3 + i, -1);
+			}
 		}
 		if (this.defaults !== undefined && this.defaults >= next) this.defaults = undefined;
 		this.numbered.length = mark.numbered;
@@ -170,29 +179,30 @@ export class Copier {
 	}
 
 	private closing(): Closing {
-		const catalog = catalogText(
-			this.context.catalog,
-			(num) => this.numbers.get(num),
-			this.fields.roots,
-			this.defaults,
-			this.work,
-		);
+		const catalogBytes = this.catalog.length(this.defaults);
 		const { kidsBytes } = this;
-		return { lastBytes: this.fields.bytes, catalog, count: this.kids.length, kidsBytes };
+		return { lastBytes: this.fields.bytes, catalogBytes, count: this.kids.length, kidsBytes };
 	}
 
 	/** The finished file and its pages. */
 	async finish(): Promise<Copied> {
 		const last = this.fields.written();
-		const written = await this.file.finish({ ...this.closing(), last, kids: this.kids });
-		return { ...written, pages: [...this.added] };
+		const { catalog: source } = this.context;
+		const numbered = (num: number) => this.numbers.get(num);
+		const { roots } = this.fields;
+		const catalog = catalogText(source, numbered, roots, this.defaults, this.work);
+		const ending = { ...this.closing(), catalog, last, kids: this.kids };
+		return { ...(await this.file.finish(ending)), pages: [...this.added] };
 	}
 
 	/** Gives `item` the next number and queues it to be written. */
 	private number(item: Item): number {
 		const number = 3 + this.numbered.length;
 		if (item.kind === 'resources') this.pruned.set(item.key, number);
-		else this.numbers.set(item.num, number);
+		else {
+			this.numbers.set(item.num, number);
+			this.catalog.numbered(item.num, number, 1);
+		}
 		this.numbered.push(item);
 		this.queue.push(item);
 		return number;
@@ -251,18 +261,14 @@ export class Copier {
 			replaced.add(key);
 		}
 		const pieces: Buffer[] = [latin1(`${number} 0 obj\n`)];
-		render(
-			this.renderer,
-			handle,
-			[handle.layout.start, handle.layout.close],
-			leftOut(left),
-			pieces,
-		);
+		render(this.renderer, handle, [handle.layout.start, handle.layout.close], pieces, {
+			left: leftOut(left),
+		});
 		for (const key of INHERITED) {
 			const value = inherited[key];
 			if (key === 'Resources' || !value || (entries.has(key) && !replaced.has(key))) continue;
 			pieces.push(latin1(` /${key} `));
-			render(this.renderer, fragmentHandle(value), [0, value.bytes.length], [], pieces);
+			render(this.renderer, fragmentHandle(value), [0, value.bytes.length], pieces);
 		}
 		if (pruned !== undefined) pieces.push(latin1(` /Resources ${pruned} 0 R`));
 		// A leaf the tree reads as a page without /Type is written as the page it is.
@@ -279,7 +285,7 @@ export class Copier {
 		const pieces: Buffer[] = [latin1(`${number} 0 obj\n`)];
 		const entries = layout.entries;
 		if (!entries || layout.close === undefined) {
-			render(this.renderer, handle, [layout.start, layout.end], [], pieces);
+			render(this.renderer, handle, [layout.start, layout.end], pieces);
 			return this.file.add(Buffer.concat(pieces), pieces.length);
 		}
 		if (isTreeObject(handle)) {
@@ -312,7 +318,13 @@ export class Copier {
 		this.parent(handle, number, field || subtype === 'Widget', left);
 		// A signature's /Contents is never encrypted (ISO 32000-2 §7.6.2): it is copied as it is.
 		const signed = entries.has('ByteRange') ? entries.get('Contents') : undefined;
-		render(this.renderer, handle, [layout.start, layout.close], leftOut(left), pieces, signed);
+		// An action's fields and annotations are kept only where the copy holds them already.
+		const weak = actionTargets(handle, this.work);
+		render(this.renderer, handle, [layout.start, layout.close], pieces, {
+			left: leftOut(left),
+			plain: signed,
+			weak,
+		});
 		pieces.push(latin1(`${tail}${field ? '' : '>>'}${data ? '\nstream\n' : ''}`));
 		const head = Buffer.concat(pieces);
 		if (!field) return this.file.add(head, pieces.length, data);
@@ -343,6 +355,7 @@ export class Copier {
 		const named = entries.has('T') || entries.has('FT') || entries.has('Kids');
 		if (!inForm || !named || entry !== undefined) return;
 		this.fields.roots.push(number);
+		this.catalog.field(number, 1);
 		const { form } = this.context.catalog;
 		if (this.defaults === undefined && form?.resources)
 			this.defaults = this.prune(form.resources, { used: form.used }, 'the form');

@@ -7,7 +7,7 @@
  * can be undone (`mark`, `undo`). Like pdf-lib's PDFWriter, it sizes first, then serializes, and
  * lets the event loop run while it writes the table.
  */
-import type { Work } from './limits';
+import { Unknown, type Work } from './limits';
 
 const latin1 = (text: string) => Buffer.from(text, 'latin1');
 export const ENDOBJ = latin1('\nendobj\n');
@@ -24,7 +24,8 @@ export interface FileMark {
 export interface Closing {
 	/** The bytes of the objects written last. */
 	lastBytes: number;
-	catalog: string;
+	/** The catalog dictionary's length, in bytes. */
+	catalogBytes: number;
 	/** The pages, and the bytes they take in /Kids (each with a space). */
 	count: number;
 	kidsBytes: number;
@@ -32,6 +33,8 @@ export interface Closing {
 
 /** What closes the file, whole. */
 export interface Ending extends Closing {
+	/** The catalog dictionary, `catalogBytes` long. */
+	catalog: string;
 	/** The objects written last, by number, each whole (`N 0 obj` to `endobj`). */
 	last: Map<number, Buffer>;
 	/** The pages' numbers, in order. */
@@ -90,14 +93,14 @@ export class PdfFile {
 		return this.layout(closing).size;
 	}
 
-	private layout({ lastBytes, catalog, count, kidsBytes }: Closing) {
-		const catalogObject = `1 0 obj\n${catalog}\nendobj\n`;
+	private layout({ lastBytes, catalogBytes, count, kidsBytes }: Closing) {
+		const catalogObject = `1 0 obj\n\nendobj\n`.length + catalogBytes;
 		const rootHead = `2 0 obj\n<< /Type /Pages /Kids [`;
 		const rootTail = `] /Count ${count} >>\nendobj\n`;
 		const root = rootHead.length + Math.max(0, kidsBytes - 1) + rootTail.length;
 		const objects = 3 + this.offsets.length;
 		const bodyEnd = this.header.length + this.body + lastBytes;
-		const xrefAt = bodyEnd + catalogObject.length + root;
+		const xrefAt = bodyEnd + catalogObject + root;
 		const xref = `xref\n0 ${objects}\n`.length + 20 * objects;
 		const trailer = `trailer\n<< /Size ${objects} /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
 		return {
@@ -126,7 +129,9 @@ export class PdfFile {
 			last.push(object);
 			at += object.length;
 		}
-		const catalog = latin1(layout.catalogObject);
+		const catalog = latin1(`1 0 obj\n${closing.catalog}\nendobj\n`);
+		if (catalog.length !== layout.catalogObject)
+			throw new Unknown('the catalog is not the length it was sized at');
 		const root = latin1(
 			`${layout.rootHead}${closing.kids.map((kid) => `${kid} 0 R`).join(' ')}${layout.rootTail}`,
 		);

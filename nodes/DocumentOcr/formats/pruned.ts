@@ -40,7 +40,7 @@ export async function writePruned(
 	pieces: Buffer[],
 ): Promise<void> {
 	const { handle } = resources;
-	if (!used) return render(copy, handle, [handle.layout.start, handle.layout.end], [], pieces);
+	if (!used) return render(copy, handle, [handle.layout.start, handle.layout.end], pieces);
 	pieces.push(latin1('<<'));
 	for (const category of CATEGORIES) {
 		const names = used.get(category);
@@ -51,7 +51,7 @@ export async function writePruned(
 			const entry = dict.layout.entries.get(name);
 			if (!entry) continue;
 			inner.push(latin1(' '));
-			render(copy, dict, [entry.key, entry.end], [], inner);
+			render(copy, dict, [entry.key, entry.end], inner);
 		}
 		copy.work.charge(names.size);
 		if (inner.length > 0) pieces.push(latin1(` /${category} <<`), ...inner, latin1(' >>'));
@@ -59,7 +59,7 @@ export async function writePruned(
 	const procSet = handle.layout.entries?.get('ProcSet');
 	if (procSet) {
 		pieces.push(latin1(' '));
-		render(copy, handle, [procSet.key, procSet.end], [], pieces);
+		render(copy, handle, [procSet.key, procSet.end], pieces);
 	}
 	pieces.push(latin1(' >>'));
 }

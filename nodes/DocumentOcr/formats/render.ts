@@ -17,22 +17,32 @@ const NONE: number[] = [];
 export interface Renderer {
 	/** The new number of object `num`, numbering it if new; 0 for null. */
 	resolve(num: number): number;
+	/** The new number of object `num` if the copy holds it already, else 0 (null): never numbers. */
+	known(num: number): number;
 	decryption?: Decryption;
 	work: Work;
 }
 
-/**
- * The bytes `[start, end)` of `handle` as pieces: `left` the entries left out (sorted pairs of where
- * each begins and ends); `plain` a value whose strings are copied as they are (a signature's
- * /Contents is never encrypted, ISO 32000-2 §7.6.2).
- */
+/** How an object's entries are written beside what render() always does. */
+export interface Rendering {
+	/** The entries left out: sorted pairs of where each begins and ends (leftOut()). */
+	left?: number[];
+	/** A value whose strings are copied as they are (a signature's /Contents, ISO 32000-2 §7.6.2). */
+	plain?: Entry;
+	/**
+	 * Values whose references are kept only to objects the copy holds already, else null: an
+	 * action's fields and annotations (Hide, ResetForm, SubmitForm), which may be other pages'.
+	 */
+	weak?: Entry[];
+}
+
+/** The bytes `[start, end)` of `handle` as pieces. */
 export function render(
 	copy: Renderer,
 	handle: Handle,
 	[start, end]: [number, number],
-	left: number[],
 	pieces: Buffer[],
-	plain?: Entry,
+	{ left = NONE, plain, weak }: Rendering = {},
 ): void {
 	const { bytes, layout } = handle;
 	const { refs, cuts } = layout;
@@ -62,7 +72,8 @@ export function render(
 		if (next < pos) continue;
 		pieces.push(bytes.subarray(pos, next));
 		if (kind === 'ref') {
-			const number = copy.resolve(refs[r - 1]);
+			const weakly = weak?.some((entry) => next >= entry.start && to <= entry.end);
+			const number = weakly ? copy.known(refs[r - 1]) : copy.resolve(refs[r - 1]);
 			pieces.push(latin1(number ? `${number} 0 R` : 'null'));
 		} else if (kind === 'string') {
 			if (plain && next >= plain.start && to <= plain.end) pieces.push(bytes.subarray(next, to));

@@ -102,13 +102,17 @@ async function inflateZlib(raw: Buffer, cap: number, work: Work): Promise<Buffer
 class ZlibError extends Error {}
 
 /**
- * The inflated bytes of a zlib stream that arrives as `input`, chunk by chunk, as they come out
- * (a content stream: never held whole). Bytes after the stream's end end it (readers ignore them;
+ * The inflated bytes of a zlib stream (`format` 'deflate'; 'deflate-raw': its deflate data
+ * alone) that arrives as `input`, chunk by chunk, as they come out (a content stream: never held
+ * whole). Bytes after the stream's end end it (readers ignore them;
  * Node 24 and later refuse them once everything before was given). An error of `input` is thrown
  * as it is; zlib's refusal as an Error saying why.
  */
-export async function* inflateChunks(input: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-	const stream = new DecompressionStream('deflate');
+export async function* inflateChunks(
+	input: AsyncIterable<Uint8Array>,
+	format: 'deflate' | 'deflate-raw' = 'deflate',
+): AsyncGenerator<Uint8Array> {
+	const stream = new DecompressionStream(format);
 	const writer = stream.writable.getWriter();
 	let upstream: unknown;
 	const feeding = (async () => {

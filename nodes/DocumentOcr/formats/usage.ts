@@ -13,11 +13,11 @@
  * page can share them, and refuses otherwise.
  */
 import type { Category } from './content';
-import { ContentReader } from './content';
+import { ContentReader, type Operand } from './content';
 import { Unreadable } from './filters';
 import { PAGE_LIMITS, Unknown } from './limits';
 import { isAbsent, type Fragment } from './page-tree';
-import { refValue } from './objects';
+import { refValue, type Entry } from './objects';
 import { nameIn, type Handle, type Source } from './pdf-source';
 
 /** The names a holder's operators use, by resource category. */
@@ -41,8 +41,17 @@ interface Reading {
 	resources: Resources | undefined;
 }
 
-/** What separates two content streams read as one. */
-const SPACE = new Uint8Array([0x0a]);
+/** The colour spaces that stand in for the device spaces where a page's resources give them. */
+const DEFAULT_SPACES = ['DefaultGray', 'DefaultRGB', 'DefaultCMYK'];
+
+/** What a content stream names, by category, and the operands it leaves for the next. */
+interface StreamNames {
+	names: Array<[Category, string]>;
+	left: Operand[];
+}
+
+/** A stream naming more than this many resources is read again when drawn again, not kept. */
+const CACHED_NAMES = 1000;
 
 export const CATEGORIES: Category[] = [
 	'ExtGState',
@@ -61,6 +70,11 @@ export class Usages {
 	 */
 	private readonly shared = new Map<string, Resources | undefined>();
 	private readonly categories = new Map<string, Handle | undefined>();
+	/**
+	 * What a content stream read from its start names, and the operands it leaves: a stream many
+	 * pages draw (a letterhead in every page's /Contents) is decoded once, not once a page.
+	 */
+	private readonly streams = new Map<number, StreamNames>();
 
 	constructor(private readonly source: Source) {}
 
@@ -102,7 +116,7 @@ export class Usages {
 
 	/** The resources of a holder's own /Resources entry, if it has one. */
 	async resourcesAt(holder: Handle, key = 'Resources'): Promise<Resources | undefined> {
-		const entry = holder.layout.entries?.get(key);
+		const entry = this.own(holder, key);
 		const ref = refValue(holder.bytes, entry);
 		if (ref !== undefined) return this.source.roles.has(ref) ? undefined : await this.object(ref);
 		const handle = await this.source.dictAt(holder, entry);
@@ -142,6 +156,10 @@ export class Usages {
 		try {
 			const reading: Reading = { used, visiting: new Set(), resources };
 			await this.collect(await groups(), reading, 0);
+			// Device colours use these without naming them (ISO 32000 §8.6.5.6): they always count.
+			const spaces = used.get('ColorSpace') ?? new Set<string>();
+			for (const name of DEFAULT_SPACES) spaces.add(name);
+			used.set('ColorSpace', spaces);
 			return { used };
 		} catch (error) {
 			failure = error;
@@ -172,17 +190,33 @@ export class Usages {
 			found.push([category, name]);
 		};
 		for (const group of groups) {
-			const reader = new ContentReader(add, work);
+			let carried: Operand[] = [];
 			for (const num of group) {
 				if (visiting.has(num)) continue;
 				visiting.add(num);
+				const known = carried.length === 0 ? this.streams.get(num) : undefined;
+				if (known) {
+					for (const [category, name] of known.names) add(category, name);
+					carried = known.left;
+					continue;
+				}
+				const names: Array<[Category, string]> = [];
+				const seen = new Set<string>();
+				const keep = (category: Category, name: string) => {
+					const key = `${category}/${name}`;
+					if (!seen.has(key) && seen.add(key) && names.length < CACHED_NAMES)
+						names.push([category, name]);
+					add(category, name);
+				};
+				const reader = new ContentReader(keep, work, carried);
 				for await (const chunk of this.source.content(num)) {
 					reader.push(chunk);
 					if (work.due()) await work.pause();
 				}
-				reader.push(SPACE);
+				const fresh = carried.length === 0;
+				carried = reader.end();
+				if (fresh && seen.size === names.length) this.streams.set(num, { names, left: carried });
 			}
-			reader.end();
 		}
 		if (!resources) return;
 		for (const [category, name] of found) {
@@ -217,16 +251,27 @@ export class Usages {
 			return await this.withoutResources(target);
 		if (category !== 'Font') return [];
 		const font = await source.object(target);
-		if (!font || nameIn(font, 'Subtype') !== 'Type3' || font.layout.entries?.has('Resources'))
-			return [];
+		if (!font || nameIn(font, 'Subtype') !== 'Type3' || this.own(font, 'Resources')) return [];
 		const procs = await source.dict(font, 'CharProcs');
 		return procs ? this.values(procs) : [];
+	}
+
+	/**
+	 * A holder's own entry `key`, unless it is absent: missing, null, or naming a free object (ISO
+	 * 32000 §7.3.7: the holder has none).
+	 */
+	own(holder: Handle, key: string): Entry | undefined {
+		const entry = holder.layout.entries?.get(key);
+		const { objects } = this.source.pdf.xref;
+		if (!entry || isAbsent(objects, holder.bytes, entry, holder.layout, this.source.work))
+			return undefined;
+		return entry;
 	}
 
 	/** Object `num`, when it is a stream holder without resources of its own (a form, a pattern). */
 	private async withoutResources(num: number): Promise<number[]> {
 		const holder = await this.source.object(num);
-		if (!holder?.layout.entries || holder.layout.entries.has('Resources')) return [];
+		if (!holder?.layout.entries || this.own(holder, 'Resources')) return [];
 		const form = nameIn(holder, 'Subtype') === 'Form';
 		const tiling = holder.bytes.toString('latin1', ...span(holder, 'PatternType')) === '1';
 		return form || tiling ? [num] : [];

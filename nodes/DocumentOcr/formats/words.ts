@@ -3,7 +3,7 @@
  * the counter reads and the names it compares against.
  */
 
-/** The dictionary keys the counter reads; other values are passed over unbuilt. */
+/** The dictionary keys the counter (and a content stream's decoding) reads; others are passed over unbuilt. */
 const READ_KEYS = [
 	'Type',
 	'Pages',
@@ -25,6 +25,7 @@ const READ_KEYS = [
 	'Columns',
 	'Colors',
 	'BitsPerComponent',
+	'EarlyChange',
 ];
 /** Names the counter compares against: read as one shared value each, no string made. */
 const KNOWN_NAMES = ['Page', 'Pages', 'Catalog', 'ObjStm', 'XRef', 'FlateDecode'];

@@ -183,7 +183,6 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 		`const refs = (numbers: number[])`,
 		'the groups and fields written: charged by catalogText before',
 	],
-	['catalog.ts', `const base = /^[A-Za-z]+$/.test(`, "/BaseState's name, a few letters"],
 	[
 		'content.ts',
 		`for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;`,
@@ -432,6 +431,29 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 		'xref.ts',
 		`for (let i = 0; i < count; i++) {`,
 		"a subsection's entries: each charged by the parser reads of readEntry",
+	],
+	[
+		'actions.ts',
+		"for (const key of ['A', 'Next']) {",
+		"an action's two entries; each action laid out (and charged) by scanObject",
+	],
+	[
+		'actions.ts',
+		'for (const key of triggers?.layout.entries?.keys() ?? []) {',
+		"an /AA's triggers: laid out (and charged) by scanObject",
+	],
+	[
+		'catalog.ts',
+		'for (const num of list) this.lists.set(',
+		"the document's layers, once a copy: charged as the parser read their /OCProperties",
+	],
+	['catalog.ts', "/^[A-Za-z]+$/.test(content.base ?? '')", "/BaseState's name, a few letters"],
+	['render.ts', 'const weakly = weak?.some(', "an object's actions' targets: a few"],
+	['usage.ts', 'for (const name of DEFAULT_SPACES)', 'three names'],
+	[
+		'usage.ts',
+		'for (const [category, name] of known.names)',
+		'the names a stream read before named (1,000 at most): charged when it was read',
 	],
 ];
 
