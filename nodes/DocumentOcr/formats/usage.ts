@@ -12,8 +12,7 @@
  * leaves the usage unknown (`unreadable`): the copier then keeps resources only where no other
  * page can share them, and refuses otherwise.
  */
-import type { Category } from './content';
-import { ContentReader, type Operand } from './content';
+import { ContentReader, type Category, type Operand } from './content';
 import { Unreadable } from './filters';
 import { PAGE_LIMITS, Unknown } from './limits';
 import { isAbsent, type Fragment } from './page-tree';
