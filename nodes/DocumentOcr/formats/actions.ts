@@ -1,6 +1,7 @@
 /**
  * What an object's actions name to act on (ISO 32000-1 §12.6.4): a Hide action's annotations, a
- * ResetForm's, SubmitForm's or ImportData's fields. They may be other pages' (a button on page 1
+ * ResetForm's, SubmitForm's or ImportData's fields, a Rendition's, Movie's or 3D view's
+ * annotation, a SetOCGState's layers. They may be other pages' (a button on page 1
  * resetting every field of the form), so a copy keeps those references only to objects it holds
  * already (render.ts `weak`): an action never brings another page's fields or notes with it.
  * Actions are read where they stand in the object: itself (an action object), its /A, its /AA's
@@ -16,6 +17,10 @@ const TARGETS: Record<string, string> = {
 	ResetForm: 'Fields',
 	SubmitForm: 'Fields',
 	ImportData: 'Fields',
+	Rendition: 'AN',
+	Movie: 'Annotation',
+	GoTo3DView: 'TA',
+	SetOCGState: 'State',
 };
 
 /** The entries of `handle`'s actions that name objects to act on (in its bytes). */

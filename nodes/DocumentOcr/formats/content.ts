@@ -83,8 +83,8 @@ const OPERANDS = 8;
 const IMAGE_OPERANDS = 64;
 /** An operand that is neither a name nor a number. */
 const OTHER = null;
-/** An operand: a name (its text), a number, or OTHER. */
-export type Operand = string | number | null;
+/** An operand: a name (its text), a number, a boolean, or OTHER. */
+export type Operand = string | number | boolean | null;
 
 /** Reads content streams, telling `found` each resource name an operator uses. */
 export class ContentReader {
@@ -243,7 +243,9 @@ export class ContentReader {
 		// An operator: only those this reader acts on are made a string.
 		const known = ACTED_ON[codeOf(length < 3 ? token.subarray(0, length) : token, length)];
 		if (known) this.operator(known);
-		else if (this.imageDict || isKeyword(token, length)) this.operand(OTHER);
+		else if (isKeyword(token, length))
+			this.operand(length === 4 && token[0] === 0x74 ? true : OTHER);
+		else if (this.imageDict) this.operand(OTHER);
 		else this.operands.length = 0;
 	}
 
@@ -274,20 +276,19 @@ export class ContentReader {
 	 * is not a device space, its /L the data's length where it gives one); its data follows.
 	 */
 	private imageData(): void {
+		const entries = new Map<string, Operand>();
 		const { operands } = this;
-		let left = -1;
-		for (let i = 0; i + 1 < operands.length; i++) {
-			const key = operands[i];
-			const value = operands[i + 1];
-			if ((key === 'CS' || key === 'ColorSpace') && typeof value === 'string')
-				this.found('ColorSpace', value);
-			if ((key === 'L' || key === 'Length') && typeof value === 'number' && value >= 0)
-				left = Math.floor(value);
-		}
+		for (let i = 0; i + 1 < operands.length; i += 2)
+			if (typeof operands[i] === 'string') entries.set(operands[i] as string, operands[i + 1]);
+		const value = (short: string, long: string) => entries.get(short) ?? entries.get(long);
+		const space = value('CS', 'ColorSpace');
+		if (typeof space === 'string') this.found('ColorSpace', space);
+		const length = value('L', 'Length');
 		this.length = 0;
 		this.imageDict = false;
 		this.operands = [];
-		this.imageLeft = left;
+		this.imageLeft =
+			typeof length === 'number' && length >= 0 ? Math.floor(length) : unfilteredLength(value);
 		this.matched = 0;
 		this.state = IMAGE;
 	}
@@ -295,7 +296,8 @@ export class ContentReader {
 	/** A byte of an inline image's data (the one white space after ID first): EI ends it. */
 	private imageByte(c: number): void {
 		if (this.imageLeft > 0) {
-			this.imageLeft--;
+			// The data's length is known: EI may follow it at once.
+			if (--this.imageLeft === 0) this.matched = 1;
 			return;
 		}
 		// White space, `E`, `I`, then white space or a delimiter (or the stream's end).
@@ -311,6 +313,37 @@ export class ContentReader {
 		else if (m === 2 && c === 0x49) this.matched = 3;
 		else this.matched = 0;
 	}
+}
+
+/** Components of the device colour spaces an inline image names (its abbreviations too). */
+const COMPONENTS: Record<string, number> = {
+	G: 1,
+	DeviceGray: 1,
+	CalGray: 1,
+	RGB: 3,
+	DeviceRGB: 3,
+	CalRGB: 3,
+	CMYK: 4,
+	DeviceCMYK: 4,
+};
+
+/**
+ * The data length of an inline image without a filter (§8.9.7): its rows of its width times its
+ * components times its bits per component, each row whole bytes; -1 when a filter or a colour
+ * space named in the resources leaves it unknown (its data then ends at `EI`).
+ */
+function unfilteredLength(value: (short: string, long: string) => Operand | undefined): number {
+	if (value('F', 'Filter') !== undefined) return -1;
+	const width = value('W', 'Width');
+	const height = value('H', 'Height');
+	const mask = value('IM', 'ImageMask') === true;
+	const bits = mask ? 1 : value('BPC', 'BitsPerComponent');
+	const space = value('CS', 'ColorSpace');
+	const components = mask ? 1 : typeof space === 'string' ? COMPONENTS[space] : undefined;
+	if (typeof width !== 'number' || typeof height !== 'number' || typeof bits !== 'number')
+		return -1;
+	if (!components || !(width > 0) || !(height > 0) || ![1, 2, 4, 8, 16].includes(bits)) return -1;
+	return Math.ceil((width * components * bits) / 8) * height;
 }
 
 /** A name's `#xx` escapes decoded. */

@@ -16,11 +16,8 @@ import { isDict, nameOf, type PdfValue } from './values';
 /** Why a content stream cannot be read (its words say what). */
 export class Unreadable extends Error {}
 
-/** A decoder of one filter: bytes in, decoded bytes out, chunk by chunk. */
-interface Decoder {
-	push(bytes: Uint8Array): Uint8Array;
-	end(): Uint8Array;
-}
+/** Bytes a decoder gives at a time: a filter that expands (LZW, RunLength) never holds more. */
+const CHUNK = 65_536;
 
 const ABBREVIATIONS: Record<string, string> = {
 	AHx: 'ASCIIHexDecode',
@@ -69,8 +66,9 @@ export async function* decodedChunks(
 	}
 }
 
+/** A stream's data, CHUNK bytes at a time (a content reader's turn is one chunk). */
 async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-	yield bytes;
+	for (let at = 0; at < bytes.length; at += CHUNK) yield bytes.subarray(at, at + CHUNK);
 }
 
 /**
@@ -120,8 +118,8 @@ async function* through(
 	decoder: Decoder,
 ): AsyncGenerator<Uint8Array> {
 	for await (const chunk of input) {
-		const out = decoder.push(chunk);
-		if (out.length > 0) yield out;
+		decoder.feed(chunk);
+		for (let out = decoder.pull(); out.length > 0; out = decoder.pull()) yield out;
 	}
 	const last = decoder.end();
 	if (last.length > 0) yield last;
@@ -133,6 +131,39 @@ function decoder(name: string | undefined, dict: Record<string, PdfValue>): Deco
 	if (name === 'RunLengthDecode') return new RunLengthDecoder();
 	if (name === 'LZWDecode') return new LzwDecoder(dict.EarlyChange === 0 ? 0 : 1);
 	throw new Unreadable(`a content stream is encoded with /${name ?? '?'}, which is not read here`);
+}
+
+/**
+ * A decoder of one filter: bytes fed, decoded bytes pulled CHUNK at a time (a byte of input may
+ * give thousands: an LZW code, a run), so that what it holds and the work between two turns of
+ * the event loop stay bounded whatever the data.
+ */
+abstract class Decoder {
+	protected readonly out = new Output();
+	protected done = false;
+	private input: Uint8Array = new Uint8Array(0);
+	private at = 0;
+
+	feed(bytes: Uint8Array): void {
+		this.input = bytes;
+		this.at = 0;
+	}
+
+	/** The next decoded bytes (CHUNK at most, a few more), empty when the input fed is used. */
+	pull(): Uint8Array {
+		const { input } = this;
+		while (this.at < input.length && this.out.length < CHUNK && !this.done)
+			this.step(input[this.at++]);
+		return this.out.take();
+	}
+
+	/** What is left once the input has ended. */
+	end(): Uint8Array {
+		return this.out.take();
+	}
+
+	/** Decodes one byte of input. */
+	protected abstract step(c: number): void;
 }
 
 /** Bytes gathered for one output chunk. */
@@ -166,29 +197,23 @@ const white = (c: number) =>
 	c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 
 /** ASCIIHexDecode (§7.4.2): pairs of hex digits up to `>`, white space passed over. */
-class HexDecoder implements Decoder {
+class HexDecoder extends Decoder {
 	private high = -1;
-	private done = false;
-	private readonly out = new Output();
-	push(bytes: Uint8Array): Uint8Array {
-		for (const c of bytes) {
-			if (this.done) break;
-			if (c === 0x3e) this.done = true;
-			const v = hexValue(c);
-			if (v < 0) {
-				if (!white(c) && c !== 0x3e)
-					throw new Unreadable(
-						'a content stream has a byte that is not hexadecimal (ASCIIHexDecode)',
-					);
-				continue;
-			}
-			if (this.high < 0) this.high = v;
-			else {
-				this.out.put((this.high << 4) | v);
-				this.high = -1;
-			}
+	protected step(c: number): void {
+		if (c === 0x3e) this.done = true;
+		const v = hexValue(c);
+		if (v < 0) {
+			if (!white(c) && c !== 0x3e)
+				throw new Unreadable(
+					'a content stream has a byte that is not hexadecimal (ASCIIHexDecode)',
+				);
+			return;
 		}
-		return this.out.take();
+		if (this.high < 0) this.high = v;
+		else {
+			this.out.put((this.high << 4) | v);
+			this.high = -1;
+		}
 	}
 	end(): Uint8Array {
 		if (this.high >= 0) this.out.put(this.high << 4);
@@ -198,22 +223,16 @@ class HexDecoder implements Decoder {
 }
 
 /** ASCII85Decode (§7.4.3): groups of five base-85 digits, `z` four zeros, `~>` the end. */
-class Ascii85Decoder implements Decoder {
+class Ascii85Decoder extends Decoder {
 	private readonly group: number[] = [];
-	private done = false;
-	private readonly out = new Output();
-	push(bytes: Uint8Array): Uint8Array {
-		for (const c of bytes) {
-			if (this.done || white(c)) continue;
-			if (c === 0x7e) this.done = true;
-			else if (c === 0x7a && this.group.length === 0) for (let k = 0; k < 4; k++) this.out.put(0);
-			else if (c >= 0x21 && c <= 0x75) {
-				this.group.push(c - 0x21);
-				if (this.group.length === 5) this.flush(5);
-			} else
-				throw new Unreadable('a content stream has a byte that is not base 85 (ASCII85Decode)');
-		}
-		return this.out.take();
+	protected step(c: number): void {
+		if (white(c)) return;
+		if (c === 0x7e) this.done = true;
+		else if (c === 0x7a && this.group.length === 0) for (let k = 0; k < 4; k++) this.out.put(0);
+		else if (c >= 0x21 && c <= 0x75) {
+			this.group.push(c - 0x21);
+			if (this.group.length === 5) this.flush(5);
+		} else throw new Unreadable('a content stream has a byte that is not base 85 (ASCII85Decode)');
 	}
 	end(): Uint8Array {
 		const n = this.group.length;
@@ -235,32 +254,23 @@ class Ascii85Decoder implements Decoder {
 }
 
 /** RunLengthDecode (§7.4.5): a length byte, then that many bytes + 1, or one byte 257 - it times. */
-class RunLengthDecoder implements Decoder {
+class RunLengthDecoder extends Decoder {
 	/** Literal bytes still to copy, or the byte count of a run awaiting its byte (negative). */
 	private pending = 0;
-	private done = false;
-	private readonly out = new Output();
-	push(bytes: Uint8Array): Uint8Array {
-		for (const c of bytes) {
-			if (this.done) break;
-			if (this.pending > 0) {
-				this.out.put(c);
-				this.pending--;
-			} else if (this.pending < 0) {
-				for (let k = 0; k < -this.pending; k++) this.out.put(c);
-				this.pending = 0;
-			} else if (c === 128) this.done = true;
-			else this.pending = c < 128 ? c + 1 : -(257 - c);
-		}
-		return this.out.take();
-	}
-	end(): Uint8Array {
-		return this.out.take();
+	protected step(c: number): void {
+		if (this.pending > 0) {
+			this.out.put(c);
+			this.pending--;
+		} else if (this.pending < 0) {
+			for (let k = 0; k < -this.pending; k++) this.out.put(c);
+			this.pending = 0;
+		} else if (c === 128) this.done = true;
+		else this.pending = c < 128 ? c + 1 : -(257 - c);
 	}
 }
 
 /** LZWDecode (§7.4.4): 9- to 12-bit codes, 256 a clear, 257 the end; /EarlyChange 1 by default. */
-class LzwDecoder implements Decoder {
+class LzwDecoder extends Decoder {
 	private readonly prefix = new Int32Array(4096);
 	private readonly suffix = new Uint8Array(4096);
 	private readonly lengths = new Uint16Array(4096);
@@ -270,29 +280,21 @@ class LzwDecoder implements Decoder {
 	private previous = -1;
 	private bits = 0;
 	private held = 0;
-	private done = false;
-	private readonly out = new Output();
 	constructor(private readonly early: number) {
+		super();
 		for (let i = 0; i < 256; i++) {
 			this.suffix[i] = i;
 			this.prefix[i] = -1;
 			this.lengths[i] = 1;
 		}
 	}
-	push(bytes: Uint8Array): Uint8Array {
-		for (const c of bytes) {
-			if (this.done) break;
-			this.bits = ((this.bits << 8) | c) & 0xffffff;
-			this.held += 8;
-			while (this.held >= this.width && !this.done) {
-				this.held -= this.width;
-				this.code((this.bits >>> this.held) & ((1 << this.width) - 1));
-			}
+	protected step(c: number): void {
+		this.bits = ((this.bits << 8) | c) & 0xffffff;
+		this.held += 8;
+		while (this.held >= this.width && !this.done) {
+			this.held -= this.width;
+			this.code((this.bits >>> this.held) & ((1 << this.width) - 1));
 		}
-		return this.out.take();
-	}
-	end(): Uint8Array {
-		return this.out.take();
 	}
 	private code(code: number): void {
 		if (code === 256) {

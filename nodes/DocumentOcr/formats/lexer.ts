@@ -271,6 +271,11 @@ export function streamExtent(
 	let at = blank(bytes, pos, limit);
 	if (!spells(bytes, at, STREAM) || CLASS_OF[bytes[at + 6] ?? 0x20] === 0) return null;
 	at += 6;
+	// `stream` ends with an end of line; spaces before it, which writers leave and readers pass
+	// over, are no data.
+	let eol = at;
+	while (bytes[eol] === 0x20 || bytes[eol] === 0x09) eol++;
+	if (bytes[eol] === 0x0d || bytes[eol] === 0x0a) at = eol;
 	if (bytes[at] === 0x0d) at++;
 	if (bytes[at] === 0x0a) at++;
 	if (

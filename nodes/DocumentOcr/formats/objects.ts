@@ -13,13 +13,14 @@ import { PAGE_LIMITS, Unknown, type Work } from './limits';
 
 /**
  * Keys a copy leaves out wherever they are: /StructParent and /StructParents (keys into the
- * structure tree, which a copy does not carry), /PieceInfo (an application's private data:
- * Illustrator keeps every artboard of the document there), and /Parent inside a value (an
+ * structure tree, which a copy does not carry), /SD (a structure destination, PDF 2.0: it climbs
+ * to the tree's root and down to every page's elements), /PieceInfo (an application's private
+ * data: Illustrator keeps every artboard of the document there), and /Parent inside a value (an
  * annotation's or a field's /Parent leads up trees that reach other pages). An object's own
  * /Parent is an entry the copier decides on: a page's is written anew, a form field's chain is
  * kept, any other is cut.
  */
-const DROPPED = new Set(['StructParent', 'StructParents', 'PieceInfo']);
+const DROPPED = new Set(['StructParent', 'StructParents', 'SD', 'PieceInfo']);
 
 /** A dictionary's own entry: where its key begins, where its value begins and ends. */
 export interface Entry {
@@ -43,6 +44,11 @@ export interface ObjectLayout {
 	entries?: Map<string, Entry>;
 	/** Where a dictionary's closing `>>` begins. */
 	close?: number;
+	/**
+	 * The dictionaries its dictionary's entries give directly, laid out as they were walked, by
+	 * where each begins: a resource dictionary's categories are not walked twice.
+	 */
+	inner?: Map<number, { entries: Map<string, Entry>; close: number }>;
 }
 
 /**
@@ -78,6 +84,8 @@ class Scanner {
 	private readonly strings?: number[];
 	/** Inside a value being left out: its references are not recorded. */
 	private muted = 0;
+	/** The top dictionary's dictionaries, as its entries give them. */
+	private inner?: Map<number, { entries: Map<string, Entry>; close: number }>;
 
 	constructor(
 		private readonly bytes: Buffer,
@@ -103,8 +111,10 @@ class Scanner {
 		const { bytes, refs, cuts, strings } = this;
 		if (bytes[start] === 0x3c && bytes[start + 1] === 0x3c) {
 			const entries = new Map<string, Entry>();
+			this.inner = new Map();
 			const close = this.dict(0, entries);
-			return { start, end: this.pos, refs, cuts, strings, entries, close };
+			const { inner } = this;
+			return { start, end: this.pos, refs, cuts, strings, entries, close, inner };
 		}
 		this.value(0);
 		return { start, end: this.pos, refs, cuts, strings };
@@ -116,8 +126,13 @@ class Scanner {
 		this.pos = blank(bytes, this.pos, end);
 		if (this.pos >= end) throw this.fail('the object ends early');
 		const c = bytes[this.pos];
-		if (c === 0x3c && bytes[this.pos + 1] === 0x3c) this.dict(depth);
-		else if (c === 0x5b) {
+		if (c === 0x3c && bytes[this.pos + 1] === 0x3c) {
+			// A value of the top dictionary: its entries are kept (ObjectLayout.inner).
+			const start = this.pos;
+			const entries = depth === 1 && this.inner ? new Map<string, Entry>() : undefined;
+			const close = this.dict(depth, entries);
+			if (entries) this.inner!.set(start, { entries, close });
+		} else if (c === 0x5b) {
 			this.pos++;
 			for (;;) {
 				this.pos = blank(bytes, this.pos, end);

@@ -28,7 +28,7 @@ import { PdfFile, type Closing, type FileMark } from './pdf-file';
 import { actionTargets } from './actions';
 import { nameIn, type Handle, type Source } from './pdf-source';
 import { prunedCopy, writePruned } from './pruned';
-import { leftOut, render, type Renderer } from './render';
+import { leftOut, render, signedContents, type Renderer } from './render';
 import type { Resources, Usage, Usages, Used } from './usage';
 
 /** A written file never passes this many times its input, and a megabyte. */
@@ -316,13 +316,11 @@ export class Copier {
 		const field = asField || entries.has('Kids');
 		if (field) left.push(entries.get('Kids'));
 		this.parent(handle, number, field || subtype === 'Widget', left);
-		// A signature's /Contents is never encrypted (ISO 32000-2 §7.6.2): it is copied as it is.
-		const signed = entries.has('ByteRange') ? entries.get('Contents') : undefined;
 		// An action's fields and annotations are kept only where the copy holds them already.
 		const weak = actionTargets(handle, this.work);
 		render(this.renderer, handle, [layout.start, layout.close], pieces, {
 			left: leftOut(left),
-			plain: signed,
+			plain: signedContents(handle, this.work),
 			weak,
 		});
 		pieces.push(latin1(`${tail}${field ? '' : '>>'}${data ? '\nstream\n' : ''}`));

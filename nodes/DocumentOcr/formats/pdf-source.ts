@@ -105,6 +105,19 @@ export class Source {
 			return target?.layout.entries ? target : undefined;
 		}
 		if (bytes[entry.start] !== 0x3c || bytes[entry.start + 1] !== 0x3c) return undefined;
+		// A dictionary the object's walk laid out already shares its references, cuts, strings.
+		const walked = handle.layout.inner?.get(entry.start);
+		if (walked)
+			return {
+				...handle,
+				layout: {
+					...handle.layout,
+					...walked,
+					start: entry.start,
+					end: entry.end,
+					inner: undefined,
+				},
+			};
 		const strings = handle.layout.strings !== undefined;
 		const layout = scanObject(bytes, entry.start, this.work, strings);
 		return { ...handle, layout };

@@ -46,15 +46,22 @@ export async function writePruned(
 		const names = used.get(category);
 		const dict = names?.size ? await usages.category(resources, category) : undefined;
 		if (!names || !dict?.layout.entries) continue;
+		// The entries joined every 4,096 pieces: a page drawing 40,000 names holds few at once.
 		const inner: Buffer[] = [];
+		let joined = 0;
 		for (const name of [...names].sort()) {
 			const entry = dict.layout.entries.get(name);
 			if (!entry) continue;
 			inner.push(latin1(' '));
 			render(copy, dict, [entry.key, entry.end], inner);
+			if (inner.length - joined < 4096) continue;
+			inner.splice(joined, inner.length - joined, Buffer.concat(inner.slice(joined)));
+			joined = inner.length;
+			if (copy.work.due()) await copy.work.pause();
 		}
 		copy.work.charge(names.size);
-		if (inner.length > 0) pieces.push(latin1(` /${category} <<`), ...inner, latin1(' >>'));
+		if (inner.length === 0) continue;
+		pieces.push(latin1(` /${category} <<`), Buffer.concat(inner), latin1(' >>'));
 	}
 	const procSet = handle.layout.entries?.get('ProcSet');
 	if (procSet) {

@@ -7,7 +7,7 @@
 import type { Decryption } from './crypt';
 import { hexString, stringBytes } from './lexer';
 import type { Work } from './limits';
-import type { Entry } from './objects';
+import { scanObject, type Entry } from './objects';
 import type { Handle } from './pdf-source';
 
 const latin1 = (text: string) => Buffer.from(text, 'latin1');
@@ -27,8 +27,8 @@ export interface Renderer {
 export interface Rendering {
 	/** The entries left out: sorted pairs of where each begins and ends (leftOut()). */
 	left?: number[];
-	/** A value whose strings are copied as they are (a signature's /Contents, ISO 32000-2 §7.6.2). */
-	plain?: Entry;
+	/** Values whose strings are copied as they are (signatures' /Contents: signedContents()). */
+	plain?: Entry[];
 	/**
 	 * Values whose references are kept only to objects the copy holds already, else null: an
 	 * action's fields and annotations (Hide, ResetForm, SubmitForm), which may be other pages'.
@@ -76,7 +76,8 @@ export function render(
 			const number = weakly ? copy.known(refs[r - 1]) : copy.resolve(refs[r - 1]);
 			pieces.push(latin1(number ? `${number} 0 R` : 'null'));
 		} else if (kind === 'string') {
-			if (plain && next >= plain.start && to <= plain.end) pieces.push(bytes.subarray(next, to));
+			if (plain?.some((entry) => next >= entry.start && to <= entry.end))
+				pieces.push(bytes.subarray(next, to));
 			else {
 				work.charge(to - next);
 				const text = stringBytes(bytes, next, to);
@@ -86,6 +87,23 @@ export function render(
 		pos = to;
 	}
 	pieces.push(bytes.subarray(pos, end));
+}
+
+/**
+ * The /Contents of the signatures in `handle` (the object itself, or a signature given directly as
+ * a field's /V): never encrypted (ISO 32000-2 §7.6.2), so copied as they are.
+ */
+export function signedContents(handle: Handle, work: Work): Entry[] {
+	const out: Entry[] = [];
+	const own = handle.layout.entries;
+	if (own?.has('ByteRange') && own.get('Contents')) out.push(own.get('Contents')!);
+	const value = own?.get('V');
+	const { bytes } = handle;
+	if (value && bytes[value.start] === 0x3c && bytes[value.start + 1] === 0x3c) {
+		const inner = scanObject(bytes, value.start, work).entries;
+		if (inner?.has('ByteRange') && inner.get('Contents')) out.push(inner.get('Contents')!);
+	}
+	return out;
 }
 
 /** Entries to leave out as sorted pairs of where each begins (its key) and ends. */

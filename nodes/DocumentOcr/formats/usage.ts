@@ -181,7 +181,12 @@ export class Usages {
 			);
 		const { work } = this.source;
 		const found: Array<[Category, string]> = [];
+		// Only names the resources hold are kept (a stream naming a million others holds nothing).
+		const dicts = new Map<Category, Handle | undefined>();
+		for (const category of CATEGORIES)
+			dicts.set(category, resources && (await this.category(resources, category)));
 		const add = (category: Category, name: string) => {
+			if (!dicts.get(category)?.layout.entries?.has(name)) return;
 			let names = used.get(category);
 			if (!names) used.set(category, (names = new Set()));
 			if (names.has(name)) return;
@@ -193,36 +198,16 @@ export class Usages {
 			for (const num of group) {
 				if (visiting.has(num)) continue;
 				visiting.add(num);
-				const known = carried.length === 0 ? this.streams.get(num) : undefined;
-				if (known) {
-					for (const [category, name] of known.names) add(category, name);
-					carried = known.left;
-					continue;
-				}
-				const names: Array<[Category, string]> = [];
-				const seen = new Set<string>();
-				const keep = (category: Category, name: string) => {
-					const key = `${category}/${name}`;
-					if (!seen.has(key) && seen.add(key) && names.length < CACHED_NAMES)
-						names.push([category, name]);
-					add(category, name);
-				};
-				const reader = new ContentReader(keep, work, carried);
-				for await (const chunk of this.source.content(num)) {
-					reader.push(chunk);
-					if (work.due()) await work.pause();
-				}
-				const fresh = carried.length === 0;
-				carried = reader.end();
-				if (fresh && seen.size === names.length) this.streams.set(num, { names, left: carried });
+				carried = await this.readStream(num, carried, add);
 			}
 		}
-		if (!resources) return;
 		for (const [category, name] of found) {
+			if (work.due()) await work.pause();
 			const inner = await this.inner(reading, category, name);
-			if (inner.length > 0)
+			for (const [more, named] of inner.names) add(more, named);
+			if (inner.streams.length > 0)
 				await this.collect(
-					inner.map((num) => [num]),
+					inner.streams.map((num) => [num]),
 					reading,
 					depth + 1,
 				);
@@ -230,29 +215,116 @@ export class Usages {
 	}
 
 	/**
-	 * The streams the resource `name` of `category` draws in its drawer's context: a form, a tiling
-	 * pattern or a Type 3 font without resources of its own, a soft mask's group likewise.
+	 * Reads content stream `num` (`carried`: the operands the stream before it in the same content
+	 * left), telling `sink` each name its operators use; the operands it leaves. A stream read
+	 * before from its start is not decoded again: what it named is kept (CACHED_NAMES at most).
 	 */
-	private async inner(reading: Reading, category: Category, name: string): Promise<number[]> {
+	private async readStream(
+		num: number,
+		carried: Operand[],
+		sink: (category: Category, name: string) => void,
+	): Promise<Operand[]> {
+		const known = carried.length === 0 ? this.streams.get(num) : undefined;
+		if (known) {
+			for (const [category, name] of known.names) sink(category, name);
+			return known.left;
+		}
+		const { work } = this.source;
+		const names: Array<[Category, string]> = [];
+		const seen = new Set<string>();
+		let whole = true;
+		const keep = (category: Category, name: string) => {
+			const key = `${category}/${name}`;
+			if (whole && !seen.has(key)) {
+				whole = names.length < CACHED_NAMES;
+				if (whole) names.push([category, name]);
+				seen.add(key);
+				if (!whole) seen.clear();
+			}
+			sink(category, name);
+		};
+		const reader = new ContentReader(keep, work, carried);
+		for await (const chunk of this.source.content(num)) {
+			reader.push(chunk);
+			if (work.due()) await work.pause();
+		}
+		const left = reader.end();
+		if (carried.length === 0 && whole) this.streams.set(num, { names, left });
+		return left;
+	}
+
+	/**
+	 * What the resource `name` of `category` draws in its drawer's context: the streams of a form,
+	 * tiling pattern or Type 3 font without resources of its own (a soft mask's group likewise),
+	 * read as the drawer's; of one with resources of its own, the names it uses that they lack
+	 * (poppler looks those up in the drawer's resources).
+	 */
+	private async inner(
+		reading: Reading,
+		category: Category,
+		name: string,
+	): Promise<{ streams: number[]; names: Array<[Category, string]> }> {
 		const { source } = this;
+		const none = { streams: [], names: [] };
 		const dict = await this.category(reading.resources!, category);
 		const entry = dict?.layout.entries?.get(name);
-		if (!dict || !entry) return [];
+		if (!dict || !entry) return none;
 		if (category === 'ExtGState') {
 			const state = await source.dictAt(dict, entry);
 			const mask = state && (await source.dict(state, 'SMask'));
 			const group = mask && refValue(mask.bytes, mask.layout.entries?.get('G'));
-			return group === undefined || group === null ? [] : await this.withoutResources(group);
+			return group === undefined || group === null ? none : await this.drawn(group);
 		}
 		const target = refValue(dict.bytes, entry);
-		if (target === undefined) return [];
-		if (category === 'XObject' || category === 'Pattern')
-			return await this.withoutResources(target);
-		if (category !== 'Font') return [];
+		if (target === undefined) return none;
+		if (category === 'XObject' || category === 'Pattern') return await this.drawn(target);
+		if (category !== 'Font') return none;
 		const font = await source.object(target);
-		if (!font || nameIn(font, 'Subtype') !== 'Type3' || this.own(font, 'Resources')) return [];
+		if (!font || nameIn(font, 'Subtype') !== 'Type3') return none;
 		const procs = await source.dict(font, 'CharProcs');
-		return procs ? this.values(procs) : [];
+		const streams = procs ? this.values(procs) : [];
+		return this.own(font, 'Resources') ? await this.lacking(font, streams) : { streams, names: [] };
+	}
+
+	/**
+	 * What object `num`, drawn, adds to its drawer: its stream when it is a form or a tiling
+	 * pattern without resources of its own, the names it lacks when it has some.
+	 */
+	private async drawn(
+		num: number,
+	): Promise<{ streams: number[]; names: Array<[Category, string]> }> {
+		const holder = await this.source.object(num);
+		const form = holder && nameIn(holder, 'Subtype') === 'Form';
+		const tiling =
+			holder && holder.bytes.toString('latin1', ...span(holder, 'PatternType')) === '1';
+		if (!holder?.layout.entries || !(form || tiling)) return { streams: [], names: [] };
+		if (!this.own(holder, 'Resources')) return { streams: [num], names: [] };
+		return await this.lacking(holder, [num]);
+	}
+
+	/** The names the streams of `holder` use that its own resources do not hold. */
+	private async lacking(
+		holder: Handle,
+		streams: number[],
+	): Promise<{ streams: number[]; names: Array<[Category, string]> }> {
+		const resources = await this.resourcesAt(holder);
+		const names: Array<[Category, string]> = [];
+		const lacks = async (category: Category, name: string) =>
+			!resources || !(await this.category(resources, category))?.layout.entries?.has(name);
+		const found: Array<[Category, string]> = [];
+		let failure: unknown;
+		try {
+			for (const stream of streams)
+				await this.readStream(stream, [], (category, name) => found.push([category, name]));
+		} catch (error) {
+			failure = error;
+		}
+		// A holder whose content cannot be read is judged when it is copied (pruned.ts), not here.
+		if (failure instanceof Unreadable || failure instanceof Unknown) return { streams: [], names };
+		if (failure !== undefined) throw failure;
+		for (const [category, name] of found)
+			if (await lacks(category, name)) names.push([category, name]);
+		return { streams: [], names };
 	}
 
 	/**
@@ -267,15 +339,6 @@ export class Usages {
 		return entry;
 	}
 
-	/** Object `num`, when it is a stream holder without resources of its own (a form, a pattern). */
-	private async withoutResources(num: number): Promise<number[]> {
-		const holder = await this.source.object(num);
-		if (!holder?.layout.entries || this.own(holder, 'Resources')) return [];
-		const form = nameIn(holder, 'Subtype') === 'Form';
-		const tiling = holder.bytes.toString('latin1', ...span(holder, 'PatternType')) === '1';
-		return form || tiling ? [num] : [];
-	}
-
 	/** The appearance streams of annotation `num` without resources of their own (§12.5.5). */
 	private async appearances(num: number): Promise<number[]> {
 		const { source } = this;
@@ -288,7 +351,7 @@ export class Usages {
 			const ref = refValue(appearance.bytes, entry);
 			const states = ref === undefined ? await source.dictAt(appearance, entry) : undefined;
 			for (const stream of ref !== undefined ? [ref] : states ? this.values(states) : [])
-				out.push(...(await this.withoutResources(stream)));
+				out.push(...(await this.drawn(stream)).streams);
 		}
 		return out;
 	}

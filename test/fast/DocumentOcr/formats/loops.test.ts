@@ -195,11 +195,6 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	[
 		'content.ts',
-		`for (let i = 0; i + 1 < operands.length; i++) {`,
-		"an inline image's dictionary: 64 operands at most",
-	],
-	[
-		'content.ts',
 		`return this.operand(text.includes('#')`,
 		'a name of 128 bytes at most: charged with the bytes push() reads',
 	],
@@ -222,11 +217,6 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 		'encryption.ts',
 		`for (const [name, value] of Object.entries(filters.dict))`,
 		"the /Encrypt dictionary's crypt filters: charged as the parser read them",
-	],
-	[
-		'filters.ts',
-		`for (const c of bytes) {`,
-		"a chunk's bytes: charged by decodedChunks (the raw bytes before, each decoded chunk as it comes)",
 	],
 	['filters.ts', `else if (c === 0x7a && this.group.length === 0)`, 'four bytes'],
 	['filters.ts', `while (this.group.length < 5)`, 'five digits at most'],
@@ -423,11 +413,6 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	['usage.ts', `for (const category of CATEGORIES) {`, 'the seven categories'],
 	[
-		'usage.ts',
-		`inner.map((num) => [num]),`,
-		'the streams a name draws: few, each read by the content reader',
-	],
-	[
 		'xref.ts',
 		`for (let i = 0; i < count; i++) {`,
 		"a subsection's entries: each charged by the parser reads of readEntry",
@@ -454,6 +439,53 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 		'usage.ts',
 		'for (const [category, name] of known.names)',
 		'the names a stream read before named (1,000 at most): charged when it was read',
+	],
+	[
+		'content.ts',
+		'for (let i = 0; i + 1 < operands.length; i += 2)',
+		"an inline image's dictionary: 64 operands at most",
+	],
+	['content.ts', 'if (!components || !(width > 0)', 'five numbers'],
+	[
+		'filters.ts',
+		'for (let at = 0; at < bytes.length; at += CHUNK)',
+		"a stream's data in chunks: each charged by decodedChunks as it is given",
+	],
+	[
+		'filters.ts',
+		'for (let out = decoder.pull();',
+		'the decoded chunks: each charged by decodedChunks as it is given',
+	],
+	[
+		'filters.ts',
+		'while (this.at < input.length && this.out.length < CHUNK',
+		'a chunk of input, as decoded: charged by decodedChunks (the raw bytes before, each decoded chunk as it comes)',
+	],
+	[
+		'lexer.ts',
+		'while (bytes[eol] === 0x20 || bytes[eol] === 0x09) eol++;',
+		"the spaces after `stream`: charged with the stream's search",
+	],
+	['usage.ts', 'for (const category of CATEGORIES)', 'the seven categories'],
+	[
+		'usage.ts',
+		'for (const [more, named] of inner.names)',
+		'the names a holder lacks: found (and charged) by the content reader',
+	],
+	[
+		'usage.ts',
+		'for (const stream of streams)',
+		'the streams of a holder: each read by the content reader, which charges its bytes',
+	],
+	[
+		'usage.ts',
+		'for (const [category, name] of found)',
+		'the names a content stream used: charged with its bytes by the content reader',
+	],
+	[
+		'usage.ts',
+		'inner.streams.map((num) => [num]),',
+		'the streams a name draws: few, each read by the content reader',
 	],
 ];
 
