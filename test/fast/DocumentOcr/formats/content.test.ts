@@ -267,6 +267,23 @@ describe('an inline image: its /CS a colour space resource, nothing in its data 
 		]);
 	});
 
+	test('no filter and a device colour space: the data is passed over by its size, an EI inside it included (review 42, b1)', () => {
+		// 2 rows of 6 samples of 1 component (/G), 8 bits: 12 bytes, holding "\nEI (" and "/Im7 Do".
+		const data = '\nEI (/Im7 Do';
+		expect(data.length).toBe(12);
+		// (A device space's name is told too: no resource dictionary holds it.)
+		for (const [space, width] of [
+			['G', 6],
+			['DeviceRGB', 2],
+		] as const)
+			expect(found(`BI /W ${width} /H 2 /CS /${space} /BPC 8 ID ${data}EI /Im1 Do`)).toEqual([
+				['ColorSpace', space],
+				['XObject', 'Im1'],
+			]);
+		// An image mask: one bit a sample, rows of whole bytes (9 samples: 2 bytes a row).
+		expect(found(`BI /W 9 /H 6 /IM true ID ${data}\nEI /Im1 Do`)).toEqual([['XObject', 'Im1']]);
+	});
+
 	test('EI followed by a delimiter, or at the end of the stream', () => {
 		expect(found('BI /W 1 /H 1 ID x EI/Im1 Do BI /W 1 /H 1 ID y EI')).toEqual([['XObject', 'Im1']]);
 		expect(found('BI ID \x00EIx EI2 EI\n/Im2 Do')).toEqual([['XObject', 'Im2']]);

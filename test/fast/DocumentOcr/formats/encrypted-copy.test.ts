@@ -207,3 +207,19 @@ describe('a form with a layer, encrypted here: every string of the copy decrypte
 		expect(text(buf)).not.toMatch(/SEALED PAGE ONE|\/FT|\/OCG/);
 	});
 });
+
+test("a signature given directly as a field's /V: its /Contents copied as signed, its other strings decrypted (review 42, e2)", async () => {
+	// ISO 32000-2 §7.6.2: a signature dictionary's /Contents is never encrypted.
+	const signed = encrypted([
+		() => '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] /SigFlags 3 >> >>',
+		() => '<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 300 200] >>',
+		() => '<< /Type /Page /Parent 2 0 R /Annots [4 0 R] >>',
+		(seal) =>
+			`<< /Type /Annot /Subtype /Widget /FT /Sig /T ${seal.string('signature')} /Rect [0 0 9 9] /P 3 0 R /V << /Type /Sig /Filter /Adobe.PPKLite /ByteRange [0 10 20 30] /Contents <3082deadbeef> /Name ${seal.string('SIGNER-ONE')} >> >>`,
+	]);
+	const buf = await checkWritten(await selectPdfPages(signed, [1]), 1);
+	expect(text(buf)).toContain('/Contents <3082deadbeef>');
+	const widget = objectOf(buf, Number(/\/Fields \[(\d+) 0 R\]/.exec(objectOf(buf, 1))![1]));
+	expect(text(stringAfter(widget, 'Name'))).toBe('SIGNER-ONE');
+	expect(text(stringAfter(widget, 'T'))).toBe('signature');
+});

@@ -23,6 +23,41 @@ import {
 	text,
 } from './copies';
 
+/** LZW data (/EarlyChange 1) of `cycles` rounds of codes that each name the string just made. */
+function lzwBomb(cycles: number): Buffer {
+	const out: number[] = [];
+	let held = 0;
+	let bits = 0;
+	const put = (code: number, width: number) => {
+		held = (held << width) | code;
+		bits += width;
+		for (; bits >= 8; bits -= 8) out.push((held >>> (bits - 8)) & 0xff);
+		held &= (1 << bits) - 1;
+	};
+	put(256, 9);
+	for (let c = 0; c < cycles; c++) {
+		let width = 9;
+		put(0, width);
+		for (let next = 258; next < 4095; ) {
+			put(next, width);
+			next++;
+			if (next >= (1 << width) - 1 && width < 12) width++;
+		}
+		put(256, width);
+	}
+	put(257, 9);
+	if (bits > 0) out.push((held << (8 - bits)) & 0xff);
+	return Buffer.from(out);
+}
+
+/** RunLength data of `runs` runs of 128 spaces (2 bytes each). */
+function runLengthBomb(runs: number): Buffer {
+	const out = Buffer.alloc(runs * 2 + 1);
+	for (let i = 0; i < runs; i++) [out[2 * i], out[2 * i + 1]] = [129, 0x20];
+	out[runs * 2] = 128;
+	return out;
+}
+
 /** The decoded bytes of `raw` through `filters` (names) with `parms`, and how many chunks came. */
 async function decode(
 	raw: Buffer,
@@ -307,6 +342,29 @@ describe('the content budget', () => {
 		expect(budget - work.content).toBe(data.length);
 		expect(work.done - done).toBe(raw.length + data.length);
 	});
+
+	test.each([
+		['LZWDecode', () => lzwBomb(4), 'LZW: each code names the string just made'],
+		['RunLengthDecode', () => runLengthBomb(200_000), 'RunLength: 2 bytes make 128'],
+	])(
+		'a %s bomb gives 64 kB at a time and is stopped at the budget (review 42, c1): %s',
+		async (filter, make) => {
+			const raw = make();
+			const work = new Work(raw.length);
+			const budget = work.content;
+			let largest = 0;
+			let given = 0;
+			const reading = (async () => {
+				for await (const chunk of decodedChunks(raw, { name: filter }, undefined, work)) {
+					largest = Math.max(largest, chunk.length);
+					given += chunk.length;
+				}
+			})();
+			await expect(reading).rejects.toThrow(/decode to more bytes than a file of its size may/);
+			expect(largest).toBeLessThanOrEqual(65_536 + 4096);
+			expect(given).toBeLessThan(budget + 65_536 + 4096);
+		},
+	);
 
 	test('a bomb is stopped soon after the budget, not inflated whole', async () => {
 		const raw = bomb(64);

@@ -98,6 +98,15 @@ describe('forms', () => {
 		}
 	});
 
+	test("a form with resources of its own lacking a name it draws: the page's keeps it (poppler looks it up there; review 42, b1)", async () => {
+		const pdf = twoPages('/Fm1 Do', `/XObject << /Fm1 20 0 R ${IMAGES} >>`, {
+			20: form('/ImA Do', '<< /ProcSet [/PDF] >>'),
+		});
+		const { resources, markers } = await pageOne(pdf);
+		expect(resources).toMatch(pruned('XObject Fm1 ImA'));
+		expect(markers).toEqual(['IMAGE-A']);
+	});
+
 	test('a form drawing itself, and two forms drawing each other: the reading ends', async () => {
 		const self = twoPages('/Fm1 Do', `/XObject << /Fm1 20 0 R ${IMAGES} >>`, {
 			20: form('/Fm1 Do /ImB Do'),
