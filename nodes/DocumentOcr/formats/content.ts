@@ -7,11 +7,12 @@
  *   Do → XObject   Tf → Font   sh → Shading   scn, SCN → Pattern   cs, CS → ColorSpace
  *   gs → ExtGState   BDC, DP → Properties   BI … ID → ColorSpace (an inline image's /CS)
  *
- * The lexer's grammar (lexer.ts) as a state machine over bytes, so that a token may span two
- * chunks: names, numbers and operators; literal strings (nested parentheses, escapes),
+ * The lexer's grammar (lexer.ts: its byte classes) as a state machine over bytes, so that a token
+ * may span two chunks: names, numbers and operators; literal strings (nested parentheses, escapes),
  * hexadecimal strings, comments, arrays and dictionaries (their names are operands' parts, not
  * resources), and an inline image's data, passed over up to `EI` (by its /L where it gives one).
  */
+import { CLASS } from './lexer';
 import type { Work } from './limits';
 
 /** The resource categories an operator names (a resource dictionary's keys). */
@@ -66,11 +67,6 @@ const latin1 = (bytes: Uint8Array, length: number) =>
 const isKeyword = (bytes: Uint8Array, length: number) =>
 	(length === 4 && (bytes[0] === 0x74 || bytes[0] === 0x6e)) ||
 	(length === 5 && bytes[0] === 0x66 && bytes[1] === 0x61);
-
-/** Byte classes, as lexer.ts: 1 white space, 2 delimiter, 0 regular. */
-const CLASS = new Uint8Array(256);
-for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
-for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = 2;
 
 /**
  * A token's bytes kept: room for 128 at first (names should be at most 127 bytes, §C.2, though

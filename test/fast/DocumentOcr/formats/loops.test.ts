@@ -185,16 +185,6 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	[
 		'content.ts',
-		`for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;`,
-		'the module loading: six bytes',
-	],
-	[
-		'content.ts',
-		`for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = 2;`,
-		'the module loading: ten bytes',
-	],
-	[
-		'content.ts',
 		`return this.operand(text.includes('#')`,
 		'a name of 128 bytes at most: charged with the bytes push() reads',
 	],
