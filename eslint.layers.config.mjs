@@ -171,10 +171,11 @@ export default [
 		},
 	},
 	{
-		// The webhook trigger's replay memory is the process's own, shared by every delivery of a
-		// trigger (two copies of a delivery arriving at once must not both pass): keyed by workflow
-		// and node, never by an execution.
-		files: ['nodes/DocumentOcr/trigger/replay.ts'],
+		// Two memories are the process's own, keyed by workflow and node, never by an execution:
+		// the webhook trigger's replay memory, shared by every delivery of a trigger (two copies of
+		// a delivery arriving at once must not both pass), and the action node's memory, shared by
+		// the executions of a workflow that overlap (two must not both send a document).
+		files: ['nodes/DocumentOcr/trigger/replay.ts', 'nodes/DocumentOcr/batch/shared.ts'],
 		rules: { 'no-restricted-syntax': 'off' },
 	},
 ];

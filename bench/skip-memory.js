@@ -4,7 +4,9 @@
  * engine (scripts/n8n-engine.js): the node's static data goes through n8n's real Workflow, which
  * wraps it in its ObservableObject proxy as n8n does for every execution. Each measured run
  * starts from the static data as n8n loads it from its database (a JSON copy of what the run
- * before saved), on a fresh Workflow. Two memories, in the same process and the same run:
+ * before saved), on a fresh Workflow; the executions of one memory are of one workflow, whose
+ * node memory the process shares (batch/shared.ts): the first execution (`firstRunMs`) adopts
+ * what it loaded, the measured ones use what the process holds. Two memories, in the same process and the same run:
  * `full` (MEMORY_LIMIT documents remembered) and `empty` (the baseline: nothing remembered);
  * the figure is (full − empty) / new documents, from the node's own execution time, with what
  * n8n's loading of the static data left to collect collected before each execution.
@@ -48,8 +50,12 @@ function newDocuments(n) {
 
 const parameters = { ...submitParameters({ wait: false }), options: { skipSubmitted: true } };
 
-/** One production execution from `saved` (JSON); returns the node's time and what it saved. */
-async function execute(emu, saved, items) {
+/**
+ * One production execution of workflow `workflowId` from `saved` (JSON); returns the node's time
+ * and what it saved. Executions of one workflow ID share the node's memory in this process, as
+ * n8n's executions of one workflow do (issue 43): the first adopts the static data it loads.
+ */
+async function execute(emu, saved, items, workflowId) {
 	const staticData = JSON.parse(saved);
 	// What loading the static data leaves to collect is n8n's, not the node's.
 	collectGarbage();
@@ -59,6 +65,7 @@ async function execute(emu, saved, items) {
 		items,
 		credentials,
 		staticData,
+		workflowId,
 		mode: 'trigger',
 	}).promise;
 	if (error) throw error;
@@ -87,16 +94,18 @@ async function main({
 				emu,
 				JSON.stringify(rememberedStaticData(count)),
 				newDocuments(1),
+				`bench-${name}`,
 			);
 			memories[name] = { saved: first.saved, firstMs: first.ms, batch: [], single: [] };
 		}
 		for (let r = 0; r < repeat; r++) {
 			for (const name of ['empty', 'full']) {
 				const memory = memories[name];
-				memory.batch.push((await execute(emu, memory.saved, newDocuments(n))).ms);
+				const workflowId = `bench-${name}`;
+				memory.batch.push((await execute(emu, memory.saved, newDocuments(n), workflowId)).ms);
 				let total = 0;
 				for (let i = 0; i < single; i++)
-					total += (await execute(emu, memory.saved, newDocuments(1))).ms;
+					total += (await execute(emu, memory.saved, newDocuments(1), workflowId)).ms;
 				memory.single.push(total / single);
 			}
 		}

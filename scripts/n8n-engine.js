@@ -382,6 +382,8 @@ function runNode({
 	credentials,
 	settings = {},
 	staticData,
+	saved,
+	workflowId,
 	mode,
 }) {
 	return runWorkflow({
@@ -389,14 +391,45 @@ function runNode({
 		credentials,
 		settings,
 		staticData,
+		saved,
+		workflowId,
 		mode,
 	});
 }
 
 /**
- * Runs any workflow of known node types; starts at the first node without inputs. `staticData`:
- * the workflow's static data, changed in place by the run — pass the same object to the next run
- * to do what n8n does for production executions (save it after a run, load it for the next).
+ * Saved workflows a sub-workflow's JSON names (`savedAs`): n8n loads a saved sub-workflow's static
+ * data for each of its executions and saves it after each (not manual), as for any workflow.
+ */
+const savedWorkflows = new Map();
+
+/** Keeps `saved` (`{ staticData }`) as a saved workflow; returns its ID, for JSON to name. */
+function keepSaved(saved) {
+	const id = workflowIdOf(saved);
+	savedWorkflows.set(id, saved);
+	return id;
+}
+
+/** Workflow IDs by static data object (or `saved` store): one workflow per object. */
+const workflowIds = new WeakMap();
+let workflowCounter = 0;
+
+function workflowIdOf(holder) {
+	if (!holder) return `wf-${++workflowCounter}`;
+	if (!workflowIds.has(holder)) workflowIds.set(holder, `wf-${++workflowCounter}`);
+	return workflowIds.get(holder);
+}
+
+/**
+ * Runs any workflow of known node types; starts at the first node without inputs. The workflow's
+ * ID is its static data's (each object one workflow; none: a workflow of its own), or `workflowId`.
+ * Its static data, two ways:
+ *  - `staticData`: one object, changed in place by the run — pass the same object to the next run
+ *    to have the runs share it (as in-process memory does);
+ *  - `saved`: `{ staticData }`, as n8n's database keeps it: the run starts from a copy of it and,
+ *    unless manual, writes its static data back when it ends, if changed (n8n 2.x:
+ *    `saveStaticDataById` in `workflowExecuteAfter`) — runs that overlap each start from what was
+ *    saved before them, and the last to end overwrites it, as in n8n.
  * `mode`: n8n's execution mode, 'manual' (a test run from the editor) unless given, e.g. 'cli'
  * (`n8n execute`) or 'trigger' for a production run.
  */
@@ -406,7 +439,9 @@ function runWorkflow({
 	credentials,
 	settings = {},
 	resultNode,
-	staticData,
+	staticData: given,
+	saved,
+	workflowId,
 	mode = 'manual',
 	partial,
 	input,
@@ -419,7 +454,9 @@ function runWorkflow({
 			documentOcrApi: credentials,
 		};
 	const executionId = String(++executionCounter);
-	const workflowData = { id: 'wf-test', name: 'test', nodes, connections, active: false, settings };
+	const staticData = saved ? JSON.parse(JSON.stringify(saved.staticData ?? {})) : given;
+	const id = workflowId ?? workflowIdOf(saved ?? given);
+	const workflowData = { id, name: 'test', nodes, connections, active: false, settings };
 	const workflow = new Workflow({
 		id: workflowData.id,
 		name: workflowData.name,
@@ -433,7 +470,11 @@ function runWorkflow({
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
 	let resolveRun;
 	const finished = new Promise((resolve) => (resolveRun = resolve));
-	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
+	hooks.addHandler('workflowExecuteAfter', (run, newStaticData) => {
+		if (saved && newStaticData && mode !== 'manual')
+			saved.staticData = JSON.parse(JSON.stringify(newStaticData));
+		resolveRun(run);
+	});
 
 	const additionalData = {
 		hooks,
@@ -461,7 +502,9 @@ function runWorkflow({
 				credentials,
 				settings: code.settings ?? {},
 				resultNode: code.resultNode,
-				staticData: code.staticData,
+				...(code.savedAs
+					? { saved: savedWorkflows.get(code.savedAs), workflowId: code.savedAs }
+					: { staticData: code.staticData }),
 				mode: 'integrated',
 				input: options.inputData,
 				subExecutions,
@@ -512,7 +555,7 @@ function runWorkflow({
 		const runData = run.data.resultData.runData[resultNode]?.[0];
 		const output = runData?.data?.main?.[0] ?? [];
 		const error = runData?.error ?? run.data.resultData.error;
-		return { run, output, error, status: run.status, subExecutions };
+		return { run, output, error, status: run.status, subExecutions, executionId };
 	})();
 	const handle = { promise, cancel: () => {} };
 	return handle;
@@ -536,6 +579,7 @@ module.exports = {
 	NodeTypes,
 	runNode,
 	runWorkflow,
+	keepSaved,
 	readBinary,
 	PACKAGE,
 };

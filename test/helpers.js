@@ -63,7 +63,16 @@ async function run(
 	emu,
 	parameters,
 	items = [{ json: {} }],
-	{ apiKey = FULL_KEY, continueOnFail = false, creds, staticData, mode, typeVersion = 1 } = {},
+	{
+		apiKey = FULL_KEY,
+		continueOnFail = false,
+		creds,
+		staticData,
+		saved,
+		workflowId,
+		mode,
+		typeVersion = 1,
+	} = {},
 ) {
 	const handle = runNode({
 		parameters,
@@ -74,6 +83,8 @@ async function run(
 			...(continueOnFail ? { onError: 'continueRegularOutput' } : {}),
 		},
 		staticData,
+		saved,
+		workflowId,
 		mode,
 	});
 	return await handle.promise;

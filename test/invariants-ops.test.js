@@ -10,7 +10,8 @@
  *
  * One describe per operation × source, one test per invariant, over INVARIANT_OPS_SEEDS seeds
  * (4 by default: the hostility in focus turns with the seed, so each family meets each one);
- * INVARIANT_OPS_ONLY runs the families whose name contains it (e.g. "export", "from url").
+ * INVARIANT_OPS_ONLY runs the families whose name contains it (e.g. "export", "from url");
+ * INVARIANT_OPS_SHAPE runs every seed in one shape (e.g. "overlap").
  */
 const {
 	billingValues,

@@ -515,6 +515,10 @@ describe('re-run safety: Skip Already Submitted Documents', () => {
 		expect(second.output[0].json).toEqual({
 			taskId: first.output[0].json.taskId,
 			previouslySubmitted: true,
+			previouslySubmittedBy: {
+				executionId: first.executionId,
+				submittedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+			},
 		});
 		expect(h.hits(emu, 'GET /api/tasks/:id')).toBe(0);
 		expect(submissions()).toBe(1);
@@ -625,7 +629,11 @@ describe('re-run safety: Skip Already Submitted Documents', () => {
 			emu.fault({ method: 'POST', path: '/api/ocr', kind: 'lostResponse', times: 1 });
 			await h.run(emu, remembering(), [item], { staticData, ...production });
 			// 20,000 documents sent later, each remembered as the node remembers a created task.
-			const memory = new BoundedStore(staticData['node:Document OCR'], 'submitted', MEMORY_LIMIT);
+			const memory = new BoundedStore(
+				() => staticData['node:Document OCR'],
+				'submitted',
+				MEMORY_LIMIT,
+			);
 			for (let i = 0; i < 20_000; i++)
 				memory.set(`task:other:${i}`, JSON.stringify(['task', `tsk_other_${i}`, Date.now()]));
 			const again = await h.run(emu, remembering(), [item], { staticData, ...production });

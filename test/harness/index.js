@@ -48,6 +48,8 @@ function runNode({
 	settings = {},
 	nodeSettings,
 	staticData,
+	saved,
+	workflowId,
 	mode,
 }) {
 	return runWorkflow({
@@ -55,6 +57,8 @@ function runNode({
 		credentials,
 		settings,
 		staticData,
+		saved,
+		workflowId,
 		mode,
 	});
 }

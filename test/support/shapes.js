@@ -12,7 +12,10 @@
  *   subWorkflow  Input → Execute Workflow, once per item → a sub-workflow Start → Document OCR: one
  *                execution of its own per item;
  *   partial      Input → Document OCR, then a partial execution from the editor (the node run again
- *                on the input node's data of the first run): a second, manual execution.
+ *                on the input node's data of the first run): a second, manual execution;
+ *   overlap      Input → Document OCR, 2–4 executions of the workflow at once (`copies`): each
+ *                starts from a copy of what n8n saved of the workflow's static data and saves its
+ *                own when it ends (`saved`, as n8n 2.x does), in one process (issue 43).
  *
  * `runShape` runs one and returns what each run of the node gave, with item indexes of the whole
  * input (a loop's or a fork's run sees only its batch), and each execution's own runs.
@@ -20,7 +23,17 @@
 const base = require('../../scripts/n8n-engine');
 const harness = require('../harness');
 
-const SHAPES = ['single', 'loop1', 'loop2', 'loop7', 'twice', 'retry', 'subWorkflow', 'partial'];
+const SHAPES = [
+	'single',
+	'loop1',
+	'loop2',
+	'loop7',
+	'twice',
+	'retry',
+	'subWorkflow',
+	'partial',
+	'overlap',
+];
 
 const OCR = 'Document OCR';
 
@@ -138,24 +151,39 @@ function workflowOf(shape, { parameters, nodeSettings = {}, items }) {
  * data, each loading the static data as it was before the first, as n8n's editor does). Returns
  * { promise, cancel }; the promise resolves with { executions, ms }: each execution's runs of the
  * node (`runs`: { offset, size, output, error }, offsets into the whole input), its status and
- * error. A sub-workflow's executions come one per item, in item order; `subStaticData` is the
- * sub-workflow's static data (kept across calls, as n8n keeps a saved workflow's).
+ * error. A sub-workflow's executions come one per item, in item order; `subSaved` is the saved
+ * sub-workflow's static data (`{ staticData }`: each of its executions starts from it and saves
+ * its own after, as n8n does for a saved workflow). `overlap`
+ * runs `copies` executions of workflow `workflowId` at once from `saved` (`{ staticData }`, n8n's
+ * database row), instead of `staticData`.
  * `onExecution(index)` is called before each execution the test starts (not the sub-workflow's).
  */
 function startShape(
 	shape,
-	{ parameters, nodeSettings, items, credentials, staticData, mode, subStaticData, onExecution },
+	{
+		parameters,
+		nodeSettings,
+		items,
+		credentials,
+		staticData,
+		mode,
+		subSaved,
+		onExecution,
+		copies = 2,
+		saved,
+		workflowId,
+	},
 ) {
 	const workflow = workflowOf(shape, { parameters, nodeSettings, items });
 	if (shape === 'subWorkflow') {
 		const call = workflow.nodes.find((n) => n.type === 'test.callSubWorkflow');
 		const sub = JSON.parse(call.parameters.workflow);
-		sub.staticData = subStaticData ?? {};
+		sub.savedAs = base.keepSaved(subSaved ?? { staticData: {} });
 		call.parameters.workflow = JSON.stringify(sub);
 	}
-	let current;
+	const started = new Set();
 	const run = (extra = {}) => {
-		current = harness.runWorkflow({
+		const handle = harness.runWorkflow({
 			...workflow,
 			resultNode: OCR,
 			credentials,
@@ -163,7 +191,8 @@ function startShape(
 			mode,
 			...extra,
 		});
-		return current.promise;
+		started.add(handle);
+		return handle.promise;
 	};
 	const executions = [];
 	const batches = /^loop(\d+)$/.exec(shape);
@@ -191,7 +220,7 @@ function startShape(
 		}
 		executions.push({ runs, status: result.status, error: result.error });
 	};
-	const started = Date.now();
+	const startedAt = Date.now();
 	const promise = (async () => {
 		if (shape === 'subWorkflow') {
 			onExecution?.(0);
@@ -213,13 +242,19 @@ function startShape(
 					partial: { runData: first.run.data.resultData.runData, destination: OCR },
 				}),
 			);
+		} else if (shape === 'overlap') {
+			const all = Array.from({ length: copies }, (_, i) => {
+				onExecution?.(i);
+				return run({ staticData: undefined, saved, workflowId });
+			});
+			for (const result of await Promise.all(all)) add(result);
 		} else {
 			onExecution?.(0);
 			add(await run());
 		}
-		return { executions, ms: Date.now() - started };
+		return { executions, ms: Date.now() - startedAt };
 	})();
-	return { promise, cancel: () => current?.cancel() };
+	return { promise, cancel: () => started.forEach((handle) => handle.cancel()) };
 }
 
 /** Runs `shape` once: startShape's result. */
@@ -231,7 +266,7 @@ async function runShape(shape, options) {
 function runsIn(shape, count) {
 	const batches = /^loop(\d+)$/.exec(shape);
 	if (batches) return Math.ceil(count / Number(batches[1]));
-	return { twice: 2, retry: 3, subWorkflow: count, partial: 2 }[shape] ?? 1;
+	return { twice: 2, retry: 3, subWorkflow: count, partial: 2, overlap: 2 }[shape] ?? 1;
 }
 
 /** An execution's output items (pairedItem of the whole input) and its first error (likewise). */

@@ -119,6 +119,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		output = await runItems(this, run, operation, items.length);
 		return [output];
 	} finally {
+		run.memory.close();
 		// Whether n8n's Retry On Fail will run this again decides what the next try finds.
 		run.tried.settle(output);
 	}
@@ -144,11 +145,11 @@ async function runItems(
 		);
 		const { error } = sent[first] as { error: Error };
 		if (ctx.getExecutionCancelSignal()?.aborted) throw error;
-		throw await reportBilled(ctx, run.ledger, withItemIndex(ctx, error, first), sent, first);
+		throw await reportBilled(run, withItemIndex(ctx, error, first), sent, first);
 	}
 
 	// The run reaches the user: results held from an earlier run and output now are let go.
-	releaseHeld(ctx, run.ledger.deliveredHeld);
+	releaseHeld(run.memory, run.ledger.deliveredHeld);
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
 		const outcome = outcomes[itemIndex] ?? sent[itemIndex];

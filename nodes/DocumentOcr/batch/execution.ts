@@ -11,6 +11,8 @@ import type { BudgetPart } from './budget';
 import { PageBudget } from './budget';
 import { BillingLedger } from './ledger';
 import { SubmissionOrder } from './order';
+import type { MemoryView } from './shared';
+import { openMemory } from './shared';
 import { SubmittedDocuments } from './submitted';
 import { TriedDocuments } from './tried';
 
@@ -22,6 +24,8 @@ import { TriedDocuments } from './tried';
  *  - `ledger`: what the service billed in this run (./ledger.ts);
  *  - `budget`: the Page Budget, the most pages the node may bill in the workflow execution
  *    (./budget.ts);
+ *  - `memory`: the node's memory as this execution uses it, shared with the executions of the
+ *    same workflow node in this process, closed by the router when the run ends (./shared.ts);
  *  - `submitted`: the node's remembered submissions and the documents being submitted now
  *    (./submitted.ts);
  *  - `tried`: what the earlier tries of this run billed, for Retry On Fail (./tried.ts);
@@ -35,6 +39,8 @@ export class Execution {
 	readonly order: SubmissionOrder;
 
 	readonly ledger = new BillingLedger();
+
+	readonly memory: MemoryView;
 
 	readonly submitted: SubmittedDocuments;
 
@@ -67,7 +73,6 @@ export class Execution {
 		this.client = new ServiceClient(ctx, { concurrency: options.concurrency });
 		// A halt ends every wait at once: the poller stops sleeping and reports it.
 		this.order = new SubmissionOrder(options.stopOnFailure, () => this.madePoller?.interrupt());
-		this.submitted = new SubmittedDocuments(ctx, this.order);
 		this.tried = new TriedDocuments(ctx);
 		// What the earlier tries of this run billed is billed in this run too: its errors name it.
 		for (const { itemIndex, key, tried } of this.tried.billed()) {
@@ -79,6 +84,9 @@ export class Execution {
 			this.ledger.record(created);
 			this.ledger.billedResults.set(created, { result: json, key: async () => key });
 		}
+		// Opened last: nothing after it throws, so the router's `finally` always closes it.
+		this.memory = openMemory(ctx);
+		this.submitted = new SubmittedDocuments(ctx, this.order, this.memory);
 	}
 
 	/**

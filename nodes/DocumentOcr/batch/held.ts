@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import type { DocumentInput } from '../documents/read';
 import type { ServiceClient } from '../service/client';
@@ -9,6 +9,7 @@ import { pageFields, spentOnlyIfCreated } from './budget';
 import type { Execution } from './execution';
 import { submissionKey } from './key';
 import type { BillingLedger } from './ledger';
+import type { MemoryView } from './shared';
 import { BoundedStore, MEMORY_LIMIT } from './store';
 import type { TriedDocuments } from './tried';
 
@@ -16,8 +17,8 @@ import type { TriedDocuments } from './tried';
  * Billed results held for the next run: a `/v1` document result (Markdown, text, extracted data)
  * that the service billed in a run that then failed, so never reached the user. The next run of
  * the node outputs it instead of sending the document again; a run that succeeds lets it go.
- * Kept by key (./key.ts) in the workflow's static data (node scope) in a BoundedStore
- * (./store.ts), as the remembered submissions are (./submitted.ts, which says when n8n saves it).
+ * Kept by key (./key.ts) in the node's memory (./shared.ts) in a BoundedStore (./store.ts), as
+ * the remembered submissions are (./submitted.ts, which says when n8n saves it).
  */
 
 /** Most JSON held for the next run per node (static data lives in n8n's database row). */
@@ -29,21 +30,22 @@ interface Held {
 }
 
 /** The node's held `/v1` results. */
-function heldStore(ctx: IExecuteFunctions) {
-	return new BoundedStore<Held>(ctx.getWorkflowStaticData('node'), 'held', MEMORY_LIMIT);
+function heldStore(memory: MemoryView) {
+	const wrote = () => memory.wrote();
+	return new BoundedStore<Held>(() => memory.data, 'held', MEMORY_LIMIT, { wrote });
 }
 
 /** A `/v1` document result held for this node from a run that failed, if any, for `key`. */
-function heldResult(ctx: IExecuteFunctions, key: string): IDataObject | undefined {
-	return heldStore(ctx).get(key)?.json;
+function heldResult(memory: MemoryView, key: string): IDataObject | undefined {
+	return heldStore(memory).get(key)?.json;
 }
 
 /**
  * Whether anything is held at all (a run with nothing held computes no keys for it). Reads only:
  * a node that never held anything leaves its static data untouched.
  */
-function anythingHeld(ctx: IExecuteFunctions): boolean {
-	return heldStore(ctx).size > 0;
+function anythingHeld(memory: MemoryView): boolean {
+	return heldStore(memory).size > 0;
 }
 
 /** A result's size as JSON; one too deep to write out cannot be kept (Infinity). */
@@ -60,11 +62,11 @@ function sizeOf(json: IDataObject): number {
  * the keys kept. What does not fit in HELD_LIMIT_BYTES is not kept (the node's error says so).
  */
 export function holdResults(
-	ctx: IExecuteFunctions,
+	memory: MemoryView,
 	results: Array<{ key: string; json: IDataObject }>,
 ): Set<string> {
 	if (results.length === 0) return new Set();
-	const held = heldStore(ctx);
+	const held = heldStore(memory);
 	let bytes = held.json().length;
 	const kept = new Set<string>();
 	for (const { key, json } of results) {
@@ -78,15 +80,15 @@ export function holdResults(
 }
 
 /** Lets go of held results delivered by a run that succeeded. */
-export function releaseHeld(ctx: IExecuteFunctions, keys: Set<string>) {
+export function releaseHeld(memory: MemoryView, keys: Set<string>) {
 	if (keys.size === 0) return;
-	const held = heldStore(ctx);
+	const held = heldStore(memory);
 	for (const key of keys) held.delete(key);
 }
 
 /** What sending a `/v1` document needs of the execution. */
 export interface HeldRun {
-	ctx: IExecuteFunctions;
+	memory: MemoryView;
 	client: Pick<ServiceClient, 'account' | 'postDocument'>;
 	billable: Execution['billable'];
 	budget: Pick<Execution['budget'], 'billed' | 'notSent'>;
@@ -108,7 +110,7 @@ export async function sendDocumentOnce(
 	itemIndex: number,
 	request: { endpoint: string; settings: IDataObject; document: DocumentInput; body: StreamedBlob },
 ): Promise<{ result: IDataObject; previouslyBilled: boolean; pages: IDataObject }> {
-	const { ctx, client, ledger } = run;
+	const { memory, client, ledger } = run;
 	const { endpoint, settings, document, body } = request;
 	const key = async () =>
 		await submissionKey(client, itemIndex, `v1-${endpoint}`, settings, document);
@@ -120,13 +122,13 @@ export async function sendDocumentOnce(
 	if (earlier && tried !== undefined) {
 		run.order.passTurn(itemIndex);
 		if (!('json' in earlier)) throw run.tried.lostError(itemIndex);
-		if (anythingHeld(ctx) && heldResult(ctx, tried)) ledger.deliveredHeld.add(tried);
+		if (anythingHeld(memory) && heldResult(memory, tried)) ledger.deliveredHeld.add(tried);
 		const pages = pageFields(document.pageCount, billedIn(earlier.json), document.selection);
 		return { result: earlier.json, previouslyBilled: false, pages };
 	}
-	if (anythingHeld(ctx)) {
+	if (anythingHeld(memory)) {
 		const held = await key();
-		const result = heldResult(ctx, held);
+		const result = heldResult(memory, held);
 		if (result) {
 			ledger.deliveredHeld.add(held);
 			return { result, previouslyBilled: true, pages: {} };

@@ -25,6 +25,9 @@ export class SubmissionOrder {
 	/** Items holding their turn across several submissions (the parts of a split document). */
 	private held = new Set<number>();
 
+	/** Waiting for the halt (./submitted.ts: an item waiting on another execution). */
+	private haltWaiters: Array<() => void> = [];
+
 	/**
 	 * @param stopOnFailure Continue on Fail is off: the first failing item fails the node.
 	 * @param onHalt called once, when the batch halts, before the waiting items are woken.
@@ -46,6 +49,14 @@ export class SubmissionOrder {
 		this.turnWaiters.clear();
 		for (const wake of this.frontWaiters.values()) wake();
 		this.frontWaiters.clear();
+		for (const wake of this.haltWaiters) wake();
+		this.haltWaiters = [];
+	}
+
+	/** Resolves when the batch halts (at once if it has; never without a halt). */
+	async whenHalted(): Promise<void> {
+		if (this.halted) return;
+		await new Promise<void>((resolve) => this.haltWaiters.push(resolve));
 	}
 
 	/**

@@ -194,6 +194,15 @@ export const EXTRACT_JOIN: Join = { text: [], id: 'id', merge: 'data' };
 /** Fields a part's output carries that the joined output says for the whole document. */
 const PAGE_FIELDS = ['pagesCounted', 'pagesSent', 'pagesBilled', 'pageCountNote'];
 
+/** What a part's entry in `parts` says besides its ID and pages sent. */
+const PART_FIELDS = [
+	'status',
+	'pagesBilled',
+	'previouslySubmitted',
+	'previouslySubmittedBy',
+	'previouslyBilled',
+];
+
 /** The first value of each key in page order; lists joined in page order. */
 function merged(values: IDataObject[]): IDataObject {
 	const out: IDataObject = {};
@@ -251,8 +260,7 @@ export function joinParts(
 	json.parts = outputs.map((output, index) => {
 		const part: IDataObject = { pagesSent: parts[index].selection?.pagesSent ?? null };
 		if (output[join.id] !== undefined) part[join.id] = output[join.id];
-		for (const key of ['status', 'pagesBilled', 'previouslySubmitted', 'previouslyBilled'])
-			if (output[key] !== undefined) part[key] = output[key];
+		for (const key of PART_FIELDS) if (output[key] !== undefined) part[key] = output[key];
 		if (join.merge && output[join.merge] !== undefined) part[join.merge] = output[join.merge];
 		return part;
 	});

@@ -3,7 +3,8 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { mayHaveCreated } from '../transport/errors';
 import { holdResults } from './held';
-import type { BillingLedger, Created } from './ledger';
+import type { Execution } from './execution';
+import type { Created } from './ledger';
 import { billedLine } from './ledger';
 
 /**
@@ -62,12 +63,12 @@ export function withItemIndex(ctx: IExecuteFunctions, error: Error, itemIndex: n
  * its answer was lost.
  */
 export async function reportBilled(
-	ctx: IExecuteFunctions,
-	ledger: BillingLedger,
+	run: Pick<Execution, 'ctx' | 'ledger' | 'memory'>,
 	error: NodeApiError | NodeOperationError,
 	outcomes: Array<Outcome | undefined>,
 	failedItem: number,
 ) {
+	const { ctx, ledger } = run;
 	const created = [...ledger.created].sort((a, b) => a.itemIndex - b.itemIndex);
 	const uncertain = outcomes.flatMap((outcome, itemIndex) =>
 		itemIndex !== failedItem && outcome && 'error' in outcome && mayHaveCreated(outcome.error)
@@ -90,7 +91,7 @@ export async function reportBilled(
 	});
 	const keys = await Promise.all(results.map(async ({ billed }) => await billed.key()));
 	const kept = holdResults(
-		ctx,
+		run.memory,
 		results.map(({ billed }, i) => ({ key: keys[i], json: billed.result })),
 	);
 	if (documents.length > 0) {

@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * A bounded, insertion-ordered map kept in a node's static data, whose every operation costs a
- * few accesses to it whatever it holds.
+ * A bounded, insertion-ordered map kept in a node's memory (./shared.ts: the shared stores, or the
+ * node's static data), whose every operation costs a few accesses to it whatever it holds.
  *
  * Why: n8n hands a node its static data wrapped in n8n-workflow's ObservableObject, a Proxy over
  * every object in it, and V8 runs every access through a Proxy on its slow path. Listing the keys
@@ -45,33 +45,51 @@ function isShape(value: unknown): value is Shape<unknown> {
 	);
 }
 
+/** How a store reads its flat shape, and whom it tells of its writes. */
+export interface StoreOptions<V> {
+	/** A value of the flat shape as the store keeps it (undefined: dropped). */
+	convert?: (value: unknown) => V | undefined;
+	/** Called after each write (./shared.ts hands the stores to n8n). */
+	wrote?: () => void;
+}
+
+/** A store that holds nothing, in the stored shape. */
+export function emptyStore(): Shape<never> {
+	return { gens: [], sizes: [] };
+}
+
 export class BoundedStore<V> {
 	private readonly perGeneration: number;
 
+	private readonly convert: (value: unknown) => V | undefined;
+
 	/**
-	 * @param data the node's static data (`getWorkflowStaticData('node')`)
+	 * @param place where the store lives: the node's memory (./shared.ts), read when first used
+	 *   (a run that never uses it leaves the workflow's static data as it was)
 	 * @param name where in it the store is kept
 	 * @param limit the most entries kept
-	 * @param convert a value of the flat shape as the store keeps it (undefined: dropped)
 	 */
 	constructor(
-		private readonly data: IDataObject,
+		private readonly place: () => IDataObject,
 		private readonly name: string,
 		limit: number,
-		private readonly convert: (value: unknown) => V | undefined = (value) => value as V,
+		private readonly options: StoreOptions<V> = {},
 	) {
 		this.perGeneration = Math.max(1, Math.ceil(limit / GENERATIONS));
+		this.convert = options.convert ?? ((value) => value as V);
 	}
 
 	/** The stored shape; undefined when nothing was ever stored (and `create` is false). */
 	private shape(create: boolean): Shape<V> | undefined {
-		const current = this.data[this.name];
+		const data = this.place();
+		const current = data[this.name];
 		if (isShape(current)) return current as unknown as Shape<V>;
 		if ((current === undefined || current === null) && !create) return undefined;
 		const converted = this.fromFlat(current);
-		this.data[this.name] = converted as unknown as IDataObject;
+		data[this.name] = converted as unknown as IDataObject;
+		this.options.wrote?.();
 		// Read back: n8n's static data hands out what it stores.
-		return this.data[this.name] as unknown as Shape<V>;
+		return data[this.name] as unknown as Shape<V>;
 	}
 
 	/** The flat shape (one object of entries, oldest first) as generations; once per store. */
@@ -119,25 +137,28 @@ export class BoundedStore<V> {
 		if (last >= 0 && sizes[last] < this.perGeneration) {
 			gens[last][key] = value;
 			sizes[last] = sizes[last] + 1;
-			return;
+		} else {
+			// A new generation, and the oldest dropped past GENERATIONS: new arrays of GENERATIONS
+			// elements rather than moving the stored ones in place (a move is several accesses each).
+			const keep = Math.max(0, gens.length - GENERATIONS + 1);
+			shape.gens = [...gens.slice(keep), { [key]: value }];
+			shape.sizes = [...sizes.slice(keep), 1];
 		}
-		// A new generation, and the oldest dropped past GENERATIONS: new arrays of GENERATIONS
-		// elements rather than moving the stored ones in place (a move is several accesses each).
-		const keep = Math.max(0, gens.length - GENERATIONS + 1);
-		shape.gens = [...gens.slice(keep), { [key]: value }];
-		shape.sizes = [...sizes.slice(keep), 1];
+		this.options.wrote?.();
 	}
 
 	delete(key: string) {
 		const shape = this.shape(false);
-		if (shape) this.remove(shape, key);
+		if (shape && this.remove(shape, key)) this.options.wrote?.();
 	}
 
-	private remove(shape: Shape<V>, key: string) {
+	/** Removes `key`; whether it was there. */
+	private remove(shape: Shape<V>, key: string): boolean {
 		const g = this.find(shape, key);
-		if (g < 0) return;
+		if (g < 0) return false;
 		delete shape.gens[g][key];
 		shape.sizes[g] = shape.sizes[g] - 1;
+		return true;
 	}
 
 	/** Entries held (a sum over the generations: no walk). */

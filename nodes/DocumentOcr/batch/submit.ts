@@ -12,6 +12,7 @@ import { waitForRecord } from '../waiting/wait';
 import { pageFields, spentOnlyIfCreated } from './budget';
 import type { Execution } from './execution';
 import { submissionKey } from './key';
+import type { SubmittedBy } from './submitted';
 import type { Tried } from './tried';
 
 /**
@@ -86,8 +87,11 @@ export async function submitAndWait(
 	submission.onSubmitted?.();
 	const counted = submission.pageCount;
 	const selection = identity.document.selection;
-	// A reused record was billed by an earlier run, not this one: it carries no page fields.
-	if ('reused' in outcome) return { ...outcome.reused, previouslySubmitted: true };
+	// A reused record was billed by another submission, not this one: it carries no page fields.
+	if ('reused' in outcome) {
+		const { reused, by } = outcome;
+		return { ...reused, previouslySubmitted: true, previouslySubmittedBy: { ...by } };
+	}
 	const accepted = outcome.submitted;
 	const output = submission.output ?? ((a: Accepted, record?: IDataObject) => record ?? a.answer);
 	if (!wait)
@@ -157,7 +161,7 @@ async function sendRemembered(
 	key: string,
 	waitSettings: () => WaitSettings,
 	part?: PartSent,
-): Promise<{ submitted: Accepted } | { reused: IDataObject }> {
+): Promise<{ submitted: Accepted } | { reused: IDataObject; by: SubmittedBy }> {
 	const { kind, wait } = submission;
 	const resend = submission.skip?.resendUnconfirmed === true;
 	const idField = kind === 'task' ? 'taskId' : 'id';
@@ -174,10 +178,10 @@ async function sendRemembered(
 			claim.sending(posting);
 			return { submitted: await posting };
 		}
-		const id = claim.earlierId;
+		const { earlierId: id, by } = claim;
 		submission.onSubmitted?.();
 		// Without waiting, the ID is the answer, as it was when the document was sent: no read.
-		if (!wait) return { reused: { [idField]: id } };
+		if (!wait) return { reused: { [idField]: id }, by };
 		// A record of this run is what it is; one of an earlier run is read once first, and sent
 		// anew if the service lost it (404) or could not process it (failed).
 		if (claim.fromEarlierRun && round === 0) {
@@ -186,9 +190,9 @@ async function sendRemembered(
 				run.submitted.forget(key);
 				continue;
 			}
-			if (classifyStatus(current.status) === 'done') return { reused: current };
+			if (classifyStatus(current.status) === 'done') return { reused: current, by };
 		}
-		return { reused: await waitFor(run, itemIndex, kind, id, waitSettings()) };
+		return { reused: await waitFor(run, itemIndex, kind, id, waitSettings()), by };
 	}
 }
 

@@ -3,8 +3,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { RecordKind } from '../service/client';
 import { booleanField, itemFields } from '../shared/validate';
-import { mayHaveCreated } from '../transport/errors';
+import { mayHaveCreated, StoppedError } from '../transport/errors';
 import type { SubmissionOrder } from './order';
+import type { FirstOutcome, MemoryView, Submitting } from './shared';
 import { BoundedStore, MEMORY_LIMIT } from './store';
 
 /**
@@ -50,7 +51,7 @@ export const skipSubmittedOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		'Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs.',
+		"Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs. Executions of the workflow running at the same time on one n8n (or one queue-mode worker) send a document once: the later waits for the first's task. In queue mode each worker remembers only what it sent: see the docs on scaling out.",
 };
 
 export const resendUnconfirmedOption: INodeProperties = {
@@ -73,25 +74,30 @@ export function skipOptionsOf(ctx: IExecuteFunctions, itemIndex: number) {
 
 /**
  * A remembered submission: the task or job the service created, or — no `id` — a send whose
- * answer was lost at `at` (the service may have created and charged it).
+ * answer was lost at `at` (the service may have created and charged it); `execution`: the
+ * execution that sent it (records before issue 43 do not say).
  */
 interface Stored {
 	kind: RecordKind;
 	id?: string;
 	at: number;
+	execution?: string;
 }
 
-function encodeStored({ kind, id, at }: Stored): string {
-	return JSON.stringify([kind, id ?? null, at]);
+function encodeStored({ kind, id, at, execution }: Stored): string {
+	return JSON.stringify(
+		execution === undefined ? [kind, id ?? null, at] : [kind, id ?? null, at, execution],
+	);
 }
 
 function decodeStored(value: unknown): Stored | undefined {
 	if (typeof value !== 'string') return undefined;
 	try {
-		const [kind, id, at] = JSON.parse(value) as unknown[];
+		const [kind, id, at, execution] = JSON.parse(value) as unknown[];
 		if ((kind !== 'task' && kind !== 'job') || typeof at !== 'number') return undefined;
-		if (typeof id === 'string') return { kind, id, at };
-		return id === null ? { kind, at } : undefined;
+		const by = typeof execution === 'string' ? { execution } : {};
+		if (typeof id === 'string') return { kind, id, at, ...by };
+		return id === null ? { kind, at, ...by } : undefined;
 	} catch {
 		return undefined;
 	}
@@ -103,36 +109,6 @@ function convertStored(value: unknown): string | undefined {
 	if (typeof old !== 'object' || old === null || typeof old.id !== 'string') return undefined;
 	if (old.kind !== 'task' && old.kind !== 'job') return undefined;
 	return encodeStored({ kind: old.kind, id: old.id, at: Number(old.at) || 0 });
-}
-
-/** The node's remembered submissions: the tasks and jobs created. */
-function submittedStore(ctx: IExecuteFunctions) {
-	return new BoundedStore<string>(
-		ctx.getWorkflowStaticData('node'),
-		'submitted',
-		MEMORY_LIMIT,
-		convertStored,
-	);
-}
-
-/** The node's lost answers: kept apart, so that no number of documents sent later pushes one out. */
-function unconfirmedStore(ctx: IExecuteFunctions) {
-	return new BoundedStore<string>(ctx.getWorkflowStaticData('node'), 'unconfirmed', MEMORY_LIMIT);
-}
-
-/** What the node remembers of `key`: its task or job, else a lost answer (also as stored before). */
-function remembered(ctx: IExecuteFunctions, key: string): Stored | undefined {
-	return decodeStored(submittedStore(ctx).get(key) ?? unconfirmedStore(ctx).get(key));
-}
-
-function remember(ctx: IExecuteFunctions, key: string, stored: Stored) {
-	if (stored.id === undefined) {
-		submittedStore(ctx).delete(key);
-		unconfirmedStore(ctx).set(key, encodeStored(stored));
-		return;
-	}
-	unconfirmedStore(ctx).delete(key);
-	submittedStore(ctx).set(key, encodeStored(stored));
 }
 
 /**
@@ -159,8 +135,15 @@ function unconfirmedError(node: INode, itemIndex: number, earlier: Stored): Node
 	return error;
 }
 
-/** What another item of this execution that submits the same document learns of its outcome. */
-type FirstOutcome = { id: string } | { refused: true } | { uncertain: number };
+/** Who submitted a document the node reuses, as its output says (`previouslySubmittedBy`). */
+export interface SubmittedBy {
+	/** The execution that sent it (null: a record of before issue 43, which does not say). */
+	executionId: string | null;
+	/** Its item, when the submission is of this execution or one running beside it. */
+	itemIndex?: number;
+	/** When the service accepted it (ISO 8601). */
+	submittedAt: string;
+}
 
 /** What an item learns when it claims its document (see `SubmittedDocuments.claim`). */
 export type Claim =
@@ -170,34 +153,67 @@ export type Claim =
 			sending: (posting: Promise<{ id: string }>) => void;
 	  }
 	| {
-			/** The document was submitted already: by an earlier run, or by another item of this one. */
+			/** The document was submitted already: by an earlier run, or by another item. */
 			earlierId: string;
+			/** Whether it is a remembered record (read once before it is reused). */
 			fromEarlierRun: boolean;
+			by: SubmittedBy;
 	  };
 
 /**
- * The remembered submissions as one execution uses them, with the documents its items are
- * submitting right now (same document, two items: the second waits for the first's outcome).
+ * The remembered submissions as one execution uses them, with the documents being submitted
+ * right now — by this execution's items, and by the other executions of this workflow node in
+ * this process (./shared.ts): of two items with the same document, the second waits for the
+ * first's outcome.
  */
 export class SubmittedDocuments {
-	/** Documents an item of this execution is submitting, by key. */
-	private readonly inFlight = new Map<string, Promise<FirstOutcome>>();
+	/** The node's remembered submissions: the tasks and jobs created. */
+	private readonly submitted: BoundedStore<string>;
+
+	/** The node's lost answers: kept apart, so that no number of documents sent later pushes one out. */
+	private readonly unconfirmed: BoundedStore<string>;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
-		private readonly order: Pick<SubmissionOrder, 'turn' | 'passTurn'>,
-	) {}
+		private readonly order: Pick<SubmissionOrder, 'turn' | 'passTurn' | 'whenHalted'>,
+		private readonly memory: MemoryView,
+	) {
+		const wrote = () => memory.wrote();
+		const data = () => memory.data;
+		this.submitted = new BoundedStore(data, 'submitted', MEMORY_LIMIT, {
+			convert: convertStored,
+			wrote,
+		});
+		this.unconfirmed = new BoundedStore(data, 'unconfirmed', MEMORY_LIMIT, { wrote });
+	}
+
+	/** What the node remembers of `key`: its task or job, else a lost answer. */
+	private remembered(key: string): Stored | undefined {
+		return decodeStored(this.submitted.get(key) ?? this.unconfirmed.get(key));
+	}
+
+	private remember(key: string, stored: Stored) {
+		if (stored.id === undefined) {
+			this.submitted.delete(key);
+			this.unconfirmed.set(key, encodeStored(stored));
+			return;
+		}
+		this.unconfirmed.delete(key);
+		this.submitted.set(key, encodeStored(stored));
+	}
 
 	/**
 	 * In the item's turn: whether the item sends its document (`send`: it hands the submission to
-	 * `sending` as it starts, and the memory keeps its outcome) or not — the document was submitted before, or
-	 * is being submitted by another item of this execution (then its task or job is returned). A
-	 * second item with the same document sends it only when the first one's submission was
-	 * refused; when the first one's answer was lost (a task may exist), it sends nothing and fails
-	 * naming that item. A document whose answer was lost in an earlier run is not sent (the item
-	 * fails, see `unconfirmedError`) unless `resendUnconfirmed`. What was created is remembered as
-	 * soon as the service accepted it, a lost answer as soon as that is known: the node's memory
-	 * must outlive this run even if it fails.
+	 * `sending` as it starts, and the memory keeps its outcome) or not — the document was
+	 * submitted before, or is being submitted by another item of this execution or of another
+	 * execution of this node in this process (then its task or job is returned). An item with a
+	 * document being submitted sends it only when that submission was refused (of several such
+	 * items, the first to learn it); when its answer was lost (a task may exist), it sends nothing
+	 * and fails naming that item. A document whose answer was lost in an earlier run is not sent
+	 * (the item fails, see `unconfirmedError`) unless `resendUnconfirmed`. What was created is
+	 * remembered as soon as the service accepted it, a lost answer as soon as that is known: the
+	 * node's memory must outlive this run even if it fails, and the executions beside it see it
+	 * at once.
 	 */
 	async claim(
 		itemIndex: number,
@@ -206,56 +222,105 @@ export class SubmittedDocuments {
 		resendUnconfirmed: boolean,
 	): Promise<Claim> {
 		// In item order: of two items with the same document, the first one submits it.
-		const { ctx, order } = this;
+		const { ctx, order, memory } = this;
 		await order.turn(itemIndex);
-		const earlier = remembered(ctx, key);
-		const first = this.inFlight.get(key);
-		if (earlier?.id !== undefined || first) {
-			// This item sends nothing (for now): the items after it need not wait for it.
-			order.passTurn(itemIndex);
-			if (earlier?.id !== undefined) return { earlierId: earlier.id, fromEarlierRun: true };
-			const outcome = await first!;
-			if ('id' in outcome) return { earlierId: outcome.id, fromEarlierRun: false };
-			if ('uncertain' in outcome) {
-				throw new NodeOperationError(
-					ctx.getNode(),
-					`Item ${itemIndex} was not sent: it is the same document as item ${outcome.uncertain}, whose submission may have created a task`,
-					{
-						description: `The answer to item ${outcome.uncertain}'s submission was lost, so the service may already have that document (and charged it). Sending it again could charge it twice. Check the task list (Get Many) for a task created just now.`,
-						itemIndex,
-					},
-				);
+		let earlier: Stored | undefined;
+		for (;;) {
+			earlier = this.remembered(key);
+			if (earlier?.id !== undefined) {
+				// This item sends nothing: the items after it need not wait for it.
+				order.passTurn(itemIndex);
+				const by = { executionId: earlier.execution ?? null, submittedAt: iso(earlier.at) };
+				return { earlierId: earlier.id, fromEarlierRun: true, by };
 			}
+			const first = memory.submitting.get(key);
+			if (!first) break;
+			order.passTurn(itemIndex);
+			const outcome = await this.outcomeOf(first, itemIndex);
+			if ('id' in outcome) {
+				const { execution, itemIndex: item } = first;
+				const by = { executionId: execution, itemIndex: item, submittedAt: iso(outcome.at) };
+				return { earlierId: outcome.id, fromEarlierRun: false, by };
+			}
+			if ('uncertain' in outcome) throw this.sameDocumentError(itemIndex, first);
+			// Refused: decided afresh, as a re-run would (another waiter may have claimed it since).
 		}
 		if (earlier && !resendUnconfirmed) {
 			order.passTurn(itemIndex);
 			throw unconfirmedError(ctx.getNode(), itemIndex, earlier);
 		}
 		// What the items waiting on this one learn: the ID, or whether the service may have the
-		// document (then they must not send it) or refused it (then the next of them sends it).
+		// document (then they must not send it) or refused it (then one of them sends it).
 		let settle!: (outcome: FirstOutcome) => void;
-		this.inFlight.set(key, new Promise<FirstOutcome>((resolve) => (settle = resolve)));
+		const outcome = new Promise<FirstOutcome>((resolve) => (settle = resolve));
+		const { execution } = memory;
+		memory.submitting.set(key, { execution, itemIndex, outcome });
 		const sending = (posting: Promise<{ id: string }>) =>
 			void posting.then(
 				({ id }) => {
-					settle({ id });
-					remember(ctx, key, { kind, id, at: Date.now() });
+					const at = Date.now();
+					this.remember(key, { kind, id, at, execution });
+					memory.submitting.delete(key);
+					settle({ id, at });
 				},
 				(error: unknown) => {
 					if (mayHaveCreated(error)) {
-						remember(ctx, key, { kind, at: Date.now() });
-						settle({ uncertain: itemIndex });
+						this.remember(key, { kind, at: Date.now(), execution });
+						memory.submitting.delete(key);
+						settle({ uncertain: true });
 						return;
 					}
-					this.inFlight.delete(key);
+					memory.submitting.delete(key);
 					settle({ refused: true });
 				},
 			);
 		return { send: true, sending };
 	}
 
+	/**
+	 * The outcome of another item's submission of the same document. One of another execution is
+	 * waited for only while this one runs: its cancellation or halt ends the wait (the item stops).
+	 */
+	private async outcomeOf(first: Submitting, itemIndex: number): Promise<FirstOutcome> {
+		if (first.execution === this.memory.execution) return await first.outcome;
+		const signal = this.ctx.getExecutionCancelSignal();
+		const outcome = await new Promise<FirstOutcome | undefined>((resolve) => {
+			const stop = () => resolve(undefined);
+			if (signal?.aborted) stop();
+			signal?.addEventListener('abort', stop, { once: true });
+			void this.order.whenHalted().then(stop);
+			void first.outcome.then((settled) => {
+				signal?.removeEventListener('abort', stop);
+				resolve(settled);
+			});
+		});
+		if (outcome === undefined) throw new StoppedError(itemIndex);
+		return outcome;
+	}
+
+	/** The item's error when another item's submission of its document may have created a task. */
+	private sameDocumentError(itemIndex: number, first: Submitting): NodeOperationError {
+		const ours = first.execution === this.memory.execution;
+		const other = ours
+			? `item ${first.itemIndex}`
+			: `item ${first.itemIndex} of execution ${first.execution} of this workflow, running beside this one`;
+		const error = new NodeOperationError(
+			this.ctx.getNode(),
+			`Item ${itemIndex} was not sent: it is the same document as ${other}, whose submission may have created a task`,
+			{
+				description: `The answer to the submission of ${other} was lost, so the service may already have that document (and charged it). Sending it again could charge it twice. Check the task list (Get Many) for a task created just now.`,
+				itemIndex,
+			},
+		);
+		return error;
+	}
+
 	/** Forgets `key`'s record (its task or job is gone at the service, or failed): it is sent anew. */
 	forget(key: string) {
-		submittedStore(this.ctx).delete(key);
+		this.submitted.delete(key);
 	}
+}
+
+function iso(at: number): string {
+	return new Date(at).toISOString();
 }

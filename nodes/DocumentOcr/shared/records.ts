@@ -179,12 +179,17 @@ const SIMPLE_TASK_FIELDS = [
 
 const MAX_SIMPLE_FIELDS = 10;
 
-/** A task with the first ten of SIMPLE_TASK_FIELDS it has (and the node's own `previouslySubmitted` flag). */
+/**
+ * A task with the first ten of SIMPLE_TASK_FIELDS it has (and the node's own fields:
+ * `previouslySubmitted`, `previouslySubmittedBy`, `parts`).
+ */
 export function simplifyTask(task: IDataObject): IDataObject {
 	const simple: IDataObject = {};
 	const present = SIMPLE_TASK_FIELDS.filter((key) => task[key] !== undefined);
 	for (const key of present.slice(0, MAX_SIMPLE_FIELDS)) simple[key] = task[key];
 	if (task.previouslySubmitted !== undefined) simple.previouslySubmitted = task.previouslySubmitted;
+	if (task.previouslySubmittedBy !== undefined)
+		simple.previouslySubmittedBy = task.previouslySubmittedBy;
 	// A split document's parts: each part's task ID, pages and bill (Split Large Documents).
 	if (task.parts !== undefined) simple.parts = task.parts;
 	return simple;

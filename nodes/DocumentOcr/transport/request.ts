@@ -328,6 +328,14 @@ function judgement(
 		const error = new NodeOperationError(ctx.getNode(), 'The execution was cancelled', {
 			itemIndex,
 		});
+		// A submission cancelled in flight may have reached the service, which may have created
+		// and charged it: said so, so that the node's memory (and an execution waiting on this
+		// one) does not send the document again (batch/submitted.ts).
+		if (request.kind === 'submit') {
+			error.context.mayHaveCreated = true;
+			error.description =
+				'The execution was cancelled while the document was being sent: the service may have created (and charged) a task. Check the task list (Task → Get Many) before sending this document again.';
+		}
 		return { action: 'fail', error };
 	}
 	const cutOff = request.body instanceof StreamedBlob ? request.body.failure : undefined;

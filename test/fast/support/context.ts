@@ -90,6 +90,8 @@ export async function runNode(setup: Setup): Promise<Run> {
 		continueOnFail: () => false,
 		getExecutionCancelSignal: () => new AbortController().signal,
 		getWorkflowStaticData: () => staticData,
+		// A workflow without an ID (never saved): the node's memory is this run's static data.
+		getWorkflow: () => ({ active: false }),
 		getContext: () => nodeContext,
 		logger: { debug() {} },
 		helpers: {

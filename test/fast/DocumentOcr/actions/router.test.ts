@@ -41,6 +41,7 @@ test('a sent item lets go of its request body while later items are sent', async
 		continueOnFail: () => false,
 		getExecutionCancelSignal: () => new AbortController().signal,
 		getWorkflowStaticData: () => ({}),
+		getWorkflow: () => ({ active: false }),
 		logger: { debug() {} },
 		helpers: {
 			// The request is not kept (only a WeakRef to its body): what the node holds is measured.

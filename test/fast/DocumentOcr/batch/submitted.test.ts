@@ -51,9 +51,17 @@ function load(saved: string, counter: { n: number }) {
 	return root;
 }
 
-/** One execution of the node over static data `root` (n8n's getWorkflowStaticData('node')). */
-function execution(root: IDataObject) {
+/** Workflow IDs: each execution() is the first of its workflow in this process, unless given one. */
+let workflows = 0;
+
+/**
+ * One execution of the node over static data `root` (n8n's getWorkflowStaticData('node')), as the
+ * first of a fresh n8n process (its memory adopted from `root`), or of `workflowId`'s executions.
+ */
+function execution(root: IDataObject, workflowId = `wf-${++workflows}`) {
 	const ctx = {
+		getWorkflow: () => ({ id: workflowId, active: true }),
+		getExecutionId: () => `${workflowId}-run`,
 		getWorkflowStaticData: () => {
 			if (root[NODE] === undefined) root[NODE] = {};
 			return root[NODE];
@@ -122,9 +130,25 @@ describe('a new document costs the same few accesses to static data, whatever is
 		expect(first).toBeLessThanOrEqual(FEW);
 	});
 
+	test('a later execution in the same process reads no static data to open the memory', async () => {
+		const saved = await afterOneRun(MEMORY_LIMIT);
+		const first = execution(load(saved, { n: 0 }), 'wf-later');
+		expect(await submit(first, 'task:in-first')).toBe(true);
+		first.memory.close();
+		const counter = { n: 0 };
+		const root = load(saved, counter);
+		const later = execution(root, 'wf-later');
+		// The memory the first adopted (a walk of its static data, once per process) is shared.
+		expect(counter.n).toBeLessThanOrEqual(FEW);
+		expect(await submit(later, 'task:in-first')).toBe(false);
+		expect(counter.n).toBeLessThanOrEqual(2 * FEW);
+	});
+
 	test('a document remembered is found with a few accesses, and not sent', async () => {
 		const counter = { n: 0 };
 		const run = execution(load(await afterOneRun(MEMORY_LIMIT), counter));
+		// The adoption walk of a process's first execution is the test above's; this is the lookup.
+		counter.n = 0;
 		expect(await submit(run, `task:old:${MEMORY_LIMIT - 1}`)).toBe(false);
 		expect(counter.n).toBeLessThanOrEqual(FEW);
 	});

@@ -441,7 +441,9 @@ describe("a stream's data never runs past the next object", () => {
 		expect(text(one)).toContain(`/Length ${ONE.length}>>\nstream\n${ONE}\nendstream`);
 		expect(text(one)).not.toContain('page two');
 		for (const part of await splitPdf(buf, () => true))
-			expect(text(joined(part)).match(/page two/g) ?? []).toHaveLength(part.pages.includes(2) ? 1 : 0);
+			expect(text(joined(part)).match(/page two/g) ?? []).toHaveLength(
+				part.pages.includes(2) ? 1 : 0,
+			);
 		// Page 2 alone does not reach object 5: it is copied.
 		const two = await checkWritten(await selectPdfPages(buf, [2]), 1);
 		expect(text(two)).toContain('page two');

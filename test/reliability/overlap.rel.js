@@ -1,0 +1,267 @@
+'use strict';
+/**
+ * Executions of one workflow that overlap, in real n8n (issue 43). One published workflow: Webhook
+ * → Read PDFs (six documents of 1–2 pages) → Document OCR Task → Submit with Skip Submitted
+ * Documents and Wait for Completion; each task takes seconds at the emulator, so executions
+ * started together are inside the node together.
+ *
+ *  - Regular mode (one n8n): three executions at once bill each document once, every item is done
+ *    (its own task or the one another execution sent, `previouslySubmittedBy` naming it); a fourth
+ *    after them bills nothing.
+ *  - Queue mode (Redis, SQLite), one worker with --concurrency=4: the same — the worker's
+ *    executions share the node's memory.
+ *  - Queue mode with a second worker: what each document is billed, measured and printed (the
+ *    memory is per process: docs/scaling-out.md says so and what to do).
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { request } = require('undici');
+
+const { createInstance, KEYS } = require('../../scripts/n8n-instance');
+const documents = require('../../emulator/documents');
+const { startRedis, stopRedis } = require('./services');
+const report = require('./report');
+
+const WORKFLOW_ID = 'ocrOverlapSkip';
+const HOOK_PATH = 'ocr-overlap';
+const COPIES = 3;
+
+/** Six PDFs, nine pages, each text its own (the ledger tells documents apart by it). */
+const PDFS = Array.from({ length: 6 }, (_, i) => ({
+	name: `doc-${i + 1}.pdf`,
+	pages: i % 2 === 0 ? [`Overlap document ${i + 1}`] : [`Overlap document ${i + 1}`, 'page two'],
+}));
+
+function workflow(inbox) {
+	return {
+		id: WORKFLOW_ID,
+		name: 'overlap: webhook → read PDFs → submit (Skip Submitted Documents)',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'hook',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+				parameters: {
+					httpMethod: 'POST',
+					path: HOOK_PATH,
+					responseMode: 'onReceived',
+					options: {},
+				},
+			},
+			{
+				id: 'read',
+				name: 'Read PDFs',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: { fileSelector: `${inbox}/*.pdf`, options: {} },
+			},
+			{
+				id: 'ocr',
+				name: 'Submit',
+				type: 'n8n-nodes-document-ocr.documentOcr',
+				typeVersion: 1,
+				position: [400, 0],
+				parameters: {
+					resource: 'task',
+					operation: 'submit',
+					documentSource: 'binary',
+					binaryPropertyName: 'data',
+					fileName: '',
+					provider: 'provider-async',
+					documentType: 'general',
+					waitForCompletion: true,
+					options: { skipSubmitted: true },
+				},
+				credentials: {
+					documentOcrApi: { id: 'ocrLocalEmulator', name: 'Document OCR (local emulator)' },
+				},
+			},
+		],
+		connections: {
+			Webhook: { main: [[{ node: 'Read PDFs', type: 'main', index: 0 }]] },
+			'Read PDFs': { main: [[{ node: 'Submit', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+/** Charges (pages) per document text since ledger position `mark`, net of refunds. */
+function billsPerDocument(emu, mark) {
+	const entries = emu.ledger('acme').slice(mark);
+	const refunded = new Set(entries.filter((e) => e.reason === 'refund').map((e) => e.taskId));
+	const bills = new Map();
+	for (const e of entries) {
+		if (e.delta >= 0 || refunded.has(e.taskId)) continue;
+		const name = PDFS.find((pdf) => String(e.document).includes(pdf.pages[0]))?.name ?? '?';
+		bills.set(name, (bills.get(name) ?? 0) + 1);
+	}
+	return bills;
+}
+
+/** The Submit node's items of each execution (finished, with data). */
+function submitItems(executions) {
+	return executions.map((e) => e.data?.resultData?.runData?.Submit?.[0]?.data?.main?.[0] ?? []);
+}
+
+/** Calls the webhook `count` times at once (`base`: the process serving production webhooks). */
+async function callTogether(base, count) {
+	const answers = await Promise.all(
+		Array.from({ length: count }, () =>
+			request(`${base}/webhook/${HOOK_PATH}`, {
+				method: 'POST',
+				body: '{}',
+				headers: { 'content-type': 'application/json' },
+			}),
+		),
+	);
+	for (const answer of answers) {
+		await answer.body.text();
+		expect(answer.statusCode).toBe(200);
+	}
+}
+
+const figures = {};
+
+/** Sets up an instance with the workflow published and the inbox filled; `queue`: Redis env. */
+async function instanceWith(label, extraEnv = {}) {
+	const n8n = await createInstance({ label, extraEnv, emulator: { msPerPage: 1500, workers: 4 } });
+	for (const pdf of PDFS)
+		fs.writeFileSync(path.join(n8n.inbox, pdf.name), documents.makePdf(pdf.pages));
+	await n8n.importCredential({ apiKey: KEYS.full });
+	await n8n.importWorkflows([workflow(n8n.inbox)]);
+	await n8n.publish(WORKFLOW_ID);
+	return n8n;
+}
+
+/**
+ * Three executions at once, then a fourth: returns the bills per document of the three and of
+ * the fourth, and the executions.
+ */
+async function overlapThenOnceMore(n8n, webhookBase) {
+	const mark = n8n.emu.ledger('acme').length;
+	const started = Date.now();
+	await callTogether(webhookBase, COPIES);
+	const together = await n8n.settledExecutions(WORKFLOW_ID, COPIES);
+	const seconds = (Date.now() - started) / 1000;
+	const afterThree = n8n.emu.ledger('acme').length;
+	await callTogether(webhookBase, 1);
+	const all = await n8n.settledExecutions(WORKFLOW_ID, COPIES + 1);
+	const later = all.filter((e) => !together.some((t) => t.id === e.id));
+	return {
+		together: billsPerDocument(n8n.emu, mark),
+		later: billsPerDocument(n8n.emu, afterThree),
+		executions: together,
+		laterExecutions: later,
+		seconds,
+	};
+}
+
+function expectEachBilledOnce(result) {
+	expect(Object.fromEntries(result.together)).toEqual(
+		Object.fromEntries(PDFS.map((pdf) => [pdf.name, 1])),
+	);
+	expect(result.later.size).toBe(0);
+	for (const e of [...result.executions, ...result.laterExecutions])
+		expect(e.status).toBe('success');
+	for (const items of submitItems(result.executions)) {
+		expect(items).toHaveLength(PDFS.length);
+		for (const item of items) expect(item.json.status).toBe('done');
+	}
+	const reused = submitItems(result.executions)
+		.flat()
+		.filter((item) => item.json.previouslySubmitted);
+	// Two of three executions reused each document: from the one sending it (named) or from memory.
+	expect(reused).toHaveLength((COPIES - 1) * PDFS.length);
+	for (const item of reused) expect(item.json.previouslySubmittedBy.executionId).toMatch(/^\d+$/);
+	for (const items of submitItems(result.laterExecutions))
+		for (const item of items) expect(item.json.previouslySubmitted).toBe(true);
+}
+
+describe('regular mode: executions that overlap', () => {
+	let n8n;
+	beforeAll(async () => {
+		n8n = await instanceWith('overlap-regular');
+		await n8n.startServer();
+		await n8n.setupOwner();
+	}, 900_000);
+	afterAll(async () => {
+		await n8n?.close();
+	});
+
+	test(`${COPIES} executions of six documents at once bill each once; a fourth bills nothing`, async () => {
+		const result = await overlapThenOnceMore(n8n, n8n.url);
+		figures.regular = result;
+		expectEachBilledOnce(result);
+	}, 300_000);
+});
+
+describe('queue mode: executions that overlap on workers', () => {
+	let n8n;
+	let redis;
+	let webhookBase;
+	beforeAll(async () => {
+		redis = await startRedis();
+		n8n = await instanceWith('overlap-queue', {
+			EXECUTIONS_MODE: 'queue',
+			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+			QUEUE_BULL_REDIS_PORT: String(redis.port),
+			N8N_DEFAULT_BINARY_DATA_MODE: 'database',
+		});
+		await n8n.startServer();
+		await n8n.setupOwner();
+		webhookBase = n8n.url;
+		await n8n.startWorker({ concurrency: 4 });
+	}, 900_000);
+	afterAll(async () => {
+		try {
+			await n8n?.close();
+		} finally {
+			await stopRedis(redis);
+		}
+		const bills = (map) => [...map.values()].reduce((a, b) => a + b, 0);
+		const line = (result) =>
+			result &&
+			[
+				`${bills(result.together)} bills for ${PDFS.length} documents (${JSON.stringify(Object.fromEntries(result.together))})`,
+				result.later && `then ${bills(result.later)}`,
+				result.seconds && `${result.seconds.toFixed(1)} s`,
+			]
+				.filter(Boolean)
+				.join('; ');
+		report.figures('Executions that overlap (Skip Submitted Documents)', {
+			[`regular mode, ${COPIES} at once, then one more`]: line(figures.regular),
+			[`queue mode, one worker (--concurrency=4), ${COPIES} at once, then one more`]: line(
+				figures.oneWorker,
+			),
+			[`queue mode, two workers, ${COPIES} at once (memory per process)`]: line(figures.twoWorkers),
+		});
+	});
+
+	test(`one worker: ${COPIES} executions at once bill each document once; a fourth bills nothing`, async () => {
+		const result = await overlapThenOnceMore(n8n, webhookBase);
+		figures.oneWorker = result;
+		expectEachBilledOnce(result);
+	}, 300_000);
+
+	test('two workers: measured (each process remembers what it sent)', async () => {
+		await n8n.startWorker({ concurrency: 4 });
+		// New documents for this round: the first round's are remembered by the first worker.
+		for (const pdf of PDFS) pdf.pages[0] = `${pdf.pages[0]} (two workers)`;
+		for (const pdf of PDFS)
+			fs.writeFileSync(path.join(n8n.inbox, pdf.name), documents.makePdf(pdf.pages));
+		const before = (await n8n.executions(WORKFLOW_ID, { includeData: false })).length;
+		const mark = n8n.emu.ledger('acme').length;
+		await callTogether(webhookBase, COPIES);
+		await n8n.settledExecutions(WORKFLOW_ID, before + COPIES);
+		const together = billsPerDocument(n8n.emu, mark);
+		figures.twoWorkers = { together };
+		// Each document is billed at least once, and at most once per worker.
+		for (const pdf of PDFS) expect(together.get(pdf.name)).toBeGreaterThanOrEqual(1);
+		for (const pdf of PDFS) expect(together.get(pdf.name)).toBeLessThanOrEqual(2);
+	}, 300_000);
+});
