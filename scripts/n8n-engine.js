@@ -31,6 +31,7 @@ const { Container } = require(
 	require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }),
 );
 const workflowLib = require('n8n-workflow');
+const { ProcessedDataTable } = require('./dedup-store');
 
 const { WorkflowExecute, ExecutionLifecycleHooks, BinaryDataService } = core;
 const { Workflow, NodeHelpers, ICredentialsHelper, NodeConnectionTypes } = workflowLib;
@@ -343,6 +344,13 @@ function createEngine() {
 }
 
 const engine = createEngine();
+
+/**
+ * n8n's deduplication table, which n8n's database holds for all its processes: in memory here
+ * (./dedup-store.js); ./engine-process.js points a child process's at its parent's.
+ */
+const processedData = new ProcessedDataTable();
+void core.DataDeduplicationService.init(processedData);
 let executionCounter = 0;
 
 /** Input (emitting `items`) → Document OCR (`parameters`, plus node settings such as Continue on Fail). */
@@ -580,6 +588,7 @@ module.exports = {
 	runNode,
 	runWorkflow,
 	keepSaved,
+	processedData,
 	readBinary,
 	PACKAGE,
 };

@@ -10,8 +10,12 @@
  *    after them bills nothing.
  *  - Queue mode (Redis, SQLite), one worker with --concurrency=4: the same — the worker's
  *    executions share the node's memory.
- *  - Queue mode with a second worker: what each document is billed, measured and printed (the
- *    memory is per process: docs/scaling-out.md says so and what to do).
+ *  - Queue mode with a second worker (each worker execution starts from empty static data; the
+ *    workers share n8n's deduplication table, where the node claims what it sends): four
+ *    executions one after the other bill each document once, a document the other worker sent
+ *    fails its item saying so; three at the same moment are measured (two claims inside n8n's
+ *    read-then-write of the row can both pass: at most once per worker), and a later execution
+ *    on either worker bills nothing.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -67,6 +71,8 @@ function workflow(inbox) {
 				type: 'n8n-nodes-document-ocr.documentOcr',
 				typeVersion: 1,
 				position: [400, 0],
+				// An item refused (claimed by another worker) is an item with its error.
+				onError: 'continueRegularOutput',
 				parameters: {
 					resource: 'task',
 					operation: 'submit',
@@ -126,6 +132,14 @@ async function callTogether(base, count) {
 }
 
 const figures = {};
+
+/** New texts for the six documents (a round of its own: nothing remembers them yet). */
+function newDocuments(n8n, round) {
+	for (const pdf of PDFS) {
+		pdf.pages[0] = `Overlap document ${pdf.name} (${round})`;
+		fs.writeFileSync(path.join(n8n.inbox, pdf.name), documents.makePdf(pdf.pages));
+	}
+}
 
 /** Sets up an instance with the workflow published and the inbox filled; `queue`: Redis env. */
 async function instanceWith(label, extraEnv = {}) {
@@ -204,6 +218,7 @@ describe('queue mode: executions that overlap on workers', () => {
 	let n8n;
 	let redis;
 	let webhookBase;
+	let first;
 	beforeAll(async () => {
 		redis = await startRedis();
 		n8n = await instanceWith('overlap-queue', {
@@ -215,7 +230,7 @@ describe('queue mode: executions that overlap on workers', () => {
 		await n8n.startServer();
 		await n8n.setupOwner();
 		webhookBase = n8n.url;
-		await n8n.startWorker({ concurrency: 4 });
+		first = await n8n.startWorker({ concurrency: 4 });
 	}, 900_000);
 	afterAll(async () => {
 		try {
@@ -230,6 +245,7 @@ describe('queue mode: executions that overlap on workers', () => {
 				`${bills(result.together)} bills for ${PDFS.length} documents (${JSON.stringify(Object.fromEntries(result.together))})`,
 				result.later && `then ${bills(result.later)}`,
 				result.seconds && `${result.seconds.toFixed(1)} s`,
+				result.perWorker && `executions per worker ${result.perWorker.join(' / ')}`,
 			]
 				.filter(Boolean)
 				.join('; ');
@@ -238,7 +254,9 @@ describe('queue mode: executions that overlap on workers', () => {
 			[`queue mode, one worker (--concurrency=4), ${COPIES} at once, then one more`]: line(
 				figures.oneWorker,
 			),
-			[`queue mode, two workers, ${COPIES} at once (memory per process)`]: line(figures.twoWorkers),
+			'queue mode, two workers, four executions one after the other': line(figures.inTurn),
+			[`queue mode, two workers, ${COPIES} at once (claims inside one read-then-write can both pass)`]:
+				line(figures.twoWorkers),
 		});
 	});
 
@@ -248,20 +266,57 @@ describe('queue mode: executions that overlap on workers', () => {
 		expectEachBilledOnce(result);
 	}, 300_000);
 
-	test('two workers: measured (each process remembers what it sent)', async () => {
-		await n8n.startWorker({ concurrency: 4 });
-		// New documents for this round: the first round's are remembered by the first worker.
-		for (const pdf of PDFS) pdf.pages[0] = `${pdf.pages[0]} (two workers)`;
-		for (const pdf of PDFS)
-			fs.writeFileSync(path.join(n8n.inbox, pdf.name), documents.makePdf(pdf.pages));
-		const before = (await n8n.executions(WORKFLOW_ID, { includeData: false })).length;
-		const mark = n8n.emu.ledger('acme').length;
+	test('two workers: executions one after the other bill each document once; at the same moment, measured', async () => {
+		const second = await n8n.startWorker({ concurrency: 4 });
+		const workers = [first, second];
+		const started = () =>
+			workers.map(
+				(w) =>
+					fs.readFileSync(w.logFile, 'utf8').match(/Worker started execution \d+/g)?.length ?? 0,
+			);
+		const before = started();
+		const count = async () => (await n8n.executions(WORKFLOW_ID, { includeData: false })).length;
+
+		// One after the other: each execution on either worker, from empty static data.
+		newDocuments(n8n, 'in turn');
+		let mark = n8n.emu.ledger('acme').length;
+		const known = await count();
+		for (let i = 1; i <= 4; i++) {
+			await callTogether(webhookBase, 1);
+			await n8n.settledExecutions(WORKFLOW_ID, known + i, { quietMs: 500 });
+		}
+		const inTurn = billsPerDocument(n8n.emu, mark);
+		const perWorker = started().map((n, w) => n - before[w]);
+		figures.inTurn = { together: inTurn, perWorker };
+		expect(Object.fromEntries(inTurn)).toEqual(
+			Object.fromEntries(PDFS.map((pdf) => [pdf.name, 1])),
+		);
+		const later = (await n8n.executions(WORKFLOW_ID))
+			.sort((a, b) => Number(a.id) - Number(b.id))
+			.slice(-3);
+		for (const items of submitItems(later)) {
+			expect(items).toHaveLength(PDFS.length);
+			// Reused from this worker's memory, or refused as claimed by the other worker.
+			for (const { json } of items)
+				if (json.previouslySubmitted !== true)
+					expect(json.error).toMatch(/submitted the same document before from another n8n process/);
+		}
+
+		// At the same moment on both workers: claims inside n8n's read-then-write of the
+		// deduplication row can both see a document new. Measured; at most once per worker.
+		newDocuments(n8n, 'at once');
+		mark = n8n.emu.ledger('acme').length;
+		const known2 = await count();
 		await callTogether(webhookBase, COPIES);
-		await n8n.settledExecutions(WORKFLOW_ID, before + COPIES);
+		await n8n.settledExecutions(WORKFLOW_ID, known2 + COPIES);
 		const together = billsPerDocument(n8n.emu, mark);
-		figures.twoWorkers = { together };
-		// Each document is billed at least once, and at most once per worker.
+		figures.twoWorkers = { together, perWorker: started().map((n, w) => n - before[w]) };
 		for (const pdf of PDFS) expect(together.get(pdf.name)).toBeGreaterThanOrEqual(1);
 		for (const pdf of PDFS) expect(together.get(pdf.name)).toBeLessThanOrEqual(2);
+		// And a later execution, on either worker, bills nothing.
+		const afterwards = n8n.emu.ledger('acme').length;
+		await callTogether(webhookBase, 2);
+		await n8n.settledExecutions(WORKFLOW_ID, known2 + COPIES + 2);
+		expect(billsPerDocument(n8n.emu, afterwards).size).toBe(0);
 	}, 300_000);
 });

@@ -10,6 +10,7 @@ import { newPoller } from '../waiting/wait';
 import type { BudgetPart } from './budget';
 import { PageBudget } from './budget';
 import { BillingLedger } from './ledger';
+import { DatabaseClaims } from './claims';
 import { SubmissionOrder } from './order';
 import type { MemoryView } from './shared';
 import { openMemory } from './shared';
@@ -86,7 +87,8 @@ export class Execution {
 		}
 		// Opened last: nothing after it throws, so the router's `finally` always closes it.
 		this.memory = openMemory(ctx);
-		this.submitted = new SubmittedDocuments(ctx, this.order, this.memory);
+		const claims = new DatabaseClaims(ctx, this.memory.tableCalls);
+		this.submitted = new SubmittedDocuments(ctx, this.order, this.memory, claims);
 	}
 
 	/**

@@ -33,10 +33,15 @@ import { emptyStore } from './store';
 
 /**
  * What the items waiting for another's submission of the same document learn: the ID created,
- * that the service refused it (one of them sends it then), or that its answer was lost (the
- * service may have created it: none of them sends it).
+ * that the service refused it (one of them sends it then), that its answer was lost (the
+ * service may have created it: none of them sends it), or that another n8n process had claimed
+ * it (./claims.ts: none of them sends it).
  */
-export type FirstOutcome = { id: string; at: number } | { refused: true } | { uncertain: true };
+export type FirstOutcome =
+	| { id: string; at: number }
+	| { refused: true }
+	| { uncertain: true }
+	| { elsewhere: true };
 
 /** A document being submitted: by which execution and item, and what it will learn. */
 export interface Submitting {
@@ -68,6 +73,19 @@ export class SharedMemory {
 
 	/** When an execution last stopped using it (ms since the epoch). */
 	lastUsed = Date.now();
+
+	/** The end of the last call to n8n's deduplication table queued by this process's executions. */
+	private tableCalls: Promise<unknown> = Promise.resolve();
+
+	/**
+	 * Runs `call` once the process's earlier calls to the table have ended: n8n reads the row and
+	 * writes it back whole, so two calls of this process at once would drop each other's writes.
+	 */
+	async inTurn<T>(call: () => Promise<T>): Promise<T> {
+		const result = this.tableCalls.then(call);
+		this.tableCalls = result.catch(() => undefined);
+		return await result;
+	}
 
 	/** The stores, plain objects every execution of this process reads and writes. */
 	private adopted: IDataObject | undefined;
@@ -119,6 +137,16 @@ export class MemoryView {
 		readonly execution: string,
 	) {
 		this.submitting = shared?.submitting ?? new Map<string, Submitting>();
+	}
+
+	/**
+	 * Runs a call to n8n's deduplication table after the process's earlier ones (./claims.ts);
+	 * undefined for a memory of the execution's own (manual runs, unsaved workflows), which claims
+	 * nothing there.
+	 */
+	get tableCalls(): SharedMemory['inTurn'] | undefined {
+		const { shared } = this;
+		return shared && ((call) => shared.inTurn(call));
 	}
 
 	/**

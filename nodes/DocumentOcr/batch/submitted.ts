@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { RecordKind } from '../service/client';
 import { booleanField, itemFields } from '../shared/validate';
 import { mayHaveCreated, StoppedError } from '../transport/errors';
+import type { DatabaseClaims } from './claims';
 import type { SubmissionOrder } from './order';
 import type { FirstOutcome, MemoryView, Submitting } from './shared';
 import { BoundedStore, MEMORY_LIMIT } from './store';
@@ -39,10 +40,11 @@ import { BoundedStore, MEMORY_LIMIT } from './store';
  * submission is kept as a short JSON string (`[kind, id or null, time]`) rather than an object:
  * n8n wraps every object of the static data in its own Proxy each time it loads a workflow.
  *
- * Why not n8n's other stores: the deduplication helpers (`checkProcessedAndRecord`, behind the
- * Remove Duplicates node) record seen / not seen only, so the task or result the user paid for
- * could not be returned; data tables are reachable only from n8n's own Data Table and Evaluation
- * nodes (their proxy refuses other node types, checked in n8n 2.41).
+ * Why not n8n's other stores alone: the deduplication helpers (`checkProcessedAndRecord`, behind
+ * the Remove Duplicates node) record seen / not seen only, so the task or result the user paid for
+ * could not be returned — they hold the claims other n8n processes read (./claims.ts); data tables
+ * are reachable only from n8n's own Data Table and Evaluation nodes (their proxy refuses other
+ * node types, checked in n8n 2.41).
  */
 
 export const skipSubmittedOption: INodeProperties = {
@@ -51,7 +53,7 @@ export const skipSubmittedOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs. Executions of the workflow running at the same time on one n8n (or one queue-mode worker) send a document once: the later waits for the first's task. In queue mode each worker remembers only what it sent: see the docs on scaling out.",
+		"Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs. Executions of the workflow running at the same time send a document once: the later waits for the first's task. A document another n8n process (a queue-mode worker) sent is not sent again: its item fails saying so, as that task's ID stays there. Two workers that reach the same new document at the very same moment may both send it: run such a workflow on one worker to rule that out.",
 };
 
 export const resendUnconfirmedOption: INodeProperties = {
@@ -135,6 +137,27 @@ function unconfirmedError(node: INode, itemIndex: number, earlier: Stored): Node
 	return error;
 }
 
+/** The item's error when another n8n process of this workflow node claimed its document (./claims.ts). */
+function claimedElsewhereError(
+	node: INode,
+	itemIndex: number,
+	kind: RecordKind,
+): NodeOperationError {
+	const what = kind === 'task' ? 'task' : 'job';
+	const lookUp =
+		kind === 'task'
+			? "Task → Get Many lists the tasks (or look in the service's dashboard); Task → Get gives its result"
+			: "look in the service's dashboard for the job; Job → Get gives its result";
+	return new NodeOperationError(
+		node,
+		`Item ${itemIndex} was not sent: this node submitted the same document before from another n8n process, so it may have been charged already`,
+		{
+			description: `n8n's database records that this workflow's node submitted this document (same file, settings and account) in another n8n process — another queue-mode worker, or this n8n before it restarted without its memory — whose ${what} ID is not known here. Sending it again could charge it twice, so the node did not; nothing was sent or charged now. To get that ${what}: ${lookUp}. To send this document again on purpose, turn on "Resend Unconfirmed Documents" for one run.`,
+			itemIndex,
+		},
+	);
+}
+
 /** Who submitted a document the node reuses, as its output says (`previouslySubmittedBy`). */
 export interface SubmittedBy {
 	/** The execution that sent it (null: a record of before issue 43, which does not say). */
@@ -173,10 +196,14 @@ export class SubmittedDocuments {
 	/** The node's lost answers: kept apart, so that no number of documents sent later pushes one out. */
 	private readonly unconfirmed: BoundedStore<string>;
 
+	/** Keys whose record this run forgot (the task gone or failed): sent anew, not claimed again. */
+	private readonly forgotten = new Set<string>();
+
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		private readonly order: Pick<SubmissionOrder, 'turn' | 'passTurn' | 'whenHalted'>,
 		private readonly memory: MemoryView,
+		private readonly claims: DatabaseClaims,
 	) {
 		const wrote = () => memory.wrote();
 		const data = () => memory.data;
@@ -243,6 +270,8 @@ export class SubmittedDocuments {
 				return { earlierId: outcome.id, fromEarlierRun: false, by };
 			}
 			if ('uncertain' in outcome) throw this.sameDocumentError(itemIndex, first);
+			if ('elsewhere' in outcome && !resendUnconfirmed)
+				throw claimedElsewhereError(ctx.getNode(), itemIndex, kind);
 			// Refused: decided afresh, as a re-run would (another waiter may have claimed it since).
 		}
 		if (earlier && !resendUnconfirmed) {
@@ -255,6 +284,15 @@ export class SubmittedDocuments {
 		const outcome = new Promise<FirstOutcome>((resolve) => (settle = resolve));
 		const { execution } = memory;
 		memory.submitting.set(key, { execution, itemIndex, outcome });
+		// Claimed in n8n's database too, for its other processes; set as being submitted first, so
+		// that this process's other executions wait for this one rather than meet its claim there.
+		const claimed = this.forgotten.has(key) || (await this.claims.claim(key));
+		if (!claimed && !resendUnconfirmed) {
+			memory.submitting.delete(key);
+			settle({ elsewhere: true });
+			order.passTurn(itemIndex);
+			throw claimedElsewhereError(ctx.getNode(), itemIndex, kind);
+		}
 		const sending = (posting: Promise<{ id: string }>) =>
 			void posting.then(
 				({ id }) => {
@@ -270,8 +308,11 @@ export class SubmittedDocuments {
 						settle({ uncertain: true });
 						return;
 					}
-					memory.submitting.delete(key);
-					settle({ refused: true });
+					// Let go in the table first: an execution waiting for it claims it there next.
+					void this.claims.release(key).then(() => {
+						memory.submitting.delete(key);
+						settle({ refused: true });
+					});
 				},
 			);
 		return { send: true, sending };
@@ -317,6 +358,7 @@ export class SubmittedDocuments {
 
 	/** Forgets `key`'s record (its task or job is gone at the service, or failed): it is sent anew. */
 	forget(key: string) {
+		this.forgotten.add(key);
 		this.submitted.delete(key);
 	}
 }
