@@ -132,3 +132,22 @@ test('manual runs claim nothing in the table: a later production execution sends
 	expect(later.output[0].json.resultText).toBe('Document 0');
 	expect(submissions()).toBe(2);
 });
+
+test('executions in two processes started at the same moment: each document billed once', async () => {
+	const workflowId = newWorkflow();
+	// The table's row exists (its first insert is atomic): what follows races in read-then-write.
+	await here(workflowId, remembering(), docs(10, 11));
+	const [a, b] = await Promise.all([
+		here(workflowId, remembering(), docs(0, 5)),
+		there(workflowId, remembering(), docs(0, 5)),
+	]);
+	expect(submissions()).toBe(6);
+	expect(h.netCharged(emu)).toBe(6);
+	// Each document: its text in one process, and in the other its text or "another process".
+	for (let i = 0; i < 5; i++) {
+		const texts = [a.output[i].json, b.output[i].json];
+		expect(texts.some((json) => json.resultText === `Document ${i}`)).toBe(true);
+		for (const json of texts)
+			if (json.resultText === undefined) expect(json.error).toMatch(elsewhere);
+	}
+});

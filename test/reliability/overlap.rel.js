@@ -8,8 +8,8 @@
  *  - Regular mode (one n8n): three executions at once bill each document once, every item is done
  *    (its own task or the one another execution sent, `previouslySubmittedBy` naming it); a fourth
  *    after them bills nothing.
- *  - Queue mode (Redis, SQLite), one worker with --concurrency=4: the same — the worker's
- *    executions share the node's memory.
+ *  - Queue mode (Redis; SQLite, then PostgreSQL), one worker with --concurrency=4: the same —
+ *    the worker's executions share the node's memory.
  *  - Queue mode with a second worker (each worker execution starts from empty static data; the
  *    workers share n8n's deduplication table, where the node claims what it sends): four
  *    executions one after the other bill each document once, a document the other worker sent
@@ -23,7 +23,7 @@ const { request } = require('undici');
 
 const { createInstance, KEYS } = require('../../scripts/n8n-instance');
 const documents = require('../../emulator/documents');
-const { startRedis, stopRedis } = require('./services');
+const { startRedis, stopRedis, startPostgres, stopPostgres, postgresEnv } = require('./services');
 const report = require('./report');
 
 const WORKFLOW_ID = 'ocrOverlapSkip';
@@ -131,7 +131,8 @@ async function callTogether(base, count) {
 	}
 }
 
-const figures = {};
+/** The figures printed at the end: `regular`, and each database's. */
+const allFigures = {};
 
 /** New texts for the six documents (a round of its own: nothing remembers them yet). */
 function newDocuments(n8n, round) {
@@ -209,24 +210,31 @@ describe('regular mode: executions that overlap', () => {
 
 	test(`${COPIES} executions of six documents at once bill each once; a fourth bills nothing`, async () => {
 		const result = await overlapThenOnceMore(n8n, n8n.url);
-		figures.regular = result;
+		allFigures.regular = result;
 		expectEachBilledOnce(result);
 	}, 300_000);
 });
 
-describe('queue mode: executions that overlap on workers', () => {
+/** Queue mode on `database` ('SQLite' or 'PostgreSQL'): one worker, then two. */
+const queueMode = (database) => () => {
 	let n8n;
 	let redis;
+	let pg;
 	let webhookBase;
 	let first;
+	const figures = (allFigures[database] = {});
 	beforeAll(async () => {
 		redis = await startRedis();
-		n8n = await instanceWith('overlap-queue', {
+		if (database === 'PostgreSQL') pg = await startPostgres();
+		n8n = await instanceWith(`overlap-${database.toLowerCase()}`, {
+			...(pg ? postgresEnv(pg) : {}),
 			EXECUTIONS_MODE: 'queue',
 			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 			QUEUE_BULL_REDIS_PORT: String(redis.port),
 			N8N_DEFAULT_BINARY_DATA_MODE: 'database',
 		});
+		// Documents of this database's own: nothing any earlier instance sent.
+		newDocuments(n8n, database);
 		await n8n.startServer();
 		await n8n.setupOwner();
 		webhookBase = n8n.url;
@@ -237,6 +245,7 @@ describe('queue mode: executions that overlap on workers', () => {
 			await n8n?.close();
 		} finally {
 			await stopRedis(redis);
+			await stopPostgres(pg);
 		}
 		const bills = (map) => [...map.values()].reduce((a, b) => a + b, 0);
 		const line = (result) =>
@@ -246,18 +255,23 @@ describe('queue mode: executions that overlap on workers', () => {
 				result.later && `then ${bills(result.later)}`,
 				result.seconds && `${result.seconds.toFixed(1)} s`,
 				result.perWorker && `executions per worker ${result.perWorker.join(' / ')}`,
+				result.outcomes && `items: ${result.outcomes.map((o) => `[${o}]`).join(' ')}`,
 			]
 				.filter(Boolean)
 				.join('; ');
-		report.figures('Executions that overlap (Skip Submitted Documents)', {
-			[`regular mode, ${COPIES} at once, then one more`]: line(figures.regular),
-			[`queue mode, one worker (--concurrency=4), ${COPIES} at once, then one more`]: line(
-				figures.oneWorker,
-			),
-			'queue mode, two workers, four executions one after the other': line(figures.inTurn),
-			[`queue mode, two workers, ${COPIES} at once (claims inside one read-then-write can both pass)`]:
-				line(figures.twoWorkers),
-		});
+		report.figures(
+			`Executions that overlap (Skip Submitted Documents), queue mode on ${database}`,
+			{
+				[`regular mode, ${COPIES} at once, then one more`]:
+					database === 'SQLite' ? line(allFigures.regular) : undefined,
+				[`queue mode, one worker (--concurrency=4), ${COPIES} at once, then one more`]: line(
+					figures.oneWorker,
+				),
+				'queue mode, two workers, four executions one after the other': line(figures.inTurn),
+				[`queue mode, two workers, ${COPIES} at once (claims inside one read-then-write can both pass)`]:
+					line(figures.twoWorkers),
+			},
+		);
 	});
 
 	test(`one worker: ${COPIES} executions at once bill each document once; a fourth bills nothing`, async () => {
@@ -278,7 +292,7 @@ describe('queue mode: executions that overlap on workers', () => {
 		const count = async () => (await n8n.executions(WORKFLOW_ID, { includeData: false })).length;
 
 		// One after the other: each execution on either worker, from empty static data.
-		newDocuments(n8n, 'in turn');
+		newDocuments(n8n, `${database}, in turn`);
 		let mark = n8n.emu.ledger('acme').length;
 		const known = await count();
 		for (let i = 1; i <= 4; i++) {
@@ -304,13 +318,28 @@ describe('queue mode: executions that overlap on workers', () => {
 
 		// At the same moment on both workers: claims inside n8n's read-then-write of the
 		// deduplication row can both see a document new. Measured; at most once per worker.
-		newDocuments(n8n, 'at once');
+		newDocuments(n8n, `${database}, at once`);
 		mark = n8n.emu.ledger('acme').length;
 		const known2 = await count();
 		await callTogether(webhookBase, COPIES);
 		await n8n.settledExecutions(WORKFLOW_ID, known2 + COPIES);
 		const together = billsPerDocument(n8n.emu, mark);
-		figures.twoWorkers = { together, perWorker: started().map((n, w) => n - before[w]) };
+		const atOnce = (await n8n.executions(WORKFLOW_ID))
+			.sort((a, b) => Number(a.id) - Number(b.id))
+			.slice(-COPIES);
+		// What each item of each execution ended with: sent, reused, or refused (why).
+		const outcomes = submitItems(atOnce).map((items) =>
+			items
+				.map(({ json }) =>
+					json.error
+						? `error: ${String(json.error).slice(0, 60)}`
+						: json.previouslySubmitted
+							? 'reused'
+							: String(json.status),
+				)
+				.join(', '),
+		);
+		figures.twoWorkers = { together, perWorker: started().map((n, w) => n - before[w]), outcomes };
 		for (const pdf of PDFS) expect(together.get(pdf.name)).toBeGreaterThanOrEqual(1);
 		for (const pdf of PDFS) expect(together.get(pdf.name)).toBeLessThanOrEqual(2);
 		// And a later execution, on either worker, bills nothing.
@@ -319,4 +348,7 @@ describe('queue mode: executions that overlap on workers', () => {
 		await n8n.settledExecutions(WORKFLOW_ID, known2 + COPIES + 2);
 		expect(billsPerDocument(n8n.emu, afterwards).size).toBe(0);
 	}, 300_000);
-});
+};
+
+describe('queue mode on SQLite: executions that overlap on workers', queueMode('SQLite'));
+describe('queue mode on PostgreSQL: executions that overlap on workers', queueMode('PostgreSQL'));

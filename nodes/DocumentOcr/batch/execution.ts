@@ -87,7 +87,7 @@ export class Execution {
 		}
 		// Opened last: nothing after it throws, so the router's `finally` always closes it.
 		this.memory = openMemory(ctx);
-		const claims = new DatabaseClaims(ctx, this.memory.tableCalls);
+		const claims = new DatabaseClaims(ctx, this.memory.table);
 		this.submitted = new SubmittedDocuments(ctx, this.order, this.memory, claims);
 	}
 

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { ClaimQueue } from './claims';
 import { emptyStore } from './store';
 
 /**
@@ -74,18 +75,8 @@ export class SharedMemory {
 	/** When an execution last stopped using it (ms since the epoch). */
 	lastUsed = Date.now();
 
-	/** The end of the last call to n8n's deduplication table queued by this process's executions. */
-	private tableCalls: Promise<unknown> = Promise.resolve();
-
-	/**
-	 * Runs `call` once the process's earlier calls to the table have ended: n8n reads the row and
-	 * writes it back whole, so two calls of this process at once would drop each other's writes.
-	 */
-	async inTurn<T>(call: () => Promise<T>): Promise<T> {
-		const result = this.tableCalls.then(call);
-		this.tableCalls = result.catch(() => undefined);
-		return await result;
-	}
+	/** This process's calls to n8n's deduplication table for the node (./claims.ts). */
+	readonly table = new ClaimQueue();
 
 	/** The stores, plain objects every execution of this process reads and writes. */
 	private adopted: IDataObject | undefined;
@@ -140,13 +131,11 @@ export class MemoryView {
 	}
 
 	/**
-	 * Runs a call to n8n's deduplication table after the process's earlier ones (./claims.ts);
-	 * undefined for a memory of the execution's own (manual runs, unsaved workflows), which claims
-	 * nothing there.
+	 * The process's calls to n8n's deduplication table for the node (./claims.ts); undefined for
+	 * a memory of the execution's own (manual runs, unsaved workflows), which claims nothing there.
 	 */
-	get tableCalls(): SharedMemory['inTurn'] | undefined {
-		const { shared } = this;
-		return shared && ((call) => shared.inTurn(call));
+	get table(): ClaimQueue | undefined {
+		return this.shared?.table;
 	}
 
 	/**

@@ -53,7 +53,7 @@ export const skipSubmittedOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs. Executions of the workflow running at the same time send a document once: the later waits for the first's task. A document another n8n process (a queue-mode worker) sent is not sent again: its item fails saying so, as that task's ID stays there. Two workers that reach the same new document at the very same moment may both send it: run such a workflow on one worker to rule that out.",
+		"Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs. Executions of the workflow running at the same time send a document once: the later waits for the first's task. A document another n8n process (a queue-mode worker) sent is not sent again: its item fails saying so, as that task's ID stays there. Two workers may both send a document only when one stalls for over 0.4 s while both claim it: run such a workflow on one worker to rule that out.",
 };
 
 export const resendUnconfirmedOption: INodeProperties = {
@@ -248,8 +248,12 @@ export class SubmittedDocuments {
 		kind: RecordKind,
 		resendUnconfirmed: boolean,
 	): Promise<Claim> {
-		// In item order: of two items with the same document, the first one submits it.
-		const { ctx, order, memory } = this;
+		// In item order: of two items with the same document, the first one submits it. A
+		// document nothing here knows is claimed in n8n's table already (./claims.ts), with the
+		// other items' that wait for their turn: one row write for many documents.
+		const { ctx, order, memory, claims } = this;
+		const ask = claims.active && !this.forgotten.has(key) && !this.remembered(key);
+		let verdict = ask ? claims.claim(key) : undefined;
 		await order.turn(itemIndex);
 		let earlier: Stored | undefined;
 		for (;;) {
@@ -272,7 +276,9 @@ export class SubmittedDocuments {
 			if ('uncertain' in outcome) throw this.sameDocumentError(itemIndex, first);
 			if ('elsewhere' in outcome && !resendUnconfirmed)
 				throw claimedElsewhereError(ctx.getNode(), itemIndex, kind);
-			// Refused: decided afresh, as a re-run would (another waiter may have claimed it since).
+			// Refused: decided afresh, as a re-run would (another waiter may have claimed it since);
+			// the refusal let the claim go, so it is made again.
+			verdict = undefined;
 		}
 		if (earlier && !resendUnconfirmed) {
 			order.passTurn(itemIndex);
@@ -286,7 +292,10 @@ export class SubmittedDocuments {
 		memory.submitting.set(key, { execution, itemIndex, outcome });
 		// Claimed in n8n's database too, for its other processes; set as being submitted first, so
 		// that this process's other executions wait for this one rather than meet its claim there.
-		const claimed = this.forgotten.has(key) || (await this.claims.claim(key));
+		// Asked again when the early verdict was yes: a claim let go since (another execution's
+		// refused submission) is then made anew, not taken from before the release.
+		const claimed =
+			this.forgotten.has(key) || ((await (verdict ?? true)) && (await claims.claim(key)));
 		if (!claimed && !resendUnconfirmed) {
 			memory.submitting.delete(key);
 			settle({ elsewhere: true });
