@@ -33,11 +33,15 @@ const OPTIONS = { mode: 'entries' as const, maxEntries: MEMORY_LIMIT };
 const TRIES = 3;
 
 /**
- * How long a claim waits before it is confirmed: long past another process's read-then-write
- * under way when the claim was written (a database round trip, milliseconds), so that the write
- * which lands last has landed. At least this, and twice the claim's own call.
+ * How long a claim waits before it is confirmed: past another process's read-then-write under
+ * way when the claim was written (a database round trip, like the claim's own call), so that the
+ * write which lands last has landed: three times the claim's own call, and at least this. Each
+ * wave of an execution's new documents waits it once before the first of them is sent.
  */
-const CONFIRM_AFTER_MS = 400;
+const CONFIRM_AFTER_MS = 50;
+
+/** The wait, in calls of the claim's own length (see CONFIRM_AFTER_MS). */
+const CONFIRM_CALLS = 3;
 
 /** The most claims one call writes: far below the table's entries, which n8n trims oldest first. */
 const MOST_PER_CALL = 500;
@@ -161,7 +165,7 @@ export class ClaimQueue {
 		const had = await this.call(batch.table, 'checkProcessedAndRecord', [...keys, token], log);
 		// The token already there: an attempt whose write landed and then failed wrote these keys.
 		const fresh = had && !had.has(token) ? keys.filter((key) => !had.has(key)) : keys;
-		const wait = Math.max(CONFIRM_AFTER_MS, 2 * (Date.now() - started));
+		const wait = Math.max(CONFIRM_AFTER_MS, CONFIRM_CALLS * (Date.now() - started));
 		// Whatever happens in the check, every waiter is told: no item waits past it.
 		void this.confirm(batch, fresh, had ? token : undefined, wait, 1, log).catch(() =>
 			this.settle(batch, fresh),

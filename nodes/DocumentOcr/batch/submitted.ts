@@ -53,7 +53,7 @@ export const skipSubmittedOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs. Executions of the workflow running at the same time send a document once: the later waits for the first's task. A document another n8n process (a queue-mode worker) sent is not sent again: its item fails saying so, as that task's ID stays there. Two workers may both send a document only when one stalls for over 0.4 s while both claim it: run such a workflow on one worker to rule that out.",
+		"Whether to reuse the task of a document this node has already submitted (same file, same settings, same account) instead of sending and paying for it again. Remembered across production executions (schedule, trigger, webhook), not across manual test runs. Executions of the workflow running at the same time send a document once: the later waits for the first's task. A document another n8n process (a queue-mode worker) sent is not sent again: its item fails saying so, as that task's ID stays there. Two workers may both send a document only when one stalls while both claim it: run such a workflow on one worker to rule that out.",
 };
 
 export const resendUnconfirmedOption: INodeProperties = {
