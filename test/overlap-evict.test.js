@@ -5,21 +5,11 @@
  * do not push it out, so a later execution reuses what the first sent.
  */
 const h = require('./helpers');
+const { ocrNode, input, link } = require('./support/shapes');
 const harness = require('./harness');
-const base = require('../scripts/n8n-engine');
 
 const emu = h.useEmulator({ perTest: true, workers: 2, msPerPage: 150 });
 const submissions = () => h.hits(emu, 'POST /api/ocr');
-const link = (node, index = 0) => ({ node, type: 'main', index });
-const ocr = (name, parameters, x) => ({
-	id: name,
-	name,
-	type: `${base.PACKAGE}.documentOcr`,
-	typeVersion: 1,
-	position: [x, 0],
-	parameters,
-	credentials: { documentOcrApi: { id: '1', name: 'Document OCR account' } },
-});
 
 test("a memory whose execution is not saved yet outlives 64 other nodes' use: a later execution reuses its document", async () => {
 	const saved = {};
@@ -27,16 +17,9 @@ test("a memory whose execution is not saved yet outlives 64 other nodes' use: a 
 	const x = h.submit({ waitForCompletion: false, options: { skipSubmitted: true } });
 	const a = harness.runWorkflow({
 		nodes: [
-			{
-				id: 'input',
-				name: 'Input',
-				type: 'test.input',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { items: JSON.stringify([doc]) },
-			},
-			ocr('OCR X', x, 200),
-			ocr('OCR Y', h.task('get', { taskId: '={{ $json.taskId }}' }), 400),
+			input([doc]),
+			ocrNode(x, {}, { name: 'OCR X', y: 200 }),
+			ocrNode(h.task('get', { taskId: '={{ $json.taskId }}' }), {}, { name: 'OCR Y', y: 400 }),
 		],
 		connections: { Input: { main: [[link('OCR X')]] }, 'OCR X': { main: [[link('OCR Y')]] } },
 		resultNode: 'OCR X',
@@ -62,17 +45,7 @@ test("a memory whose execution is not saved yet outlives 64 other nodes' use: a 
 	}
 	// C: same workflow, same node X, same document, while A still runs.
 	const c = await harness.runWorkflow({
-		nodes: [
-			{
-				id: 'input',
-				name: 'Input',
-				type: 'test.input',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { items: JSON.stringify([doc]) },
-			},
-			ocr('OCR X', x, 200),
-		],
+		nodes: [input([doc]), ocrNode(x, {}, { name: 'OCR X', y: 200 })],
 		connections: { Input: { main: [[link('OCR X')]] } },
 		resultNode: 'OCR X',
 		credentials: h.credentials(emu),

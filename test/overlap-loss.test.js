@@ -5,37 +5,17 @@
  * not the copy it loaded; after a restart nothing is sent again.
  */
 const h = require('./helpers');
+const { ocrNode, input, link } = require('./support/shapes');
 const harness = require('./harness');
-const base = require('../scripts/n8n-engine');
 
 const emu = h.useEmulator({ perTest: true, workers: 2, msPerPage: 150 });
 const submissions = () => h.hits(emu, 'POST /api/ocr');
-const link = (node, index = 0) => ({ node, type: 'main', index });
-
-function ocr(name, parameters, y) {
-	return {
-		id: name,
-		name,
-		type: `${base.PACKAGE}.documentOcr`,
-		typeVersion: 1,
-		position: [400, y],
-		parameters,
-		credentials: { documentOcrApi: { id: '1', name: 'Document OCR account' } },
-	};
-}
 
 /** Input → Fork → (first half) OCR X, (second half) OCR Y. */
 function workflow(items) {
 	return {
 		nodes: [
-			{
-				id: 'input',
-				name: 'Input',
-				type: 'test.input',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { items: JSON.stringify(items) },
-			},
+			input(items),
 			{
 				id: 'fork',
 				name: 'Fork',
@@ -44,8 +24,16 @@ function workflow(items) {
 				position: [200, 0],
 				parameters: {},
 			},
-			ocr('OCR X', h.submit({ waitForCompletion: false, options: { skipSubmitted: true } }), 0),
-			ocr('OCR Y', h.submit({ waitForCompletion: true, options: { skipSubmitted: true } }), 200),
+			ocrNode(
+				h.submit({ waitForCompletion: false, options: { skipSubmitted: true } }),
+				{},
+				{ name: 'OCR X', y: 0 },
+			),
+			ocrNode(
+				h.submit({ waitForCompletion: true, options: { skipSubmitted: true } }),
+				{},
+				{ name: 'OCR Y', y: 200 },
+			),
 		],
 		connections: {
 			Input: { main: [[link('Fork')]] },

@@ -37,13 +37,14 @@ const SHAPES = [
 
 const OCR = 'Document OCR';
 
-function ocrNode(parameters, nodeSettings = {}) {
+/** The Document OCR node; `name` (its ID the same, but for the default's 'ocr') and `y` for a second one. */
+function ocrNode(parameters, nodeSettings = {}, { name = OCR, y = 0 } = {}) {
 	return {
-		id: 'ocr',
-		name: OCR,
+		id: name === OCR ? 'ocr' : name,
+		name,
 		type: `${base.PACKAGE}.documentOcr`,
 		typeVersion: 1,
-		position: [400, 0],
+		position: [400, y],
 		parameters,
 		credentials: { documentOcrApi: { id: '1', name: 'Document OCR account' } },
 		...nodeSettings,
@@ -285,4 +286,14 @@ function flatten(execution) {
 	return { output, error: error ?? execution.error };
 }
 
-module.exports = { SHAPES, workflowOf, startShape, runShape, runsIn, flatten };
+module.exports = {
+	SHAPES,
+	workflowOf,
+	startShape,
+	runShape,
+	runsIn,
+	flatten,
+	ocrNode,
+	input,
+	link,
+};
