@@ -1,6 +1,9 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { pageBudgetOption } from '../batch/budget';
+import type { Submitting } from '../batch/submit';
+import { skipOptionsOf } from '../batch/submitted';
 import { splitLargeOption } from '../documents/split';
 import { SELECTION_SYNTAX } from '../documents/select';
 import { booleanField, itemFields, numberField } from '../shared/validate';
@@ -219,6 +222,19 @@ export function waitsForCompletion(ctx: IExecuteFunctions, itemIndex: number): b
 	return booleanField(itemFields(ctx, itemIndex), waitForCompletionField(''));
 }
 
+/** The item's Skip Submitted Documents and Wait for Completion settings, as a submission takes them. */
+export function submitOptionsOf(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): Pick<Submitting, 'skip' | 'wait'> {
+	const { skip, resend } = skipOptionsOf(ctx, itemIndex);
+	const wait = waitsForCompletion(ctx, itemIndex);
+	return {
+		skip: skip ? { resendUnconfirmed: resend } : undefined,
+		wait: wait ? { timeoutMs: waitTimeoutMs(ctx, itemIndex) } : undefined,
+	};
+}
+
 /** The "Options" collection of an operation (its entries sorted by name, as the editor lists them). */
 export function optionsCollection(...options: INodeProperties[]): INodeProperties {
 	return {
@@ -257,14 +273,28 @@ export const pagesOption: INodeProperties = {
 };
 
 /**
- * An operation's fields as the node shows them: for an operation that bills (it sends a
- * document), its Options with the Page Budget, Pages and Split Large Documents added — so that `bills` alone decides it.
- * A billing operation without Options fails the node's load.
+ * The fields of a resource's operations as the node shows them, each shown for its operation;
+ * for an operation that bills (it sends a document), its Options with the Page Budget, Pages and
+ * Split Large Documents added — so that `bills` alone decides it. A billing operation without
+ * Options fails the node's load.
  */
-export function fieldsOf(operation: Operation): INodeProperties[] {
-	if (!operation.bills) return operation.description;
+export function fieldsOf(
+	resource: string,
+	operations: Record<string, Operation>,
+): INodeProperties[] {
+	return Object.entries(operations).flatMap(([name, operation]) =>
+		updateDisplayOptions(
+			{ show: { resource: [resource], operation: [name] } },
+			withBilling(operation),
+		),
+	);
+}
+
+/** An operation's fields, with the billing options in its Options when it bills. */
+function withBilling(operation: Operation): INodeProperties[] {
+	if (!operation.bills) return operation.properties;
 	let found = false;
-	const fields = operation.description.map((field) => {
+	const fields = operation.properties.map((field) => {
 		if (field.name !== 'options' || field.type !== 'collection') return field;
 		found = true;
 		const options = [

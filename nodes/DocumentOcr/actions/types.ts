@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { Execution } from '../batch/execution';
+import type { Join } from '../batch/parts';
 
 /** The send phase of one item: the requests, and the item's output (pairedItem is the router's). */
 export type SendPhase = () => Promise<INodeExecutionData[]>;
@@ -13,7 +14,8 @@ export type SendPhase = () => Promise<INodeExecutionData[]>;
  * execution the item belongs to (its service client, its money rules).
  */
 export interface Operation {
-	description: INodeProperties[];
+	/** Its fields (the resource shows them for the operation: fieldsOf). */
+	properties: INodeProperties[];
 	/**
 	 * It sends documents the service bills by their pages: the one fact the billing hint, the
 	 * Page Budget, Pages and Split Large Documents options (added to its Options: fieldsOf, shared.description.ts) and
@@ -21,5 +23,7 @@ export interface Operation {
 	 * and sends nothing).
 	 */
 	bills?: boolean;
+	/** How a split document's parts' outputs join into the item's one output (every billing operation). */
+	join?: Join;
 	prepare(this: IExecuteFunctions, itemIndex: number, run: Execution): Promise<SendPhase>;
 }

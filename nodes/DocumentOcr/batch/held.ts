@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { DocumentInput } from '../documents/read';
+import type { DocumentInput } from '../documents/document';
 import type { ServiceClient } from '../service/client';
 import type { StreamedBlob } from '../shared/blob';
 import { pagesBilled as billedIn } from '../shared/records';
@@ -86,6 +86,16 @@ export function releaseHeld(memory: MemoryView, keys: Set<string>) {
 	for (const key of keys) held.delete(key);
 }
 
+/**
+ * What a `/v1` document sent gave: the service's answer, whether it was held from an earlier run,
+ * and what the output says of its pages.
+ */
+export interface Sent {
+	result: IDataObject;
+	previouslyBilled: boolean;
+	pages: IDataObject;
+}
+
 /** What sending a `/v1` document needs of the execution. */
 export interface HeldRun {
 	memory: MemoryView;
@@ -109,7 +119,7 @@ export async function sendDocumentOnce(
 	run: HeldRun,
 	itemIndex: number,
 	request: { endpoint: string; settings: IDataObject; document: DocumentInput; body: StreamedBlob },
-): Promise<{ result: IDataObject; previouslyBilled: boolean; pages: IDataObject }> {
+): Promise<Sent> {
 	const { memory, client, ledger } = run;
 	const { endpoint, settings, document, body } = request;
 	const key = async () =>
@@ -177,10 +187,7 @@ export async function sendDocumentOnce(
  * the file name, what it says of its pages, and `previouslyBilled` for a result held from an
  * earlier run.
  */
-export function documentOutput(
-	sent: { result: IDataObject; previouslyBilled: boolean; pages: IDataObject },
-	fileName: string,
-): IDataObject {
+export function documentOutput(sent: Sent, fileName: string): IDataObject {
 	const json: IDataObject = { ...sent.result, fileName, ...sent.pages };
 	if (sent.previouslyBilled) json.previouslyBilled = true;
 	return json;

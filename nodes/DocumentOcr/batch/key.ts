@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { createHash } from 'crypto';
 
-import type { DocumentInput } from '../documents/read';
+import type { DocumentInput } from '../documents/document';
 import type { ServiceClient } from '../service/client';
 
 /**

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { DocumentInput } from '../documents/read';
+import type { DocumentInput } from '../documents/document';
 import type { Send, Upload } from '../documents/upload';
 import { isObject } from '../shared/object';
 import { StoppedError } from '../transport/errors';
@@ -168,28 +168,6 @@ function setAt(json: IDataObject, path: string, value: unknown) {
 	else inner[tail] = value as IDataObject[string];
 	json[head] = inner;
 }
-
-/** A task's parts: `resultText` joined, word positions (sync provider) listed in page order. */
-export const TASK_JOIN: Join = { text: ['resultText'], lists: ['words'], id: 'taskId' };
-
-/**
- * A job's parts (its record's fields are not shown in the spec: the text fields seen, at the top
- * or in its `result`, joined).
- */
-export const JOB_JOIN: Join = {
-	text: ['resultText', 'markdown', 'text', 'result.text', 'result.markdown', 'result.resultText'],
-	lists: ['result.blocks'],
-	id: 'id',
-};
-
-/** Convert to Markdown's parts. */
-export const MARKDOWN_JOIN: Join = { text: ['markdown'], id: 'id' };
-
-/** Recognize's parts: `text` joined, blocks listed in page order. */
-export const RECOGNIZE_JOIN: Join = { text: ['text'], lists: ['blocks'], id: 'id' };
-
-/** Extract's parts: one JSON for the document (`data` merged), each part's in `parts`. */
-export const EXTRACT_JOIN: Join = { text: [], id: 'id', merge: 'data' };
 
 /** Fields a part's output carries that the joined output says for the whole document. */
 const PAGE_FIELDS = ['pagesCounted', 'pagesSent', 'pagesBilled', 'pageCountNote'];

@@ -1,8 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { PageCount } from '../formats';
-import type { DocumentInput } from '../documents/read';
+import type { DocumentInput } from '../documents/document';
 import type { Accepted, RecordKind } from '../service/client';
 import type { StreamedBlob } from '../shared/blob';
 import { classifyStatus, pagesBilled } from '../shared/records';
@@ -15,22 +14,17 @@ import { submissionKey } from './key';
 import type { SubmittedBy } from './submitted';
 import type { Tried } from './tried';
 
-/**
- * What is sent: a document to a task endpoint of the Base URL (`path`), or to /v1/jobs, with its
- * pages as counted in the check phase (set against the Page Budget as it goes out).
- */
-type Post = (
-	| { kind: 'task'; path: string[]; body: StreamedBlob }
-	| { kind: 'job'; body: StreamedBlob }
-) & { pageCount: PageCount };
-
 /** A part of a split document as its submission carries it: its place and its pages ("21-40"). */
 type PartSent = NonNullable<DocumentInput['part']> & { pages?: string };
 
-/** One submission of an item, as the three submitting operations describe it. */
-export type Submission = Post & {
-	/** What identifies the document and its settings (the key of ./key.ts). */
-	identity: { operation: string; settings: IDataObject; document: DocumentInput };
+/**
+ * What an operation says of its submissions: a task to a path of the Base URL, or a /v1 job;
+ * what the node remembers the document by besides its bytes; Skip Submitted and Wait.
+ */
+export type Submitting = ({ kind: 'task'; path: string[] } | { kind: 'job' }) & {
+	/** The operation and its settings, as the key of ./key.ts names them. */
+	operation: string;
+	settings: (fileName: string) => IDataObject;
 	/**
 	 * With Skip Already Submitted Documents: whether a document whose answer was lost in an
 	 * earlier run is sent again (Resend Unconfirmed Documents).
@@ -40,6 +34,15 @@ export type Submission = Post & {
 	wait?: { timeoutMs: number; expectedAfterMs?: (accepted?: Accepted) => number | undefined };
 	/** The item's output from the submission's answer and, when waited for, the finished record. */
 	output?: (accepted: Accepted, record?: IDataObject) => IDataObject;
+};
+
+/**
+ * One submission: the document (or a part of it) and the body that carries it, with its pages
+ * as counted in the check phase (set against the Page Budget as it goes out).
+ */
+export type Submission = Submitting & {
+	document: DocumentInput;
+	body: StreamedBlob;
 	/**
 	 * Called once the document is submitted (or found submitted before), before any wait: the
 	 * next part of a split document may go (batch/parts.ts).
@@ -65,17 +68,11 @@ export async function submitAndWait(
 		deadline: Date.now() + wait!.timeoutMs,
 	});
 	if (wait && kind === 'task') await ensureCanReadTasks(run, itemIndex);
-	const { identity } = submission;
-	const { part: place, selection: sent } = identity.document;
-	const part: PartSent | undefined = place && { ...place, pages: sent?.pagesSent };
-	const key = async () =>
-		await submissionKey(
-			run.client,
-			itemIndex,
-			identity.operation,
-			identity.settings,
-			identity.document,
-		);
+	const { document, operation } = submission;
+	const { part: place, selection } = document;
+	const part: PartSent | undefined = place && { ...place, pages: selection?.pagesSent };
+	const settings = submission.settings(document.fileName);
+	const key = async () => await submissionKey(run.client, itemIndex, operation, settings, document);
 	// Retry On Fail: a try before this one may have billed this document already (./tried.ts).
 	const tried = run.tried.active ? await key() : undefined;
 	const earlier = tried === undefined ? undefined : run.tried.earlier(itemIndex, tried);
@@ -85,8 +82,7 @@ export async function submitAndWait(
 			? await sendRemembered(run, itemIndex, submission, await key(), waitSettings, part)
 			: { submitted: await submitBilled(run, itemIndex, submission, tried, part) };
 	submission.onSubmitted?.();
-	const counted = submission.pageCount;
-	const selection = identity.document.selection;
+	const counted = document.pageCount;
 	// A reused record was billed by another submission, not this one: it carries no page fields.
 	if ('reused' in outcome) {
 		const { reused, by } = outcome;
@@ -112,11 +108,11 @@ export async function submitAndWait(
 async function submitBilled(
 	run: Execution,
 	itemIndex: number,
-	post: Post,
+	post: Submission,
 	tried?: string,
 	part?: PartSent,
 ): Promise<Accepted> {
-	const billable = run.billable(itemIndex, post.pageCount, part);
+	const billable = run.billable(itemIndex, post.document.pageCount, part);
 	const posting =
 		post.kind === 'task'
 			? run.client.submitTask(itemIndex, post.path, post.body, billable)

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { randomBytes } from 'crypto';
 
 import { StreamedBlob } from '../shared/blob';
-import type { DocumentInput } from './read';
-import { openDocument } from './read';
+import type { DocumentInput } from './document';
+import { openDocument } from './document';
 
 /**
  * Request bodies that carry a document, produced as a stream so a 10 MB file is never held as a
@@ -23,7 +23,8 @@ const WHOLE_BODY_BYTES = 256 * 1024;
 /** The body as one Buffer (`build` from the document's bytes) for a small document in memory. */
 function wholeBody(document: DocumentInput, build: (bytes: Buffer) => Buffer[]) {
 	const { bytes } = document;
-	return bytes && bytes.length <= WHOLE_BODY_BYTES ? () => Buffer.concat(build(bytes)) : undefined;
+	if (bytes.in !== 'memory' || bytes.bytes.length > WHOLE_BODY_BYTES) return undefined;
+	return () => Buffer.concat(build(bytes.bytes));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+import { sleep } from 'n8n-workflow';
 
 import { HEAD_BYTES, MAX_BODY_BYTES, TAIL_BYTES } from './check';
 
@@ -94,4 +95,28 @@ export class DocumentScan {
 /** SHA-256 (hex) of bytes already in memory. */
 export function digestOf(bytes: Buffer): string {
 	return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Bytes hashed between two pauses of a digest (a few ms of SHA-256). */
+const HASH_SLICE = 1_048_576;
+
+/**
+ * The SHA-256 (hex) of bytes written as chunks, as digestOf gives it for one buffer,
+ * letting the event loop run after each HASH_SLICE bytes.
+ */
+export async function digestOfChunks(chunks: Buffer[]): Promise<string> {
+	const hash = createHash('sha256');
+	let since = 0;
+	for (const chunk of chunks) {
+		for (let at = 0; at < chunk.length; at += HASH_SLICE) {
+			const slice = chunk.subarray(at, at + HASH_SLICE);
+			hash.update(slice);
+			since += slice.length;
+			if (since >= HASH_SLICE) {
+				since = 0;
+				await sleep(0);
+			}
+		}
+	}
+	return hash.digest('hex');
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
@@ -6,6 +5,13 @@ import type { PageCount } from '../formats';
 import { FormatError, parsePageSelection, SELECTION_SYNTAX, selectPages } from '../formats';
 import type { DocumentKind } from './check';
 import { formatBytes, MAX_BODY_BYTES } from './check';
+import type { Chunks, DocumentInput } from './document';
+import { readerOf, readWhole } from './document';
+import type { DocumentReads } from './kept';
+import { KEEP_BYTES } from './kept';
+import { digestOfChunks } from './scan';
+import type { Read } from './sources';
+import { wholeOf } from './sources';
 
 export { SELECTION_SYNTAX };
 
@@ -182,55 +188,90 @@ export async function buildSelection(
 	};
 }
 
-/** Bytes hashed between two pauses of a digest (a few ms of SHA-256). */
-const HASH_SLICE = 1_048_576;
-
 /**
- * The SHA-256 (hex) of bytes written as chunks, as scan.ts's digestOf gives it for one buffer,
- * letting the event loop run after each HASH_SLICE bytes.
+ * The selection of `pages` from a read document, built in a whole-read turn from the whole file:
+ * the bytes read already, else read again (a stored binary from n8n's binary store; a URL fetched
+ * again, which must still be the same file). The original is let go. The selection is kept in
+ * memory until sent (and handed out again for a retried send) where the original was in memory
+ * or, as for the original (KEEP_BYTES, the kept bytes), where they have room — copied into one
+ * buffer of its own first, since the writers' chunks are views of the original's bytes (else a
+ * 1 kB selection kept would hold its whole 2 MB file, uncounted); otherwise it is written again
+ * from where the original is when sent, and must come out the same (its SHA-256).
  */
-export async function digestOfChunks(chunks: Buffer[]): Promise<string> {
-	const hash = createHash('sha256');
-	let since = 0;
-	for (const chunk of chunks) {
-		for (let at = 0; at < chunk.length; at += HASH_SLICE) {
-			const slice = chunk.subarray(at, at + HASH_SLICE);
-			hash.update(slice);
-			since += slice.length;
-			if (since >= HASH_SLICE) {
-				since = 0;
-				await PAUSE();
-			}
+export async function selectionOf(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	read: Read,
+	kind: DocumentKind,
+	pages: number[],
+	reads: DocumentReads,
+): Promise<Pick<DocumentInput, 'size' | 'digest' | 'pageCount' | 'bytes' | 'selection'>> {
+	const { bytes: at, pageCount: count } = read;
+	const keeps = (size: number) =>
+		at.in === 'memory' || ((at.in === 'store' || size <= KEEP_BYTES) && reads.kept.fits(size));
+	const built = await reads.whole.run(async () => {
+		try {
+			const whole = await wholeOf(ctx, read);
+			return await buildSelection(ctx, itemIndex, { whole, kind, pages, count });
+		} finally {
+			read.release?.();
 		}
+	});
+	const { size, digest, pageCount, sent } = built;
+	if (keeps(size)) {
+		reads.kept.take(size);
+		const bytes = Buffer.concat(built.chunks, size);
+		return { size, digest, pageCount, selection: sent, bytes: { in: 'memory', bytes } };
 	}
-	return hash.digest('hex');
+	const write = pagesWriter(
+		ctx,
+		itemIndex,
+		readerOf(ctx, at),
+		{ kind, pages, count, digest, sourceSize: read.size },
+		reads,
+	);
+	return { size, digest, pageCount, selection: sent, bytes: { in: 'pages', write } };
 }
 
 /**
- * Reads a source of chunks whole; with its `expected` size, into one buffer as the chunks come
- * (no second copy), else as chunks joined at the end.
+ * Writes pages of a document again when they are sent, from where the document is (a URL
+ * fetched again must still be the same file), in a whole-read turn; the same pages of the same
+ * file make the same bytes, so pages that differ from what was checked are refused.
  */
-export async function readWhole(
-	source: AsyncIterable<Buffer | string> | Iterable<Buffer>,
-	expected?: number,
-): Promise<Buffer> {
-	let chunks: Buffer[] = [];
-	let whole: Buffer | undefined =
-		expected !== undefined && expected > 0 ? Buffer.allocUnsafe(expected) : undefined;
-	let size = 0;
-	for await (const chunk of source) {
-		const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-		// A source that is one buffer already (a document in memory) is not copied.
-		if (whole && size === 0 && bytes.length >= whole.length) whole = undefined;
-		if (whole && size + bytes.length <= whole.length) bytes.copy(whole, size);
-		else {
-			// Longer than expected: what was copied becomes the first chunk.
-			if (whole) chunks = [whole.subarray(0, size)];
-			whole = undefined;
-			chunks.push(bytes);
-		}
-		size += bytes.length;
-	}
-	if (whole) return size === whole.length ? whole : whole.subarray(0, size);
-	return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+export function pagesWriter(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	source: () => Promise<Chunks>,
+	what: {
+		kind: DocumentKind;
+		pages: number[];
+		count: PageCount;
+		digest: string;
+		sourceSize: number;
+	},
+	reads: DocumentReads,
+): () => AsyncIterable<Buffer> {
+	const { kind, pages, count, digest, sourceSize } = what;
+	return async function* () {
+		const built = await reads.whole.run(
+			async () =>
+				await buildSelection(ctx, itemIndex, {
+					whole: await readWhole(await source(), sourceSize),
+					kind,
+					pages,
+					count,
+				}),
+		);
+		if (built.digest !== digest)
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Item ${itemIndex}: the pages ${rangesOf(pages)} came out different when written again to be sent`,
+				{
+					description:
+						'The document changed between the check and the send. The request to the OCR service was cut off before its end, so it created and charged nothing. Run the node again once the file stays the same.',
+					itemIndex,
+				},
+			);
+		yield* built.chunks;
+	};
 }

@@ -3,17 +3,23 @@ import { sleep } from 'n8n-workflow';
 
 import type { PageCount } from '../formats';
 import { FormatError, partsOf } from '../formats';
-import type { DocumentKind } from './check';
-import { formatBytes, MAX_BODY_BYTES, SPLIT_OPTION } from './check';
 import { booleanField, itemFields } from '../shared/validate';
-import { digestOfChunks, refusedBeforeSending } from './select';
+import type { DocumentKind } from './check';
+import { formatBytes, KIND_INFO, MAX_BODY_BYTES, SPLIT_OPTION } from './check';
+import type { Chunks, DocumentInput } from './document';
+import { readerOf, readWhole } from './document';
+import type { DocumentReads } from './kept';
+import { digestOfChunks } from './scan';
+import { pagesWriter, rangesOf, refusedBeforeSending } from './select';
+import type { Read } from './sources';
+import { wholeOf } from './sources';
 
 /*
  * Split Large Documents (issue 37): a PDF or TIFF whose request body would pass the service's
  * limit is cut, in page order, into as few parts as fit (formats/: splitPages), each sent as a
  * submission of its own. The check phase plans the parts — their pages, each file's size and
  * SHA-256 — and lets the bytes go; each part's file is written again from the document when it is
- * sent (documents/read.ts: rebuilder), and must come out the same.
+ * sent (./select.ts: pagesWriter), and must come out the same.
  */
 
 /** The Split Large Documents option (Options of every operation that sends a document). */
@@ -134,4 +140,181 @@ export async function planParts(
 		);
 	}
 	return plans;
+}
+
+/** The parts a document needs for one body size, or why it cannot be split. */
+export type Planned = number | { problem: string };
+
+/**
+ * Count Pages: the parts a read document needs for each body size, planned as splitOf plans them
+ * (in a whole-read turn, from the file as read for its count, else read again), or why it
+ * cannot be split (the refusal Split Large Documents would give, without "Item N: ").
+ */
+export async function partsNeeded(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	read: Read,
+	kind: DocumentKind,
+	sizes: BodySize[],
+	reads: DocumentReads,
+): Promise<Planned[]> {
+	const count = read.pageCount;
+	const refusal = (error: unknown): Planned => ({
+		problem: String((error as Error)?.message ?? error).replace(/^Item \d+: /, ''),
+	});
+	const needed = sizes.map((bodySize): boolean | Planned => {
+		try {
+			return needsParts(ctx, itemIndex, { kind, size: read.size, count }, bodySize);
+		} catch (error) {
+			return refusal(error);
+		}
+	});
+	const settled = (need: boolean | Planned): Planned => (need === false ? 1 : (need as Planned));
+	if (!needed.includes(true)) return needed.map(settled);
+	const pages = Array.from({ length: count.pages! }, (_, i) => i + 1);
+	return await reads.whole.run(async () => {
+		const whole = await wholeOf(ctx, read);
+		const planned: Planned[] = [];
+		for (const [i, need] of needed.entries()) {
+			if (need !== true) {
+				planned.push(settled(need));
+				continue;
+			}
+			try {
+				const bodySize = sizes[i];
+				planned.push(
+					(await planParts(ctx, itemIndex, { whole, kind, pages, count, bodySize })).length,
+				);
+			} catch (error) {
+				planned.push(refusal(error));
+			}
+		}
+		return planned;
+	});
+}
+
+/**
+ * A document whose body would pass the limit, as the parts it is sent in: planned now from the
+ * whole file (the bytes read already, else read again in a whole-read turn) and let go; each
+ * part's file is written again from the source when it is sent (./select.ts: pagesWriter) and
+ * must come out as planned. One part (a selection that fits) is the document itself.
+ */
+export async function splitOf(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	read: Read,
+	what: { kind: DocumentKind; fileName: string; pages: number[]; bodySize: BodySize },
+	reads: DocumentReads,
+): Promise<
+	Pick<DocumentInput, 'size' | 'digest' | 'pageCount' | 'bytes' | 'selection' | 'parts' | 'release'>
+> {
+	const { kind, fileName, pages, bodySize } = what;
+	const { bytes: at, pageCount: count } = read;
+	const from = readerOf(ctx, at);
+	const { plans, whole } = await reads.whole.run(async () => {
+		try {
+			const file = await wholeOf(ctx, read);
+			const planned = await planParts(ctx, itemIndex, {
+				whole: file,
+				kind,
+				pages,
+				count,
+				bodySize,
+			});
+			return { plans: planned, whole: file };
+		} finally {
+			read.release?.();
+		}
+	});
+	const total = count.pages!;
+	// The parts are written from one reading of the document when they are sent (see sharedRead):
+	// a stored binary's, this one, kept until its last part is written where the kept bytes have
+	// room (a URL document is fetched again when sent, as ever: the send reads what is there then).
+	const keep = at.in === 'store' && reads.kept.fits(read.size);
+	if (keep) reads.kept.take(read.size);
+	const release = keep ? reads.kept.releaser(read.size) : undefined;
+	const source =
+		at.in === 'memory'
+			? from
+			: sharedRead(from, read.size, plans.length, release && { whole, release });
+	const parts: DocumentInput[] = plans.map((plan, index) => ({
+		kind,
+		mimeType: KIND_INFO[kind].mime,
+		fileName,
+		size: plan.size,
+		digest: plan.digest,
+		pageCount: plan.pageCount,
+		bytes: {
+			in: 'pages',
+			write: pagesWriter(
+				ctx,
+				itemIndex,
+				source,
+				{ kind, pages: plan.pages, count, digest: plan.digest, sourceSize: read.size },
+				reads,
+			),
+		},
+		selection: {
+			pagesSent: rangesOf(plan.pages),
+			pagesCounted: total,
+			...(plan.encryptionRemoved ? { encryptionRemoved: plan.encryptionRemoved } : {}),
+		},
+		part: { index, of: plans.length, rest: plans.slice(index).map((p) => p.pages.length) },
+	}));
+	if (parts.length === 1) {
+		const [{ size, digest, pageCount, bytes, selection }] = parts;
+		return { size, digest, pageCount, bytes, selection };
+	}
+	const assumed = pages.length > 1 && count.pages !== null ? count.assumed : undefined;
+	return {
+		size: read.size,
+		digest: read.digest,
+		pageCount: assumed ? { pages: pages.length, assumed } : { pages: pages.length },
+		// Its parts are sent; the document itself is where it was read (its kept chunks let go).
+		bytes: at.in === 'store' ? { in: 'store', binaryId: at.binaryId } : at,
+		selection: {
+			pagesSent: rangesOf(pages),
+			pagesCounted: total,
+			...(plans[0].encryptionRemoved ? { encryptionRemoved: plans[0].encryptionRemoved } : {}),
+		},
+		parts,
+		// The reading kept for the parts, given back when the item is over (batch/parts.ts) if its
+		// last part did not take it (a part failed, the budget refused the document).
+		release,
+	};
+}
+
+/**
+ * A document's source read once for the parts that are written from it in turn when they are
+ * sent: the first part to be written reads it whole (one buffer, its size known) — or takes the
+ * reading of the check phase, `kept` within the kept bytes — the next ones take that reading, and
+ * it is let go once `uses` parts have taken it (a part written again later, for a retried
+ * request, reads the source anew). So a split document is held whole once while its parts are
+ * sent, not once per part.
+ */
+function sharedRead(
+	from: () => Promise<Chunks>,
+	size: number,
+	uses: number,
+	kept?: { whole: Buffer; release: () => void },
+): () => Promise<Iterable<Buffer>> {
+	let reading: Promise<Buffer> | undefined = kept && Promise.resolve(kept.whole);
+	let left = uses;
+	return async () => {
+		if (left <= 0) return [await readWhole(await from(), size)];
+		if (!reading) {
+			const started = (async () => await readWhole(await from(), size))();
+			// A failed reading is not handed to the next part: it reads again.
+			started.catch(() => {
+				if (reading === started) reading = undefined;
+			});
+			reading = started;
+		}
+		const current = reading;
+		if (--left === 0) {
+			reading = undefined;
+			kept?.release();
+		}
+		return [await current];
+	};
 }

@@ -6,7 +6,7 @@ import { jsonBodySize, jsonWithDocument, multipartBodySize, multipartWithDocumen
 import type { Accepts } from './check';
 import { formatBytes, MAX_BODY_BYTES, SPLIT_OPTION, V1_KINDS } from './check';
 import type { DocumentReads } from './kept';
-import type { DocumentInput, Named } from './read';
+import type { DocumentInput, Named } from './document';
 import { readDocument } from './read';
 import { pageSelectionOf } from './select';
 import { splitsLarge } from './split';

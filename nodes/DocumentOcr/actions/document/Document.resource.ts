@@ -47,8 +47,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'markdown',
 	},
-	...fieldsOf(markdown),
-	...fieldsOf(recognize),
-	...fieldsOf(extract),
-	...fieldsOf(countPages),
+	...fieldsOf('document', operations),
 ];

@@ -1,5 +1,4 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { TASK_API_KINDS } from '../../documents/check';
@@ -7,10 +6,7 @@ import { countUpload } from '../../documents/upload';
 import { documentFields } from '../shared.description';
 import type { SendPhase } from '../types';
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['document'], operation: ['countPages'] } },
-	documentFields as INodeProperties[],
-);
+export const properties: INodeProperties[] = documentFields;
 
 /**
  * Count Pages: the document's type, size and pages, counted here (formats/index.ts); nothing

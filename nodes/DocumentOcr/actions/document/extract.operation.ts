@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { isObject } from '../../shared/object';
-import { sendDocumentOnce } from '../../batch/held';
-import { EXTRACT_JOIN, sendUpload } from '../../batch/parts';
+import type { Sent } from '../../batch/held';
+import type { Join } from '../../batch/parts';
+import { sendDocument } from '../../batch/send';
 import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
@@ -24,7 +25,7 @@ const EXAMPLE_SCHEMA = JSON.stringify(
 	2,
 );
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	...documentFields,
 	{
 		displayName: 'JSON Schema',
@@ -42,10 +43,22 @@ const properties: INodeProperties[] = [
 /** Each document this operation sends is billed by its pages: the Page Budget applies. */
 export const bills = true;
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['document'], operation: ['extract'] } },
-	properties,
-);
+/** A split document's parts: one JSON for the document (`data` merged), each part's in `parts`. */
+export const join: Join = { text: [], id: 'id', merge: 'data' };
+
+/**
+ * Extract's output: the extracted object — under data / result / extracted / output (the
+ * answer's shape is not published), else the answer itself — with the file name and pages.
+ */
+function extracted({ result, previouslyBilled, pages }: Sent, fileName: string): IDataObject {
+	const data =
+		[result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
+	const json: IDataObject = { data, fileName };
+	for (const key of ['id', 'pages']) if (result[key] !== undefined) json[key] = result[key];
+	Object.assign(json, pages);
+	if (previouslyBilled) json.previouslyBilled = true;
+	return json;
+}
 
 /** Parses and checks the schema before anything is sent: JSON, an object schema with properties. */
 function readSchema(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
@@ -99,28 +112,12 @@ export async function prepare(
 		documentChoiceOf(this, itemIndex),
 	);
 	return async () => {
-		const json = await sendUpload(
-			run,
-			itemIndex,
-			upload,
-			EXTRACT_JOIN,
-			async ({ document, body }) => {
-				const { result, previouslyBilled, pages } = await sendDocumentOnce(run, itemIndex, {
-					endpoint: 'extract',
-					settings: { schema },
-					document,
-					body,
-				});
-				// The response shape is not published: the extracted object under data / result / extracted / output, or the body itself.
-				const data =
-					[result.data, result.result, result.extracted, result.output].find(isObject) ?? result;
-				const json: IDataObject = { data, fileName: upload.document.fileName };
-				for (const key of ['id', 'pages']) if (result[key] !== undefined) json[key] = result[key];
-				Object.assign(json, pages);
-				if (previouslyBilled) json.previouslyBilled = true;
-				return json;
-			},
-		);
+		const json = await sendDocument(run, itemIndex, upload, join, {
+			kind: 'document',
+			endpoint: 'extract',
+			settings: { schema },
+			output: extracted,
+		});
 		return [{ json }];
 	};
 }

@@ -1,9 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { documentOutput, sendDocumentOnce } from '../../batch/held';
-import { MARKDOWN_JOIN, sendUpload } from '../../batch/parts';
+import type { Join } from '../../batch/parts';
+import { sendDocument } from '../../batch/send';
 import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import { booleanField, itemFields } from '../../shared/validate';
 import type { SendPhase } from '../types';
@@ -18,7 +17,7 @@ const outputFileField: INodeProperties = {
 		'Whether to also put the Markdown out as a .md file (binary data), e.g. to save or upload it',
 };
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	...documentFields,
 	outputFileField,
 	{
@@ -38,10 +37,8 @@ const properties: INodeProperties[] = [
 /** Each document this operation sends is billed by its pages: the Page Budget applies. */
 export const bills = true;
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['document'], operation: ['markdown'] } },
-	properties,
-);
+/** Convert to Markdown's parts: `markdown` joined. */
+export const join: Join = { text: ['markdown'], id: 'id' };
 
 /** POST /v1/markdown: the document as Markdown (id, pages, markdown), optionally also as a .md file. */
 export async function prepare(
@@ -64,21 +61,11 @@ export async function prepare(
 		'data';
 
 	return async () => {
-		const json = await sendUpload(
-			run,
-			itemIndex,
-			upload,
-			MARKDOWN_JOIN,
-			async ({ document, body }) => {
-				const sent = await sendDocumentOnce(run, itemIndex, {
-					endpoint: 'markdown',
-					settings: {},
-					document,
-					body,
-				});
-				return documentOutput(sent, fileName);
-			},
-		);
+		const json = await sendDocument(run, itemIndex, upload, join, {
+			kind: 'document',
+			endpoint: 'markdown',
+			settings: {},
+		});
 		if (!outputFile) return [{ json }];
 		const markdown = typeof json.markdown === 'string' ? json.markdown : '';
 		const name = `${fileName.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.md`;

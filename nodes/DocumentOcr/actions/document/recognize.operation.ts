@@ -1,9 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { documentOutput, sendDocumentOnce } from '../../batch/held';
-import { RECOGNIZE_JOIN, sendUpload } from '../../batch/parts';
+import type { Join } from '../../batch/parts';
+import { sendDocument } from '../../batch/send';
 import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import { simplifyRecognition } from '../../shared/records';
@@ -18,18 +17,18 @@ import {
 /** Each document this operation sends is billed by its pages: the Page Budget applies. */
 export const bills = true;
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['document'], operation: ['recognize'] } },
-	[
-		...documentFields,
-		{
-			...simplifyField,
-			description:
-				"Whether to return only the recognized text ('text') instead of the raw answer with its text blocks",
-		},
-		optionsCollection(concurrencyOption),
-	] as INodeProperties[],
-);
+/** Recognize's parts: `text` joined, blocks listed in page order. */
+export const join: Join = { text: ['text'], lists: ['blocks'], id: 'id' };
+
+export const properties: INodeProperties[] = [
+	...documentFields,
+	{
+		...simplifyField,
+		description:
+			"Whether to return only the recognized text ('text') instead of the raw answer with its text blocks",
+	},
+	optionsCollection(concurrencyOption),
+];
 
 /** POST /v1/ocr: the text and blocks as the service returns them, or (Simplify) the text alone. */
 export async function prepare(
@@ -47,21 +46,11 @@ export async function prepare(
 	);
 	const simplify = simplified(this, itemIndex);
 	return async () => {
-		const json = await sendUpload(
-			run,
-			itemIndex,
-			upload,
-			RECOGNIZE_JOIN,
-			async ({ document, body }) => {
-				const sent = await sendDocumentOnce(run, itemIndex, {
-					endpoint: 'ocr',
-					settings: {},
-					document,
-					body,
-				});
-				return documentOutput(sent, upload.document.fileName);
-			},
-		);
+		const json = await sendDocument(run, itemIndex, upload, join, {
+			kind: 'document',
+			endpoint: 'ocr',
+			settings: {},
+		});
 		return [{ json: simplify ? simplifyRecognition(json) : json }];
 	};
 }

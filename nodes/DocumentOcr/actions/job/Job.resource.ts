@@ -31,6 +31,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'create',
 	},
-	...fieldsOf(create),
-	...fieldsOf(get),
+	...fieldsOf('job', operations),
 ];

@@ -1,23 +1,22 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
-import { JOB_JOIN, sendUpload } from '../../batch/parts';
-import { submitAndWait } from '../../batch/submit';
+import type { Join } from '../../batch/parts';
+import { sendDocument } from '../../batch/send';
+import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import {
 	concurrencyOption,
 	documentFields,
 	optionsCollection,
-	waitsForCompletion,
-	waitTimeoutMs,
+	submitOptionsOf,
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	...documentFields,
 	{
 		displayName: 'Job Fields',
@@ -53,10 +52,15 @@ const properties: INodeProperties[] = [
 /** Each document this operation sends is billed by its pages: the Page Budget applies. */
 export const bills = true;
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['job'], operation: ['create'] } },
-	properties,
-);
+/**
+ * A split document's parts (a job's record is not shown in the spec: the text fields seen, at the
+ * top or in its `result`, joined).
+ */
+export const join: Join = {
+	text: ['resultText', 'markdown', 'text', 'result.text', 'result.markdown', 'result.resultText'],
+	lists: ['result.blocks'],
+	id: 'id',
+};
 
 /** POST /v1/jobs (multipart: file + the given fields); optionally waits via GET /v1/jobs/{id}. */
 export async function prepare(
@@ -87,9 +91,6 @@ export async function prepare(
 		}
 		fields.push([name, String(pair.value ?? '')]);
 	}
-	const wait = waitsForCompletion(this, itemIndex);
-	const timeoutMs = waitTimeoutMs(this, itemIndex);
-	const skip = skipOptionsOf(this, itemIndex);
 	const upload = await v1Upload(
 		this,
 		itemIndex,
@@ -98,24 +99,16 @@ export async function prepare(
 		fields,
 		documentChoiceOf(this, itemIndex),
 	);
+	const { skip, wait } = submitOptionsOf(this, itemIndex);
 	return async () => {
-		const json = await sendUpload(
-			run,
-			itemIndex,
-			upload,
-			JOB_JOIN,
-			async ({ document, body }, submitted) =>
-				await submitAndWait(run, itemIndex, {
-					kind: 'job',
-					body,
-					pageCount: document.pageCount,
-					identity: { operation: 'job', settings: { fields }, document },
-					skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
-					// The Wait Timeout runs from the moment the service accepted the job.
-					wait: wait ? { timeoutMs } : undefined,
-					onSubmitted: submitted,
-				}),
-		);
+		// The Wait Timeout runs from the moment the service accepted the job.
+		const json = await sendDocument(run, itemIndex, upload, join, {
+			kind: 'job',
+			operation: 'job',
+			settings: () => ({ fields }),
+			skip,
+			wait,
+		});
 		return [{ json }];
 	};
 }

@@ -1,15 +1,11 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { requireIdParameter } from '../../shared/validate';
 import { jobIdField } from '../shared.description';
 import type { SendPhase } from '../types';
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['job'], operation: ['get'] } },
-	[jobIdField],
-);
+export const properties: INodeProperties[] = [jobIdField];
 
 /** GET /v1/jobs/{id}: the job as the service returns it (status, and its result once finished). */
 export async function prepare(

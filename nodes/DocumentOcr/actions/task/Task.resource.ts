@@ -68,10 +68,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'submit',
 	},
-	...fieldsOf(submit),
-	...fieldsOf(submitV2),
-	...fieldsOf(get),
-	...fieldsOf(getMany),
-	...fieldsOf(deleteTask),
-	...fieldsOf(exportTask),
+	...fieldsOf('task', operations),
 ];

@@ -1,15 +1,11 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { requireIdParameter } from '../../shared/validate';
 import { taskIdField } from '../shared.description';
 import type { SendPhase } from '../types';
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['task'], operation: ['delete'] } },
-	[taskIdField],
-);
+export const properties: INodeProperties[] = [taskIdField];
 
 /** DELETE /api/tasks/{taskId} (scope "export"): removes the task and its files. */
 export async function prepare(

@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import type { ServiceClient } from '../../service/client';
@@ -22,7 +22,7 @@ const FORMATS: Record<string, { mime: string; label: string }> = {
 	pdf: { mime: 'application/pdf', label: 'PDF' },
 };
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	taskIdField,
 	{
 		displayName: 'Format',
@@ -44,11 +44,6 @@ const properties: INodeProperties[] = [
 	},
 	optionsCollection(concurrencyOption),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['task'], operation: ['export'] } },
-	properties,
-);
 
 /** GET /api/export/{taskId}/{format}: the export as n8n binary data. */
 export async function prepare(

@@ -1,5 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import { simplifyTask } from '../../shared/records';
@@ -7,10 +6,7 @@ import { requireIdParameter } from '../../shared/validate';
 import { simplified, simplifyField, taskIdField } from '../shared.description';
 import type { SendPhase } from '../types';
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['task'], operation: ['get'] } },
-	[taskIdField, simplifyField],
-);
+export const properties: INodeProperties[] = [taskIdField, simplifyField];
 
 /** GET /api/tasks/{taskId}: status, and resultText / metadata once done. */
 export async function prepare(

@@ -4,7 +4,6 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
 import type { ServiceClient } from '../../service/client';
@@ -53,7 +52,7 @@ const startPageOption: INodeProperties = {
 	description: 'The page to start from (1 is the newest tasks)',
 };
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	returnAllField,
 	limitField,
 	{
@@ -82,11 +81,6 @@ const properties: INodeProperties[] = [
 	optionsCollection(pageSizeOption, startPageOption),
 	simplifyField,
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['task'], operation: ['getMany'] } },
-	properties,
-);
 
 /** GET /api/tasks, page by page: Return All walks pages until the last; Limit stops early. */
 export async function prepare(

@@ -1,10 +1,9 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
-import { sendUpload, TASK_JOIN } from '../../batch/parts';
-import { submitAndWait } from '../../batch/submit';
+import type { Join } from '../../batch/parts';
+import { sendDocument } from '../../batch/send';
+import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { TASK_API_KINDS } from '../../documents/check';
 import { documentChoiceOf, taskUpload } from '../../documents/upload';
 import { simplifyTask } from '../../shared/records';
@@ -14,14 +13,13 @@ import {
 	optionsCollection,
 	simplified,
 	simplifyField,
-	waitsForCompletion,
-	waitTimeoutMs,
+	submitOptionsOf,
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
 import type { SendPhase } from '../types';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	...documentFields,
 	{
 		displayName: 'Provider',
@@ -76,10 +74,8 @@ const properties: INodeProperties[] = [
 /** Each document this operation sends is billed by its pages: the Page Budget applies. */
 export const bills = true;
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['task'], operation: ['submit'] } },
-	properties,
-);
+/** A split document's parts: `resultText` joined, word positions (sync provider) in page order. */
+export const join: Join = { text: ['resultText'], lists: ['words'], id: 'taskId' };
 
 /**
  * POST /api/ocr, then (optionally) wait for the task. Billing: pages are deducted on submission.
@@ -102,31 +98,21 @@ export async function prepare(
 		{ path, accepts, fields },
 		documentChoiceOf(this, itemIndex),
 	);
-	const wait = waitsForCompletion(this, itemIndex);
-	const timeoutMs = waitTimeoutMs(this, itemIndex);
-	const skip = skipOptionsOf(this, itemIndex);
+	const { skip, wait } = submitOptionsOf(this, itemIndex);
 	const simplify = simplified(this, itemIndex);
 	return async () => {
-		const json = await sendUpload(
-			run,
-			itemIndex,
-			upload,
-			TASK_JOIN,
-			async ({ document, body }, submitted) =>
-				await submitAndWait(run, itemIndex, {
-					kind: 'task',
-					path,
-					body,
-					identity: { operation: 'task', settings: { provider, documentType }, document },
-					skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
-					// A sync task is usually finished when the submission returns: look at once.
-					wait: wait
-						? { timeoutMs, expectedAfterMs: () => (provider === 'provider-sync' ? 0 : undefined) }
-						: undefined,
-					pageCount: document.pageCount,
-					onSubmitted: submitted,
-				}),
-		);
+		const json = await sendDocument(run, itemIndex, upload, join, {
+			kind: 'task',
+			path,
+			operation: 'task',
+			settings: () => ({ provider, documentType }),
+			skip,
+			// A sync task is usually finished when the submission returns: look at once.
+			wait: wait && {
+				...wait,
+				expectedAfterMs: () => (provider === 'provider-sync' ? 0 : undefined),
+			},
+		});
 		return [{ json: simplify ? simplifyTask(json) : json }];
 	};
 }

@@ -1,24 +1,23 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../../batch/submitted';
-import { sendUpload, TASK_JOIN } from '../../batch/parts';
-import { submitAndWait } from '../../batch/submit';
+import { sendDocument } from '../../batch/send';
+import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { TASK_API_KINDS } from '../../documents/check';
 import { documentChoiceOf, taskUpload } from '../../documents/upload';
 import type { Accepted } from '../../service/client';
 import { simplifyTask } from '../../shared/records';
 import { booleanField, isFieldSet, itemFields } from '../../shared/validate';
 import type { SendPhase } from '../types';
+import { join } from './submit.operation';
 import {
 	concurrencyOption,
 	documentFields,
 	optionsCollection,
 	simplified,
 	simplifyField,
-	waitsForCompletion,
-	waitTimeoutMs,
+	submitOptionsOf,
 	waitForCompletionField,
 	waitTimeoutOption,
 } from '../shared.description';
@@ -39,7 +38,7 @@ const highFidelityTablesOption: INodeProperties = {
 	description: 'Whether to reconstruct tables with their structure',
 };
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	...documentFields,
 	{
 		displayName: 'Output Format',
@@ -88,10 +87,8 @@ const properties: INodeProperties[] = [
 /** Each document this operation sends is billed by its pages: the Page Budget applies. */
 export const bills = true;
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['task'], operation: ['submitV2'] } },
-	properties,
-);
+/** A split document's parts join as Task → Submit's do. */
+export { join };
 
 /** The service's estimate times the first look (bounded: it is an estimate). */
 function expectedAfterMs(accepted?: Accepted): number | undefined {
@@ -152,29 +149,18 @@ export async function prepare(
 		{ path, accepts, fields },
 		documentChoiceOf(this, itemIndex),
 	);
-	const wait = waitsForCompletion(this, itemIndex);
-	const timeoutMs = waitTimeoutMs(this, itemIndex);
-	const skip = skipOptionsOf(this, itemIndex);
+	const { skip, wait } = submitOptionsOf(this, itemIndex);
 	const simplify = simplified(this, itemIndex);
 	return async () => {
-		const json = await sendUpload(
-			run,
-			itemIndex,
-			upload,
-			TASK_JOIN,
-			async ({ document, body }, submitted) =>
-				await submitAndWait(run, itemIndex, {
-					kind: 'task',
-					path,
-					body,
-					identity: { operation: 'v2', settings: fields(document.fileName), document },
-					skip: skip.skip ? { resendUnconfirmed: skip.resend } : undefined,
-					wait: wait ? { timeoutMs, expectedAfterMs } : undefined,
-					output: withBilling,
-					pageCount: document.pageCount,
-					onSubmitted: submitted,
-				}),
-		);
+		const json = await sendDocument(run, itemIndex, upload, join, {
+			kind: 'task',
+			path,
+			operation: 'v2',
+			settings: fields,
+			skip,
+			wait: wait && { ...wait, expectedAfterMs },
+			output: withBilling,
+		});
 		return [{ json: simplify ? simplifyTask(json) : json }];
 	};
 }

@@ -85,3 +85,15 @@ test('Pages is an option of exactly the operations that send a document, as they
 	);
 	expect(reading.filter((key) => !SENDING.includes(key))).toEqual(['document.countPages']);
 });
+
+test('every operation that bills says how a split document joins, and only those', () => {
+	const joins = Object.entries(resources).flatMap(([resource, operations]) =>
+		Object.entries(operations).map(([name, operation]) => [
+			`${resource}.${name}`,
+			operation.bills === true,
+			operation.join !== undefined && operation.join.id !== '',
+		]),
+	);
+	expect(joins.filter(([, bills]) => bills).length).toBe(6);
+	for (const [key, bills, joins_] of joins) expect([key, joins_]).toEqual([key, bills]);
+});

@@ -10,7 +10,7 @@ import { ObservableObject } from 'n8n-workflow';
 import { Execution } from '../../../../nodes/DocumentOcr/batch/execution';
 import { submissionKey } from '../../../../nodes/DocumentOcr/batch/key';
 import { MEMORY_LIMIT } from '../../../../nodes/DocumentOcr/batch/store';
-import type { DocumentInput } from '../../../../nodes/DocumentOcr/documents/read';
+import type { DocumentInput } from '../../../../nodes/DocumentOcr/documents/document';
 
 const NODE = 'node:Document OCR';
 
@@ -198,7 +198,7 @@ describe('the key of a document', () => {
 		fileName: 'a.pdf',
 		size: 9,
 		pageCount: { pages: 1 },
-		chunks: [Buffer.from('%PDF-'), Buffer.from('1.4')],
+		bytes: { in: 'store', binaryId: 'b', kept: [Buffer.from('%PDF-'), Buffer.from('1.4')] },
 		digest,
 	});
 	const keyOf = async (input: DocumentInput) => {
@@ -211,7 +211,7 @@ describe('the key of a document', () => {
 		const digest = 'ab'.repeat(32);
 		const input = document(digest);
 		expect(await keyOf(input)).toMatch(new RegExp(`^task:[0-9a-f]{16}:${digest}$`));
-		expect(input.chunks).toHaveLength(2);
+		expect(input.bytes).toMatchObject({ kept: [expect.any(Buffer), expect.any(Buffer)] });
 	});
 
 	test('another document, another key; the same settings and account', async () => {
