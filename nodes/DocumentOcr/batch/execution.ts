@@ -4,7 +4,7 @@ import type { DocumentReads } from '../documents/kept';
 import { documentReads } from '../documents/kept';
 import type { PageCount } from '../formats';
 import { ServiceClient } from '../service/client';
-import type { BillableHooks } from '../transport/request';
+import type { BillableHooks } from '../transport/api';
 import type { Poller } from '../waiting/poller';
 import { newPoller } from '../waiting/wait';
 import type { BudgetPart } from './budget';

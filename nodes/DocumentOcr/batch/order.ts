@@ -1,5 +1,5 @@
 import { StoppedError } from '../transport/errors';
-import type { BillableHooks } from '../transport/request';
+import type { BillableHooks } from '../transport/api';
 
 /**
  * The order in which one execution's items submit, and its halt — the money rules of a batch:

@@ -7,9 +7,10 @@ import type { ListPage } from '../shared/records';
 import { isRecord, LIST_KEYS, pagesBilled, unwrapList, unwrapRecord } from '../shared/records';
 import type { Endpoints, Surface, TransportContext } from '../transport/endpoints';
 import { accountDigest, resolveEndpoints } from '../transport/endpoints';
-import { httpStatus, quoteAnswer } from '../transport/errors';
-import type { ApiRequest, ApiResponse, BillableHooks } from '../transport/request';
-import { apiRequest, unexpectedBody } from '../transport/request';
+import { quoteAnswer } from '../transport/answers';
+import type { ApiRequest, ApiResponse, BillableHooks } from '../transport/api';
+import { httpStatus, unexpectedBody } from '../transport/errors';
+import { apiRequest } from '../transport/request';
 import type { RetrySettings } from '../transport/retry';
 import { DEFAULT_RETRY } from '../transport/retry';
 import { RequestSlots } from '../transport/slots';
@@ -56,7 +57,7 @@ export interface Accepted {
  * The OCR service as one object: the credential and endpoints (read once), the request slots and
  * rate-limit gate, and the typed reads and writes of tasks, jobs, documents and the task list.
  * The action node's execution owns one; each trigger makes its own, with no batch. Submissions
- * take `billable` hooks (transport/request.ts), which the action node's batch answers with its
+ * take `billable` hooks (transport/api.ts), which the action node's batch answers with its
  * submission order and halt; each gives the transport its answer check (`accept`), so the
  * transport alone calls the hooks.
  */

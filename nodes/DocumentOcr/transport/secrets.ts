@@ -2,8 +2,8 @@ import { isObject } from '../shared/object';
 
 /**
  * Secrets (the API key) out of everything the service answers and every message the node makes:
- * `scrubAnswer` on each answer before anything reads it (transport/request.ts), `redact` on each
- * error text (./errors.ts), which also hides any Bearer token.
+ * `scrubAnswer` on each answer before anything reads it (./verdict.ts), `redact` on each error
+ * text (./errors.ts, and an answer quoted by ./answers.ts), which also hides any Bearer token.
  */
 
 /** Whether `secret` is long enough to be one (shorter values are never treated as secrets). */

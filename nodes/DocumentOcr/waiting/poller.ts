@@ -1,98 +1,11 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { classifyStatus } from '../shared/records';
-
-/**
- * What a wait with the Poller (below) is: how a record is read (`PollFetch`), what a waiter
- * asks (`PollOptions`) and gets (`PollOutcome`), the poller's settings, and the records it keeps
- * of each waiter and each look.
- */
-
-export type PollFetch = (
-	deadline: number,
-) => Promise<{ record: IDataObject; retryAfterMs?: number }>;
-
-export interface PollOptions {
-	/** Epoch ms after which the waiter gives up (after one last look). */
-	deadline: number;
-	/**
-	 * When the service said how long the record needs (ms from now; 0 for a synchronous provider),
-	 * it is first asked then. Without it, the record joins the shared looks.
-	 */
-	expectedAfterMs?: number;
-}
-
-export type PollOutcome =
-	| { state: 'done' | 'failed'; record: IDataObject }
-	| { state: 'timeout'; record?: IDataObject }
-	| { state: 'cancelled' }
-	/** Another item failed the node: every wait ends. */
-	| { state: 'halted' }
-	| { state: 'error'; error: Error };
-
-export interface PollerSettings {
-	/** Shortest pause between two looks. */
-	minIntervalMs: number;
-	/**
-	 * A look holds the next one until its answers are in, for at most this long or twice the
-	 * answer time measured, whichever is longer.
-	 */
-	slowMs: number;
-	/** Longest pause between two looks. */
-	maxIntervalMs: number;
-	/** Share of the waiting records that a sample must find finished before all are asked. */
-	sweepAt: number;
-	/** Resolves after `ms`; rejects at once when `signal` aborts or the execution is cancelled. */
-	sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-	cancelled: () => boolean;
-	halted?: () => boolean;
-	now?: () => number;
-}
-
-export const DEFAULT_POLLER: Pick<
-	PollerSettings,
-	'minIntervalMs' | 'maxIntervalMs' | 'sweepAt' | 'slowMs'
-> = { minIntervalMs: 250, maxIntervalMs: 10_000, sweepAt: 0.8, slowMs: 1_000 };
-
-export interface Waiter {
-	seq: number;
-	fetch: PollFetch;
-	deadline: number;
-	/** Not asked before this (a Retry-After). */
-	notBefore: number;
-	/** Asked on its own at this time (its estimate, a sweep deferred by Retry-After). */
-	askAt: number;
-	/** It was asked the last time before its deadline (see `lead`). */
-	lastAsked: boolean;
-	/** Part of the shared looks (false until a record with an estimate was first asked). */
-	inLooks: boolean;
-	busy: boolean;
-	/** The last record seen (for a timeout while a request is under way). */
-	last?: IDataObject;
-	settle: (outcome: PollOutcome) => void;
-}
-
-export interface Look {
-	members: Set<Waiter>;
-	startedAt: number;
-	answered: number;
-	hits: number;
-	/** Records in the looks when it started, those found finished since the last sweep then,
-	 * and the time since that sweep. */
-	waiting: number;
-	found: number;
-	exposureMs: number;
-	/** All records were asked: no sweep follows it. */
-	everyone: boolean;
-	/** It follows a sample (whose hits already gave the rate). */
-	sweep: boolean;
-	/** It no longer holds the next look (its answers are in, or are slow). */
-	released: boolean;
-	/** Every member has answered: what it found was counted. */
-	closed: boolean;
-}
+import type { Look } from './looks';
+import { drawLook, finishedShare, pauseBeforeLook, rateAfter } from './looks';
+import type { PollerSettings, PollFetch, PollOptions, PollOutcome, Waiter } from './poll';
 
 // The poller's contract lives in ./poll.ts; its callers import it from here, with the Poller.
+export type { PollerSettings, PollFetch, PollOptions, PollOutcome } from './poll';
+export { DEFAULT_POLLER } from './poll';
 
 /**
  * Waits for all the tasks (or jobs) of one execution together, asking the service as little as
@@ -102,11 +15,11 @@ export interface Look {
  * The node hands its output on only when every item has ended, so what a batch needs is that the
  * LAST record is noticed promptly, and that the others cost few status requests. Hence:
  *
- *  - Records are looked at together, in "looks". A look first asks a small sample of the
- *    waiting records (about √n of them, spread over the batch, never the oldest first). Its hit
- *    rate estimates, whatever the service's order, how many of all the waiting records are
- *    finished. Only when that is most of them (`sweepAt`, 80 %) are all the others asked too (a
- *    sweep). So a record costs about one request to be found finished, plus a share of the
+ *  - Records are looked at together, in "looks" (./looks.ts). A look first asks a small sample
+ *    of the waiting records (about √n of them, spread over the batch, never the oldest first).
+ *    Its hit rate estimates, whatever the service's order, how many of all the waiting records
+ *    are finished. Only when that is most of them (`sweepAt`, 80 %) are all the others asked too
+ *    (a sweep). So a record costs about one request to be found finished, plus a share of the
  *    misses of samples and sweeps.
  *  - The next look is timed by the rate at which records finish (learnt from the looks so far):
  *    when that rate says `sweepAt` of the waiting records should be finished. Without a rate yet,
@@ -128,13 +41,6 @@ export interface Look {
  * answer delays that record's next request only. Cancelling the execution, or another item
  * failing the node, ends every wait at once; no request is sent after it.
  */
-
-/**
- * Spreads a sample over the batch whatever its order (never the oldest first): the golden-ratio
- * scramble of a waiter's number, turned a little further for each look so that consecutive
- * samples take different records.
- */
-const scramble = (seq: number, look: number) => (seq * 0.6180339887 + look * 0.4142135624) % 1;
 
 export class Poller {
 	/** In arrival order (a Set: a batch of thousands settles without rescanning an array). */
@@ -254,49 +160,19 @@ export class Poller {
 
 	/** When the next look is due: when `sweepAt` of the records should be finished. */
 	private scheduleLook(now: number) {
-		const { minIntervalMs, maxIntervalMs, sweepAt } = this.settings;
-		const { rate } = this;
+		const { rate, found, sweptAt, batchStart } = this;
 		const waiting = this.inLooks().length;
-		// Finished since the last sweep = rate × time; `found` of them are known already. A rate
-		// learnt from samples of a dozen records can be half the true one, and a pause planned on
-		// it ends seconds after the batch did: no pause is longer than a third of the time the rate
-		// gives the last record (the virtual-clock rows of test/fast/DocumentOcr/waiting/poller.test.ts
-		// hold it to the end noticed within 1.5 s).
-		const gap =
-			rate > 0
-				? Math.min(
-						this.sweptAt + (sweepAt * waiting + this.found) / rate - now,
-						(this.sweptAt + (waiting + this.found) / rate - now) / 3,
-					)
-				: // Nothing learnt yet: half the time the batch has waited (the pause grows by 1.5×).
-					(now - this.batchStart) / 2;
-		this.nextLookAt = now + Math.min(maxIntervalMs, Math.max(minIntervalMs, gap));
+		const plan = { rate, waiting, found, sweptAt, batchStart };
+		this.nextLookAt = now + pauseBeforeLook(this.settings, now, plan);
 	}
 
 	/** Starts a look: a sample of the records in the looks, or all of them (a sweep). */
 	private startLook(now: number, sweep: boolean) {
 		const all = this.inLooks();
-		const everyone = sweep || all.length <= 4;
-		const candidates = all
-			.filter((w) => !w.busy && now >= w.notBefore)
-			.sort((a, b) => scramble(a.seq, this.looks) - scramble(b.seq, this.looks));
+		const look = drawLook(all, now, this.looks, sweep, this.found, this.sweptAt);
 		this.looks++;
-		const size = everyone ? all.length : Math.max(4, Math.ceil(Math.sqrt(all.length)));
-		const members = new Set(candidates.slice(0, size));
-		const look: Look = {
-			members,
-			startedAt: now,
-			answered: 0,
-			hits: 0,
-			waiting: all.length,
-			found: this.found,
-			exposureMs: now - this.sweptAt,
-			everyone,
-			sweep,
-			released: false,
-			closed: false,
-		};
-		if (everyone) {
+		const { members } = look;
+		if (look.everyone) {
 			// Those held back by a Retry-After are asked as soon as it allows (the loop re-plans).
 			for (const w of all) if (!members.has(w) && !w.busy) w.askAt = Math.min(w.askAt, w.notBefore);
 			this.sweptAt = now;
@@ -329,21 +205,10 @@ export class Poller {
 		const held = !look.released;
 		look.released = true;
 		if (this.look === look) this.look = undefined;
-		// The share of the waiting records a sample says are finished, leaning towards "more" when
-		// the sample is small (a late look costs the batch's end; an early one a few requests).
-		const share = (look.hits + 1) / (look.answered + 2);
-		if (look.everyone && look.exposureMs > 0 && look.hits > 0) {
-			// Everyone was asked: exactly how many finished since the last sweep.
-			this.rate = this.sweptRate = (look.found + look.hits) / look.exposureMs;
-		} else if (look.hits === 0) {
-			// Nothing finished: the rate was too high; the next pauses grow (by 1.25×) until one does.
-			this.rate *= 0.8;
-		} else if (!look.everyone && look.exposureMs > 0) {
-			// A sample: those found since the last sweep, and what it says of the rest. A small
-			// sample is noisy, so it is averaged with what the last sweep counted.
-			const measured = (look.found + share * look.waiting) / look.exposureMs;
-			this.rate = this.sweptRate > 0 ? (this.sweptRate + measured) / 2 : measured;
-		}
+		const share = finishedShare(look);
+		const learnt = rateAfter(look, share, this.rate, this.sweptRate);
+		this.rate = learnt.rate;
+		this.sweptRate = learnt.sweptRate;
 		// A sweep is started only from the newest look: an older one's answers are out of date.
 		const newest = this.look === undefined || this.look.startedAt <= look.startedAt;
 		if (!look.everyone && newest && share >= this.settings.sweepAt && this.inLooks().length > 0)

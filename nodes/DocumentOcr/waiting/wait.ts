@@ -5,7 +5,8 @@ import type { RecordKind, ServiceClient } from '../service/client';
 import { recordLabel } from '../service/client';
 import { isKnownStatus } from '../shared/records';
 import { cancelSignal } from '../transport/endpoints';
-import { quoteAnswer, StoppedError } from '../transport/errors';
+import { quoteAnswer } from '../transport/answers';
+import { StoppedError } from '../transport/errors';
 import type { PollFetch } from './poller';
 import { DEFAULT_POLLER, Poller } from './poller';
 

@@ -19,8 +19,11 @@ import {
 	unwrapRecord,
 } from '../../../nodes/DocumentOcr/shared/records';
 import { fileNameFromDisposition } from '../../../nodes/DocumentOcr/shared/text';
-import { parseServiceError, quoteAnswer } from '../../../nodes/DocumentOcr/transport/errors';
-import { parseRetryAfter } from '../../../nodes/DocumentOcr/transport/request';
+import {
+	parseRetryAfter,
+	parseServiceError,
+	quoteAnswer,
+} from '../../../nodes/DocumentOcr/transport/answers';
 import { redact, scrubAnswer } from '../../../nodes/DocumentOcr/transport/secrets';
 import { parseDelivery } from '../../../nodes/DocumentOcr/trigger/delivery';
 import { verify } from '../../../nodes/DocumentOcr/trigger/signature';

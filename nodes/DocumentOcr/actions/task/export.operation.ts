@@ -6,7 +6,8 @@ import type { ServiceClient } from '../../service/client';
 import { classifyStatus } from '../../shared/records';
 import { fileNameFromDisposition, safeFileName } from '../../shared/text';
 import { requireIdParameter } from '../../shared/validate';
-import { httpStatus, quoteAnswer } from '../../transport/errors';
+import { quoteAnswer } from '../../transport/answers';
+import { httpStatus } from '../../transport/errors';
 import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
 import type { SendPhase } from '../types';
 

@@ -1,13 +1,13 @@
 /** Every service error code maps to a message that says what to do, whatever the body's shape. */
 import type { INode } from 'n8n-workflow';
 
+import { KNOWN_CODES } from '../../../../nodes/DocumentOcr/transport/advice';
 import {
-	KNOWN_CODES,
 	parseServiceError,
 	quoteAnswer,
 	refundedCreationFailure,
-	serviceError,
-} from '../../../../nodes/DocumentOcr/transport/errors';
+} from '../../../../nodes/DocumentOcr/transport/answers';
+import { serviceError } from '../../../../nodes/DocumentOcr/transport/errors';
 
 const node: INode = {
 	id: 'n1',
