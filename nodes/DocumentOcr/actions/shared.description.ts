@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { pageBudgetOption } from '../batch/budget';
-import type { Submitting } from '../batch/submit';
+import type { SubmitSettings } from '../batch/submit';
 import { skipOptionsOf } from '../batch/submitted';
 import { splitLargeOption } from '../documents/split';
 import { SELECTION_SYNTAX } from '../documents/select';
@@ -226,7 +226,7 @@ export function waitsForCompletion(ctx: IExecuteFunctions, itemIndex: number): b
 export function submitOptionsOf(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-): Pick<Submitting, 'skip' | 'wait'> {
+): Pick<SubmitSettings, 'skip' | 'wait'> {
 	const { skip, resend } = skipOptionsOf(ctx, itemIndex);
 	const wait = waitsForCompletion(ctx, itemIndex);
 	return {

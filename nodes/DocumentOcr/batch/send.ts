@@ -6,7 +6,7 @@ import type { Sent } from './held';
 import { documentOutput, sendDocumentOnce } from './held';
 import type { Join } from './parts';
 import { sendUpload } from './parts';
-import type { Submitting } from './submit';
+import type { SubmitSettings } from './submit';
 import { submitAndWait } from './submit';
 
 /*
@@ -26,7 +26,7 @@ export interface SendingOnce {
 }
 
 /** How an operation sends its documents: submitted as a task or job, or sent once. */
-export type Sending = Submitting | SendingOnce;
+export type Sending = SubmitSettings | SendingOnce;
 
 /** Sends an item's document as `sending` says: whole, or its parts, their outputs joined. */
 export async function sendDocument(

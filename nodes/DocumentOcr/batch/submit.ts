@@ -21,7 +21,7 @@ type PartSent = NonNullable<DocumentInput['part']> & { pages?: string };
  * What an operation says of its submissions: a task to a path of the Base URL, or a /v1 job;
  * what the node remembers the document by besides its bytes; Skip Submitted and Wait.
  */
-export type Submitting = ({ kind: 'task'; path: string[] } | { kind: 'job' }) & {
+export type SubmitSettings = ({ kind: 'task'; path: string[] } | { kind: 'job' }) & {
 	/** The operation and its settings, as the key of ./key.ts names them. */
 	operation: string;
 	settings: (fileName: string) => IDataObject;
@@ -40,7 +40,7 @@ export type Submitting = ({ kind: 'task'; path: string[] } | { kind: 'job' }) & 
  * One submission: the document (or a part of it) and the body that carries it, with its pages
  * as counted in the check phase (set against the Page Budget as it goes out).
  */
-export type Submission = Submitting & {
+export type Submission = SubmitSettings & {
 	document: DocumentInput;
 	body: StreamedBlob;
 	/**

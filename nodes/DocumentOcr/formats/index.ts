@@ -54,8 +54,8 @@ export {
 export { selectTiffPages, splitTiff };
 // (splitPdf and splitTiff gather their parts: tests and benchmarks read them whole)
 
-/** The kinds of document the room reads (documents/check.ts's DocumentKind is one of them). */
-export type DocumentKind = 'pdf' | 'png' | 'jpeg' | 'webp' | 'tiff' | 'gif' | 'bmp';
+/** The kinds of file the room reads (documents/check.ts's DocumentKind, the ones sent, is among them). */
+export type FileKind = 'pdf' | 'png' | 'jpeg' | 'webp' | 'tiff' | 'gif' | 'bmp';
 
 /**
  * The pages of `bytes`, a document of `kind`; `signal` cancels the count (null, with why), `pause`
@@ -63,7 +63,7 @@ export type DocumentKind = 'pdf' | 'png' | 'jpeg' | 'webp' | 'tiff' | 'gif' | 'b
  */
 export async function countPages(
 	bytes: Buffer,
-	kind: DocumentKind,
+	kind: FileKind,
 	signal?: AbortSignal,
 	pause?: Pause,
 ): Promise<PageCount> {
@@ -73,7 +73,7 @@ export async function countPages(
 /** The count and the work it took (the meter's reading: the same file always costs the same). */
 export async function countWithWork(
 	bytes: Buffer,
-	kind: DocumentKind,
+	kind: FileKind,
 	signal?: AbortSignal,
 	pause?: Pause,
 ): Promise<{ count: PageCount; work: number }> {
@@ -83,7 +83,7 @@ export async function countWithWork(
 
 /** The images of a kind that can hold several, and what a count of more than one assumes. */
 const IMAGES: Partial<
-	Record<DocumentKind, { read: (bytes: Buffer, work: Work) => Promise<number>; assumed: string }>
+	Record<FileKind, { read: (bytes: Buffer, work: Work) => Promise<number>; assumed: string }>
 > = {
 	tiff: {
 		read: countTiffPages,
@@ -107,7 +107,7 @@ const IMAGES: Partial<
 	},
 };
 
-async function count(bytes: Buffer, kind: DocumentKind, work: Work): Promise<PageCount> {
+async function count(bytes: Buffer, kind: FileKind, work: Work): Promise<PageCount> {
 	try {
 		if (kind === 'pdf') return await countPdfPages(bytes, work);
 		const images = IMAGES[kind];
@@ -130,7 +130,7 @@ async function count(bytes: Buffer, kind: DocumentKind, work: Work): Promise<Pag
  */
 export async function selectPages(
 	bytes: Buffer,
-	kind: DocumentKind,
+	kind: FileKind,
 	pages: number[],
 	options: WriteOptions = {},
 ): Promise<Written> {
@@ -151,7 +151,7 @@ export async function selectPages(
  */
 export async function* partsOf(
 	bytes: Buffer,
-	kind: DocumentKind,
+	kind: FileKind,
 	fits: (size: number) => boolean,
 	options: SplitOptions = {},
 ): AsyncGenerator<WrittenPart> {
@@ -167,7 +167,7 @@ export async function* partsOf(
 /** Every part of partsOf, gathered. */
 export async function splitPages(
 	bytes: Buffer,
-	kind: DocumentKind,
+	kind: FileKind,
 	fits: (size: number) => boolean,
 	options: SplitOptions = {},
 ): Promise<WrittenPart[]> {

@@ -20,7 +20,7 @@ const TILE_OFFSETS = 324;
 const TILE_BYTES = 325;
 
 /** A TIFF opened for copying. */
-export interface Source {
+export interface TiffFile {
 	bytes: Buffer;
 	le: boolean;
 	offsets: number[];
@@ -77,7 +77,7 @@ export async function forPieces(
 }
 
 /** Reads directory `index`: the entries kept, the image data, the size the page takes. */
-export async function readPage(source: Source, index: number): Promise<Page> {
+export async function readPage(source: TiffFile, index: number): Promise<Page> {
 	const { bytes, le, work } = source;
 	const u16 = (at: number) => (le ? bytes.readUInt16LE(at) : bytes.readUInt16BE(at));
 	const u32 = (at: number) => (le ? bytes.readUInt32LE(at) : bytes.readUInt32BE(at));
@@ -169,7 +169,7 @@ export async function readPage(source: Source, index: number): Promise<Page> {
 }
 
 /** The values of a SHORT or LONG entry, inline or out of line, read where they lie. */
-function valuesOf(source: Source, kept: Kept): Values {
+function valuesOf(source: TiffFile, kept: Kept): Values {
 	const { bytes, le } = source;
 	const at = kept.value ? kept.value[0] : kept.at + 8;
 	const type = le ? bytes.readUInt16LE(kept.at + 2) : bytes.readUInt16BE(kept.at + 2);

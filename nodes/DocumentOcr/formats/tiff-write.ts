@@ -29,7 +29,7 @@
 import { FormatError, Unknown, Work } from './limits';
 import type { SplitOptions, WriteOptions, Written, WrittenPart } from './pdf-write';
 import { tiffDirectories } from './tiff';
-import { forPieces, readPage, type Page, type Source } from './tiff-page';
+import { forPieces, readPage, type Page, type TiffFile } from './tiff-page';
 
 /**
  * What a selection or a part may come to: its data no more than the file's bytes (the data of two
@@ -148,7 +148,7 @@ export async function* tiffParts(
 
 const HEADER = 8;
 
-async function open(bytes: Buffer, options: WriteOptions): Promise<Source> {
+async function open(bytes: Buffer, options: WriteOptions): Promise<TiffFile> {
 	const work = new Work(bytes.length, options.signal, options.pause);
 	let directories;
 	try {
@@ -170,7 +170,7 @@ const refusal = (error: Error) =>
 	);
 
 /** The new file of `pages`, pages `numbers` (1-based, in order) of the source. */
-async function writeTiff(source: Source, pages: Page[], numbers: number[]): Promise<WrittenPart> {
+async function writeTiff(source: TiffFile, pages: Page[], numbers: number[]): Promise<WrittenPart> {
 	const first = numbers[0];
 	const { bytes, le, work } = source;
 	const header = Buffer.alloc(HEADER);
@@ -260,7 +260,7 @@ class Chunks {
 
 	/** `left`: the bytes of data still to come (a store is never larger). */
 	constructor(
-		private readonly source: Source,
+		private readonly source: TiffFile,
 		private left: number,
 	) {}
 

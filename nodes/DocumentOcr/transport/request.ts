@@ -5,7 +5,7 @@ import { StreamedBlob } from '../shared/blob';
 import type { ApiRequest, ApiResponse, BillableHooks, Connection } from './api';
 import type { TransportContext } from './endpoints';
 import { cancelSignal, CREDENTIAL_TYPE, encodeSegment } from './endpoints';
-import type { Tried } from './retry';
+import type { Spent } from './retry';
 import type { Attempted, RawResponse, Verdict } from './verdict';
 import { judgement, unreadable } from './verdict';
 
@@ -158,7 +158,7 @@ export async function apiRequest<T = IDataObject>(
 	const { ctx, endpoints } = conn;
 	const root = request.surface === 'api' ? endpoints.api : endpoints.base;
 	const options = requestOptions(`${root}/${request.path.map(encodeSegment).join('/')}`, request);
-	const tried: Tried = { read: 0, rate: 0, creation: 0 };
+	const tried: Spent = { read: 0, rate: 0, creation: 0 };
 	const billable = request.kind === 'submit' ? request.billable : undefined;
 	const judge = (sent: Attempted) => judgement(conn, itemIndex, request, sent, tried);
 	for (;;) {

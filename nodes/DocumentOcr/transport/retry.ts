@@ -41,7 +41,7 @@ export const DEFAULT_RETRY: RetrySettings = {
 };
 
 /** What came back from one attempt (a 2xx never gets here). */
-export type Outcome =
+export type Failure =
 	| { type: 'network'; code: string }
 	| {
 			type: 'status';
@@ -54,7 +54,7 @@ export type Outcome =
 	  };
 
 /** Retries spent so far on this request. */
-export interface Tried {
+export interface Spent {
 	read: number;
 	rate: number;
 	creation: number;
@@ -66,7 +66,7 @@ export type Decision =
 			action: 'retry';
 			waitMs: number;
 			/** Which count the retry spends. */
-			spends: keyof Tried;
+			spends: keyof Spent;
 			/** A 429: pause every request of the execution and send fewer at once. */
 			gate: boolean;
 			cause: string;
@@ -89,8 +89,8 @@ export function backoffMs(settings: RetrySettings, retry: number, random = Math.
 
 export function decide(
 	request: { kind: RequestKind; deadline?: number },
-	outcome: Outcome,
-	tried: Tried,
+	outcome: Failure,
+	tried: Spent,
 	settings: RetrySettings,
 	now: number,
 	random: () => number = Math.random,
@@ -99,7 +99,7 @@ export function decide(
 	const fits = (waitMs: number) =>
 		waitMs <= settings.maxRetryAfterMs &&
 		(request.deadline === undefined || now + waitMs < request.deadline);
-	const retry = (waitMs: number, spends: keyof Tried, cause: string, gate = false): Decision =>
+	const retry = (waitMs: number, spends: keyof Spent, cause: string, gate = false): Decision =>
 		fits(waitMs) ? { action: 'retry', waitMs, spends, gate, cause } : { action: 'fail' };
 
 	if (outcome.type === 'network') {

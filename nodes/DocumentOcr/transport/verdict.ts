@@ -7,7 +7,7 @@ import type { ApiRequest, ApiResponse, BillableHooks, Connection } from './api';
 import type { TransportContext } from './endpoints';
 import { cancelSignal } from './endpoints';
 import { networkError, serviceError } from './errors';
-import type { Tried } from './retry';
+import type { Spent } from './retry';
 import { decide } from './retry';
 import { redact, scrubAnswer } from './secrets';
 
@@ -31,7 +31,7 @@ export type Attempted = { response: RawResponse } | { error: Error };
 export type Verdict =
 	| { action: 'return'; response: ApiResponse<unknown> }
 	| { action: 'fail'; error: Error }
-	| { action: 'retry'; waitMs: number; spends: keyof Tried; gate: boolean; cause: string };
+	| { action: 'retry'; waitMs: number; spends: keyof Spent; gate: boolean; cause: string };
 
 /**
  * An answer the verdict could not even read (it threw): the request fails with an error that says
@@ -66,7 +66,7 @@ function assess(
 	itemIndex: number,
 	request: ApiRequest,
 	sent: Attempted,
-	tried: Tried,
+	tried: Spent,
 ) {
 	const node = conn.ctx.getNode();
 	const errorContext = () => ({
@@ -148,7 +148,7 @@ export function judgement(
 	itemIndex: number,
 	request: ApiRequest,
 	sent: Attempted,
-	tried: Tried,
+	tried: Spent,
 ): Verdict {
 	const { ctx, endpoints } = conn;
 	const ended = endedHere(ctx, itemIndex, request, sent);

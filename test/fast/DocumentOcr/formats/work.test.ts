@@ -9,14 +9,14 @@
  * each page its resources (narrow and flat), every page of object streams, every other page, every
  * page of a TIFF, a split of each into parts of a fixed size.
  */
-import type { DocumentKind } from '../../../../nodes/DocumentOcr/formats';
+import type { FileKind } from '../../../../nodes/DocumentOcr/formats';
 import { countWithWork } from '../../../../nodes/DocumentOcr/formats';
 import { selectPdfPages, splitPdf } from '../../../../nodes/DocumentOcr/formats/pdf-write';
 import { selectTiffPages, splitTiff } from '../../../../nodes/DocumentOcr/formats/tiff-write';
 
 interface Family {
 	name: string;
-	kind: DocumentKind;
+	kind: FileKind;
 	base: number;
 	make(n: number): Buffer;
 	pages(n: number): number | null;

@@ -1,14 +1,14 @@
 /** The retry policy as a table (transport/retry.ts): no server, no clock. */
 
-import type { Outcome, RequestKind, Tried } from '../../../../nodes/DocumentOcr/transport/retry';
+import type { Failure, RequestKind, Spent } from '../../../../nodes/DocumentOcr/transport/retry';
 import { DEFAULT_RETRY, decide } from '../../../../nodes/DocumentOcr/transport/retry';
 
 const NOW = 1_000_000;
-const fresh = (): Tried => ({ read: 0, rate: 0, creation: 0 });
-const status = (statusCode: number, extra: Partial<Extract<Outcome, { type: 'status' }>> = {}) =>
-	({ type: 'status', statusCode, ...extra }) as Outcome;
-const network = (code: string) => ({ type: 'network', code }) as Outcome;
-const run = (kind: RequestKind, outcome: Outcome, tried = fresh(), deadline?: number) =>
+const fresh = (): Spent => ({ read: 0, rate: 0, creation: 0 });
+const status = (statusCode: number, extra: Partial<Extract<Failure, { type: 'status' }>> = {}) =>
+	({ type: 'status', statusCode, ...extra }) as Failure;
+const network = (code: string) => ({ type: 'network', code }) as Failure;
+const run = (kind: RequestKind, outcome: Failure, tried = fresh(), deadline?: number) =>
 	decide({ kind, deadline }, outcome, tried, DEFAULT_RETRY, NOW, () => 0.5);
 
 describe('what is retried, by request kind', () => {
@@ -32,7 +32,7 @@ describe('what is retried, by request kind', () => {
 		['submit', status(413, { errorCode: 'payload_too_large' }), 'fail'],
 		['submit', status(415, { errorCode: 'unsupported_media_type' }), 'fail'],
 		['submit', status(500, { refundedCreation: true }), 'retry'], // refunded: safe to resend
-	] as Array<[RequestKind, Outcome, string]>)('%s after %j: %s', (kind, outcome, action) => {
+	] as Array<[RequestKind, Failure, string]>)('%s after %j: %s', (kind, outcome, action) => {
 		expect(run(kind, outcome).action).toBe(action);
 	});
 });
