@@ -419,7 +419,7 @@ describe('every file the package writes opens in real readers, the right pages i
 			}
 		}
 		expect(problems).toEqual([]);
-	});
+	}, 900_000);
 
 	test('a PDF of image pages split under a Base64 limit: every part fits, as few as fit', async () => {
 		const bytes = imagePdf(40, 60_000, 7);
