@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { DocumentInput } from '../documents/document';
-import type { Send, Upload } from '../documents/upload';
+import type { Send } from '../documents/upload';
 import { isObject } from '../shared/object';
 import { StoppedError } from '../transport/errors';
 import type { Execution } from './execution';
@@ -17,27 +17,6 @@ import type { Execution } from './execution';
 
 /** What one submission does: sends its body (and waits, if asked); calls `submitted` once sent. */
 export type SendOne = (send: Send, submitted: () => void) => Promise<IDataObject>;
-
-/**
- * Sends an item's upload with `send`: its one body, or a split document's parts (`sendParts`),
- * whose outputs are joined as `join` says into the item's output.
- */
-export async function sendUpload(
-	run: Execution,
-	itemIndex: number,
-	upload: Upload,
-	join: Join,
-	send: SendOne,
-): Promise<IDataObject> {
-	const { document, sends } = upload;
-	if (!document.parts) return await send(sends[0], () => {});
-	try {
-		return joinParts(document, await sendParts(run, itemIndex, sends, send), join);
-	} finally {
-		// The document's reading kept for its parts goes with the item, sent or not.
-		document.release?.();
-	}
-}
 
 /**
  * Sends `document`'s parts with `send` and returns their outputs in page order. The first part

@@ -5,7 +5,8 @@ import type { Execution } from './execution';
 import type { Sent } from './held';
 import { documentOutput, sendDocumentOnce } from './held';
 import type { Join } from './parts';
-import { sendUpload } from './parts';
+import { joinParts, sendParts } from './parts';
+import type { SendOne } from './parts';
 import type { SubmitSettings } from './submit';
 import { submitAndWait } from './submit';
 
@@ -36,7 +37,7 @@ export async function sendDocument(
 	join: Join,
 	sending: Sending,
 ): Promise<IDataObject> {
-	return await sendUpload(run, itemIndex, upload, join, async ({ document, body }, submitted) => {
+	const send: SendOne = async ({ document, body }, submitted) => {
 		if (sending.kind !== 'document')
 			return await submitAndWait(run, itemIndex, {
 				...sending,
@@ -47,5 +48,13 @@ export async function sendDocument(
 		const { endpoint, settings, output = documentOutput } = sending;
 		const sent = await sendDocumentOnce(run, itemIndex, { endpoint, settings, document, body });
 		return output(sent, upload.document.fileName);
-	});
+	};
+	const { document, sends } = upload;
+	if (!document.parts) return await send(sends[0], () => {});
+	try {
+		return joinParts(document, await sendParts(run, itemIndex, sends, send), join);
+	} finally {
+		// The document's reading kept for its parts goes with the item, sent or not.
+		document.release?.();
+	}
 }
