@@ -1,14 +1,15 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { safeFileName } from '../shared/text';
-import type { Accepts, Problem } from './check';
+import type { Accepts, DocumentKind, Problem } from './check';
 import { checkDocument, KIND_INFO, MAX_BODY_BYTES, SPLIT_READ_BYTES } from './check';
 import type { DocumentInput, Named } from './document';
 import { itemError } from './document';
 import type { DocumentReads } from './kept';
 import { allPages, selectedPages, selectionOf } from './select';
+import type { Read } from './sources';
 import { readSource } from './sources';
-import type { BodySize, Planned } from './split';
+import type { BodySize } from './split';
 import { needsParts, partsNeeded, splitOf } from './split';
 
 /*
@@ -63,7 +64,7 @@ export async function readDocument(
 	reads: DocumentReads,
 	options: ReadOptions = {},
 ): Promise<DocumentInput> {
-	const { pages, split, plans } = options;
+	const { split, plans } = options;
 	const limits: Accepts = split || plans ? { ...accepts, maxBytes: SPLIT_READ_BYTES } : accepts;
 	const given = safeFileName(String(ctx.getNodeParameter('fileName', itemIndex, '') ?? ''));
 	const read = await readSource(ctx, itemIndex, reads, limits.maxBytes ?? MAX_BODY_BYTES);
@@ -74,78 +75,49 @@ export async function readDocument(
 	}
 	const { kind, fileName } = checked;
 	const mimeType = KIND_INFO[kind].mime;
-	const bodySize = split?.({ fileName, mimeType });
-	let selected: number[] | undefined;
-	let splitting = false;
-	let refused = true;
 	try {
-		if (pages !== undefined) selected = selectedPages(ctx, itemIndex, pages, read.pageCount);
-		splitting =
-			bodySize !== undefined &&
-			needsParts(ctx, itemIndex, { kind, size: read.size, count: read.pageCount }, bodySize);
-		refused = false;
-	} finally {
-		if (refused) read.release?.();
+		const made = await sendable(ctx, itemIndex, read, { kind, fileName, mimeType }, options, reads);
+		return { kind, mimeType, fileName, ...made };
+	} catch (error) {
+		// A refused document gives its kept bytes back (a second release does nothing).
+		read.release?.();
+		throw error;
 	}
-	if (splitting) {
-		const all = selected ?? Array.from({ length: read.pageCount.pages! }, (_, i) => i + 1);
-		return {
-			kind,
-			mimeType,
-			fileName,
-			...(await splitOf(
-				ctx,
-				itemIndex,
-				read,
-				{ kind, fileName, pages: all, bodySize: bodySize! },
-				reads,
-			)),
-		};
+}
+
+/**
+ * What a checked document is sent as: its parts (Split Large Documents, when its body would pass
+ * the limit), the selection of its pages (Pages), or itself — with Count Pages' plans; refused
+ * when its pages are unknown and a Page Budget is set.
+ */
+async function sendable(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	read: Read,
+	named: Named & { kind: DocumentKind },
+	options: ReadOptions,
+	reads: DocumentReads,
+): Promise<Omit<DocumentInput, 'kind' | 'mimeType' | 'fileName'>> {
+	const { pages, split, plans } = options;
+	const { kind, fileName } = named;
+	const count = read.pageCount;
+	const selected = pages === undefined ? undefined : selectedPages(ctx, itemIndex, pages, count);
+	const bodySize = split?.(named);
+	if (bodySize && needsParts(ctx, itemIndex, { kind, size: read.size, count }, bodySize)) {
+		const all = selected ?? Array.from({ length: count.pages! }, (_, i) => i + 1);
+		return await splitOf(ctx, itemIndex, read, { kind, fileName, pages: all, bodySize }, reads);
 	}
 	// Every page selected: the document is sent as it is.
-	if (selected !== undefined && selected.length !== read.pageCount.pages)
-		return {
-			kind,
-			mimeType,
-			fileName,
-			...(await selectionOf(ctx, itemIndex, read, kind, selected, reads)),
-		};
-	const named = { fileName, mimeType };
-	let partsPlanned: Planned[] | undefined;
-	let planned = !plans;
-	try {
-		if (plans)
-			partsPlanned = await partsNeeded(
-				ctx,
-				itemIndex,
-				read,
-				kind,
-				plans.map((plan) => plan(named)),
-				reads,
-			);
-		planned = true;
-	} finally {
-		if (!planned) read.release?.();
-	}
-	const { size, digest, pageCount, bytes, release } = read;
-	if (pageCount.pages === null && reads.countRequired) {
-		release?.();
-		throw itemError(ctx, itemIndex, uncounted(pageCount.reason));
-	}
+	if (selected !== undefined && selected.length !== count.pages)
+		return await selectionOf(ctx, itemIndex, read, kind, selected, reads);
+	const sizes = plans?.map((plan) => plan(named));
+	const partsPlanned = sizes && (await partsNeeded(ctx, itemIndex, read, kind, sizes, reads));
+	if (count.pages === null && reads.countRequired)
+		throw itemError(ctx, itemIndex, uncounted(count.reason));
 	const selection =
-		pages !== undefined && pageCount.pages !== null
-			? { pagesSent: allPages(pageCount.pages), pagesCounted: pageCount.pages }
+		pages !== undefined && count.pages !== null
+			? { pagesSent: allPages(count.pages), pagesCounted: count.pages }
 			: undefined;
-	return {
-		kind,
-		mimeType,
-		fileName,
-		size,
-		digest,
-		pageCount,
-		bytes,
-		release,
-		selection,
-		partsPlanned,
-	};
+	const { size, digest, pageCount, bytes, release } = read;
+	return { size, digest, pageCount, bytes, release, selection, partsPlanned };
 }

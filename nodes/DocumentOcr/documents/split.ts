@@ -226,7 +226,6 @@ export async function splitOf(
 			read.release?.();
 		}
 	});
-	const total = count.pages!;
 	// The parts are written from one reading of the document when they are sent (see sharedRead):
 	// a stored binary's, this one, kept until its last part is written where the kept bytes have
 	// room (a URL document is fetched again when sent, as ever: the send reads what is there then).
@@ -237,30 +236,11 @@ export async function splitOf(
 		at.in === 'memory'
 			? from
 			: sharedRead(from, read.size, plans.length, release && { whole, release });
-	const parts: DocumentInput[] = plans.map((plan, index) => ({
-		kind,
-		mimeType: KIND_INFO[kind].mime,
-		fileName,
-		size: plan.size,
-		digest: plan.digest,
-		pageCount: plan.pageCount,
-		bytes: {
-			in: 'pages',
-			write: pagesWriter(
-				ctx,
-				itemIndex,
-				source,
-				{ kind, pages: plan.pages, count, digest: plan.digest, sourceSize: read.size },
-				reads,
-			),
-		},
-		selection: {
-			pagesSent: rangesOf(plan.pages),
-			pagesCounted: total,
-			...(plan.encryptionRemoved ? { encryptionRemoved: plan.encryptionRemoved } : {}),
-		},
-		part: { index, of: plans.length, rest: plans.slice(index).map((p) => p.pages.length) },
-	}));
+	const parts = plans.map((plan, index) =>
+		partOf(plan, index, plans, { kind, fileName, count, sourceSize: read.size }, (what) =>
+			pagesWriter(ctx, itemIndex, source, what, reads),
+		),
+	);
 	if (parts.length === 1) {
 		const [{ size, digest, pageCount, bytes, selection }] = parts;
 		return { size, digest, pageCount, bytes, selection };
@@ -274,13 +254,50 @@ export async function splitOf(
 		bytes: at.in === 'store' ? { in: 'store', binaryId: at.binaryId } : at,
 		selection: {
 			pagesSent: rangesOf(pages),
-			pagesCounted: total,
+			pagesCounted: count.pages!,
 			...(plans[0].encryptionRemoved ? { encryptionRemoved: plans[0].encryptionRemoved } : {}),
 		},
 		parts,
 		// The reading kept for the parts, given back when the item is over (batch/parts.ts) if its
 		// last part did not take it (a part failed, the budget refused the document).
 		release,
+	};
+}
+
+/** What a part is written again from when sent: the document's kind, count and size. */
+interface PartSource {
+	kind: DocumentKind;
+	fileName: string;
+	count: PageCount;
+	sourceSize: number;
+}
+
+/** A planned part as the document it is sent as: its pages written again from the source. */
+function partOf(
+	plan: PartPlan,
+	index: number,
+	plans: PartPlan[],
+	source: PartSource,
+	writer: (what: Parameters<typeof pagesWriter>[3]) => () => AsyncIterable<Buffer>,
+): DocumentInput {
+	const { kind, fileName, count, sourceSize } = source;
+	return {
+		kind,
+		mimeType: KIND_INFO[kind].mime,
+		fileName,
+		size: plan.size,
+		digest: plan.digest,
+		pageCount: plan.pageCount,
+		bytes: {
+			in: 'pages',
+			write: writer({ kind, pages: plan.pages, count, digest: plan.digest, sourceSize }),
+		},
+		selection: {
+			pagesSent: rangesOf(plan.pages),
+			pagesCounted: count.pages!,
+			...(plan.encryptionRemoved ? { encryptionRemoved: plan.encryptionRemoved } : {}),
+		},
+		part: { index, of: plans.length, rest: plans.slice(index).map((p) => p.pages.length) },
 	};
 }
 
