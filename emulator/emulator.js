@@ -120,7 +120,7 @@ class Emulator extends EventEmitter {
 			keys: options.keys,
 		});
 		this.faults = new Faults(this.options.seed);
-		for (const rule of this.options.faults || []) this.faults.add(rule);
+		for (const rule of this.options.faults || []) this.faults.add(rule, { watched: false });
 		this.hostility = seededRandom(this.options.seed + 1);
 		this.taskMap = new Map(); // /api tasks (kind 'task' | 'v2')
 		this.jobMap = new Map(); // /v1 jobs (kind 'job')
@@ -245,7 +245,7 @@ class Emulator extends EventEmitter {
 		this.store.reset();
 		this.faults.clear();
 		this.faults.reseed();
-		for (const rule of this.options.faults || []) this.faults.add(rule);
+		for (const rule of this.options.faults || []) this.faults.add(rule, { watched: false });
 		this.hostility = seededRandom(this.options.seed + 1);
 		this.webhooks.abortAll();
 		this.webhooks.deliveries.length = 0;

@@ -19,6 +19,9 @@
  *        `probability` is given and `times` is not). every: fire on every k-th match.
  * probability: fire with that probability (seeded PRNG, option `seed`).
  * failCreation rules are consulted only at the moment a submission has been charged.
+ * optional: the rule may never fire (a race the test allows either way). Every other rule added by
+ *           `emu.fault()` is watched: `takeUnfired()` names those that never fired, so that a test
+ *           whose fault missed its request fails instead of passing untested (test/helpers.js).
  */
 const { seededRandom } = require('./util.js');
 
@@ -67,9 +70,11 @@ class Faults {
 		this.rules = [];
 		this.nextId = 1;
 		this.log = []; // { id, kind, method, path, at }
+		this.watched = []; // the rules added since the last takeUnfired(), fired or not
 	}
 
-	add(rule) {
+	/** Adds a rule; `watched: false` for the standing rules of the emulator's options. */
+	add(rule, { watched = true } = {}) {
 		if (!rule || !FAULT_KINDS.includes(rule.kind))
 			throw new Error(`fault rule "kind" must be one of ${FAULT_KINDS.join(', ')}`);
 		const r = {
@@ -85,7 +90,18 @@ class Faults {
 		if (r.every != null && !(Number(r.every) >= 1))
 			throw new Error('fault rule "every" must be >= 1');
 		this.rules.push(r);
+		if (watched) this.watched.push(r);
 		return r;
+	}
+
+	/**
+	 * The watched rules that have not fired (`optional` ones aside), and a fresh watch: a rule is
+	 * named once, by the check that follows its test, even after `clear()` or `reset()` dropped it.
+	 */
+	takeUnfired() {
+		const unfired = this.watched.filter((r) => r.fired === 0 && !r.optional);
+		this.watched = [];
+		return unfired;
 	}
 
 	clear() {

@@ -12,6 +12,7 @@ const path = require('node:path');
 
 const h = require('./helpers');
 const { startFileServer } = require('./support/file-server');
+const { SENDING, posts } = require('./support/sending');
 
 const emu = h.useEmulator({ perTest: true });
 
@@ -58,13 +59,7 @@ const withBudget = (params, pageBudget, options = {}) => ({
 	options: { ...params.options, pageBudget, ...options },
 });
 
-const submitted = () =>
-	h.hits(emu, 'POST /api/ocr') +
-	h.hits(emu, 'POST /api/v2/ocr') +
-	h.hits(emu, 'POST /v1/markdown') +
-	h.hits(emu, 'POST /v1/ocr') +
-	h.hits(emu, 'POST /v1/extract') +
-	h.hits(emu, 'POST /v1/jobs');
+const submitted = () => posts(emu);
 
 describe('Document → Count Pages: what a document costs, for nothing', () => {
 	const countPages = (overrides = {}) => h.doc('countPages', overrides);
@@ -183,19 +178,16 @@ describe('every billing output item says the pages counted and the pages billed'
 		expect(md.output[0].json).toMatchObject({ pages: 2, pagesCounted: 2, pagesBilled: 2 });
 	});
 
-	test('Submit, Recognize, Extract and Job → Create: the count, where the answer shows no bill', async () => {
-		const schema = JSON.stringify({ type: 'object', properties: { total: { type: 'number' } } });
-		for (const params of [
-			h.submit(),
-			h.doc('recognize'),
-			h.doc('extract', { jsonSchema: schema }),
-			h.job('create', { jobFields: {} }),
-		]) {
-			const { output, error } = await h.run(emu, params, [pdf(2)]);
+	// Every operation that bills; for Submit, Recognize, Extract and Job → Create, whose answer
+	// shows no bill, the count is what the item can say.
+	test.each(Object.values(SENDING).map(({ label, params }) => [label, params]))(
+		'%s: the pages counted',
+		async (_label, params) => {
+			const { output, error } = await h.run(emu, params(), [pdf(2)]);
 			expect(error).toBeUndefined();
 			expect(output[0].json.pagesCounted).toBe(2);
-		}
-	});
+		},
+	);
 
 	test('a bill that differs from the count is reported on the item; Simplify keeps both', async () => {
 		const { output, error } = await h.run(
@@ -275,35 +267,9 @@ describe('Page Budget: no run bills past it', () => {
 		expect(h.netCharged(emu)).toBe(5);
 	});
 
-	/** Every operation that bills, by its value: its name, its parameters, the route it posts to. */
-	const BILLING = {
-		submit: ['Task → Submit', () => h.submit(), 'POST /api/ocr'],
-		submitV2: [
-			'Submit (V2)',
-			() => h.submit({ operation: 'submitV2', format: 'markdown' }),
-			'POST /api/v2/ocr',
-		],
-		markdown: ['Convert to Markdown', () => h.doc('markdown'), 'POST /v1/markdown'],
-		recognize: ['Recognize', () => h.doc('recognize'), 'POST /v1/ocr'],
-		extract: [
-			'Extract',
-			() =>
-				h.doc('extract', {
-					schema: JSON.stringify({ type: 'object', properties: { a: { type: 'string' } } }),
-				}),
-			'POST /v1/extract',
-		],
-		create: ['Job → Create', () => h.job('create', { jobFields: {} }), 'POST /v1/jobs'],
-	};
-
-	test('the table below holds exactly the operations the node says bill (their `bills`)', () => {
-		const { billingOperations } = require('../dist/nodes/DocumentOcr/actions/operations');
-		expect(Object.keys(BILLING).sort()).toEqual(billingOperations().sort());
-	});
-
-	test.each(Object.values(BILLING))(
+	test.each(Object.values(SENDING).map(({ label, params, route }) => [label, params, route]))(
 		'%s: 6 documents of 2 pages under a budget of 7 at concurrency 16 bill 6 pages',
-		async (_name, params, route) => {
+		async (_label, params, route) => {
 			const items = Array.from({ length: 6 }, (_, i) => pdf(2, `d${i}.pdf`));
 			const { output, error } = await h.run(
 				emu,

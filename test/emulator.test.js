@@ -583,6 +583,24 @@ describe('faults other tests inject (emulator/faults.js)', () => {
 		expect(await draw()).toEqual(first);
 		expect(first).toEqual(expect.arrayContaining([503, 404]));
 	});
+
+	test('a rule that never fired is named once by takeUnfired; optional ones and the standing rules of the options are not', async () => {
+		emu.faults.takeUnfired(); // the rules of the tests before
+		const missed = emu.fault({ method: 'POST', path: '/api/tasks', kind: 'status' });
+		emu.fault({ method: 'GET', path: '/api/tasks', kind: 'status' });
+		emu.fault({ method: 'DELETE', path: '/api/tasks', kind: 'status', optional: true });
+		expect((await call('GET', '/api/tasks')).status).toBe(503);
+		emu.reset(); // drops the rules, not what they did
+		expect(emu.faults.takeUnfired()).toEqual([missed]);
+		expect(emu.faults.takeUnfired()).toEqual([]);
+		const standing = await startEmulator({ faults: [{ path: '/nowhere', kind: 'status' }] });
+		try {
+			standing.reset();
+			expect(standing.faults.takeUnfired()).toEqual([]);
+		} finally {
+			await standing.close();
+		}
+	});
 });
 
 describe('the hostile profile (emulator/profiles.js; docs/service-contract.md)', () => {

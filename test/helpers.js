@@ -104,9 +104,36 @@ async function withEmulator(options = {}) {
 	return await startEmulator({ workers: 2, msPerPage: 10, syncMsPerPage: 5, ...options });
 }
 
+/** A fault rule as a test wrote it: `#3 POST /api/ocr status 400`. */
+const faultName = (r) =>
+	[
+		`#${r.id}`,
+		r.method ?? 'any method',
+		r.path instanceof RegExp ? String(r.path) : (r.path ?? 'any path'),
+		r.kind,
+		r.status,
+	]
+		.filter((part) => part !== undefined)
+		.join(' ');
+
+/**
+ * Fails when a fault the test added with `emu.fault()` never fired: a fault that misses its
+ * request (a wrong path or method, a request the node no longer sends) leaves the test checking
+ * a run without the fault, which would pass untested. A rule that may rightly not fire says
+ * `optional: true`. Checks the rules added since the last check (by `useEmulator`, after each test).
+ */
+function expectFaultsFired(emu) {
+	const unfired = emu.faults.takeUnfired();
+	if (unfired.length === 0) return;
+	throw new Error(
+		`${unfired.length === 1 ? 'a fault' : 'faults'} of this test never fired: ${unfired.map(faultName).join('; ')} (fix the rule's method or path, or mark it \`optional: true\` with a comment why)`,
+	);
+}
+
 /**
  * Starts an emulator for the test file (or for each test with `perTest`) and stops it after;
- * returns a stand-in that always points at the current one.
+ * returns a stand-in that always points at the current one. After each test, the faults it added
+ * must have fired (`expectFaultsFired`).
  */
 function useEmulator({ perTest = false, ...options } = {}) {
 	let current;
@@ -117,6 +144,10 @@ function useEmulator({ perTest = false, ...options } = {}) {
 		await current?.close();
 		current = undefined;
 	};
+	// Declared before `stop`: jest runs a block's afterEach hooks in the order they are declared.
+	afterEach(() => {
+		if (current) expectFaultsFired(current);
+	});
 	if (perTest) {
 		beforeEach(start);
 		afterEach(stop);
@@ -156,6 +187,7 @@ module.exports = {
 	netCharged,
 	withEmulator,
 	useEmulator,
+	expectFaultsFired,
 	documents,
 	readBinary,
 	testCredential,

@@ -13,14 +13,7 @@
  * INVARIANT_OPS_ONLY runs the families whose name contains it (e.g. "export", "from url");
  * INVARIANT_OPS_SHAPE runs every seed in one shape (e.g. "overlap").
  */
-const {
-	billingValues,
-	FAMILIES,
-	INVARIANTS,
-	TITLES,
-	opsRun,
-	violationsOf,
-} = require('./invariants-ops');
+const { FAMILIES, INVARIANTS, TITLES, opsRun, violationsOf } = require('./invariants-ops');
 
 const SEEDS = Number(process.env.INVARIANT_OPS_SEEDS || 4);
 const ONLY = process.env.INVARIANT_OPS_ONLY; // e.g. "export" or "markdown from url"
@@ -28,11 +21,6 @@ const ONLY = process.env.INVARIANT_OPS_ONLY; // e.g. "export" or "markdown from 
 const families = FAMILIES.filter(
 	(f) => !ONLY || f.label.toLowerCase().includes(ONLY.toLowerCase()) || f.operation === ONLY,
 );
-
-test('the families hold every operation the node says bills (their `bills`)', () => {
-	const { billingOperations } = require('../dist/nodes/DocumentOcr/actions/operations');
-	expect(billingValues().sort()).toEqual(billingOperations().sort());
-});
 
 describe.each(families.map((f) => [f.label, f]))('%s on a hostile service', (_label, family) => {
 	const results = [];

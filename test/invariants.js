@@ -8,6 +8,7 @@
 const h = require('./helpers');
 const { PAGE_SEPARATOR } = require('../emulator/documents');
 const { timeStatusReads } = require('./support/status-reads');
+const { SENDING } = require('./support/sending');
 
 function rng(seed) {
 	let s = (seed * 2654435761) >>> 0 || 1;
@@ -21,24 +22,23 @@ function rng(seed) {
 
 const pick = (random, list) => list[Math.floor(random() * list.length)];
 
-const SCHEMA = JSON.stringify({
-	type: 'object',
-	properties: { invoiceNumber: { type: 'string' }, total: { type: 'number' } },
-});
-
-/** The operations that bill, with the parameters of each. */
+/**
+ * The runs a scenario draws from, with the parameters of each: every operation that bills
+ * (test/support/sending.js), and Task → Submit without waiting and on the synchronous provider.
+ */
 const OPERATIONS = {
-	submit: (o) => h.submit({ options: o }),
-	submitNoWait: (o) => h.submit({ waitForCompletion: false, options: o }),
-	submitSync: (o) => h.submit({ provider: 'provider-sync', options: o }),
-	submitV2: (o) => h.submit({ operation: 'submitV2', format: 'markdown', options: o }),
-	markdown: (o) => h.doc('markdown', { options: o }),
-	recognize: (o) => h.doc('recognize', { options: o }),
-	extract: (o) => h.doc('extract', { schema: SCHEMA, options: o }),
-	job: (o) => h.job('create', { waitForCompletion: true, options: o }),
+	...Object.fromEntries(
+		Object.entries(SENDING).map(([value, { params }]) => [value, (o) => params({ options: o })]),
+	),
+	submitNoWait: (o) => SENDING.submit.params({ waitForCompletion: false, options: o }),
+	submitSync: (o) => SENDING.submit.params({ provider: 'provider-sync', options: o }),
 };
 
-const WAITS = new Set(['submit', 'submitSync', 'submitV2', 'job']);
+/** The runs that wait for their results (Wait for Completion, on by default). */
+const WAITS = new Set([
+	...Object.keys(SENDING).filter((value) => SENDING[value].waits),
+	'submitSync',
+]);
 
 /** A seeded batch: each item a PDF of 1–3 pages with a text of its own; some fail, some never finish. */
 function scenario(seed, { timeScale = 0.02, maxItems = 16 } = {}) {

@@ -23,6 +23,7 @@ const {
 } = require('./fixtures/pages/crafted');
 const { startFileServer } = require('./support/file-server');
 const { withDocument } = require('./support/sources');
+const { SENDING, posts: postsIn } = require('./support/sending');
 const { collector } = require('./support/gc');
 
 const emu = h.useEmulator({ perTest: true });
@@ -68,34 +69,11 @@ const PAGE_TEXTS = Array.from({ length: 7 }, (_, i) => `Page ${i + 1} of seven`)
 const SEVEN = h.documents.makePdf(PAGE_TEXTS);
 const SEPARATOR = h.documents.PAGE_SEPARATOR;
 
-/** Every operation that sends a document: its parameters (binary source) and route. */
-const SENDING = {
-	submit: ['Task → Submit', (o) => h.submit(o), 'POST /api/ocr'],
-	submitV2: [
-		'Submit (V2)',
-		(o) => h.submit({ operation: 'submitV2', format: 'markdown', ...o }),
-		'POST /api/v2/ocr',
-	],
-	markdown: ['Convert to Markdown', (o) => h.doc('markdown', o), 'POST /v1/markdown'],
-	recognize: ['Recognize', (o) => h.doc('recognize', o), 'POST /v1/ocr'],
-	extract: [
-		'Extract',
-		(o) =>
-			h.doc('extract', {
-				schema: JSON.stringify({ type: 'object', properties: { a: { type: 'string' } } }),
-				...o,
-			}),
-		'POST /v1/extract',
-	],
-	create: ['Job → Create', (o) => h.job('create', { jobFields: {}, ...o }), 'POST /v1/jobs'],
-};
-
-const posts = () =>
-	Object.values(SENDING).reduce((sum, [, , route]) => sum + h.hits(emu, route), 0);
+const posts = () => postsIn(emu);
 
 /** The parameters and items of `operation` with `bytes` as the document from `source`. */
 function sending(operation, source, bytes, options, name = 'seven.pdf') {
-	const params = SENDING[operation][1];
+	const { params } = SENDING[operation];
 	return withDocument({ params, source, bytes, options, name, files, tag: operation });
 }
 
@@ -106,12 +84,7 @@ const received = () =>
 		.filter((entry) => entry.delta < 0 && entry.document !== undefined)
 		.map((entry) => entry.document.split(SEPARATOR));
 
-test('the table holds exactly the operations that bill (every operation that sends a document)', () => {
-	const { billingOperations } = require('../dist/nodes/DocumentOcr/actions/operations');
-	expect(Object.keys(SENDING).sort()).toEqual(billingOperations().sort());
-});
-
-describe.each(Object.entries(SENDING))('%s', (operation, [name]) => {
+describe.each(Object.entries(SENDING))('%s', (operation, { label: name }) => {
 	describe.each(['binary', 'base64', 'url'])('from %s', (source) => {
 		test(`${name}: page 1 of 7 bills 1 page; "2-3" sends pages 2 and 3 in order; "last"`, async () => {
 			for (const [pages, sent, texts] of [

@@ -14,6 +14,7 @@
 const h = require('./helpers');
 const { startFileServer } = require('./support/file-server');
 const { withDocument, scanPdf, billedPages } = require('./support/sources');
+const { SENDING, posts: postsIn } = require('./support/sending');
 
 const emu = h.useEmulator({ perTest: true });
 
@@ -32,105 +33,74 @@ const scan = (pages, bytes, prefix) => scanPdf(pages, bytes, { prefix });
 // 16 pages of 750 kB: 12 MB, two parts on either surface (7.5 MB of file per JSON body).
 const TWELVE = scan(16, 750_000);
 
-/** Every operation that sends a document: its parameters, route, ID field and text field. */
-const SENDING = {
-	submit: [(o) => h.submit(o), 'POST /api/ocr', 'taskId', 'resultText'],
-	submitV2: [
-		(o) => h.submit({ operation: 'submitV2', format: 'markdown', ...o }),
-		'POST /api/v2/ocr',
-		'taskId',
-		'resultText',
-	],
-	markdown: [(o) => h.doc('markdown', o), 'POST /v1/markdown', 'id', 'markdown'],
-	recognize: [(o) => h.doc('recognize', o), 'POST /v1/ocr', undefined, 'text'],
-	extract: [
-		(o) =>
-			h.doc('extract', {
-				schema: JSON.stringify({ type: 'object', properties: { a: { type: 'string' } } }),
-				...o,
-			}),
-		'POST /v1/extract',
-		undefined,
-		undefined,
-	],
-	create: [
-		(o) => h.job('create', { jobFields: {}, waitForCompletion: true, ...o }),
-		'POST /v1/jobs',
-		'id',
-		undefined,
-	],
-};
-
 /** The parameters and items of `operation` with `bytes` as the document from `source`. */
 function sending(operation, source, bytes, options, name = 'scan.pdf') {
-	const params = SENDING[operation][0];
+	const { params } = SENDING[operation];
 	return withDocument({ params, source, bytes, options, name, files, tag: operation });
 }
 
-const posts = () => Object.values(SENDING).reduce((sum, [, route]) => sum + h.hits(emu, route), 0);
+const posts = () => postsIn(emu);
 
 const received = () => billedPages(emu);
 
 const SPLIT = { splitLargeDocuments: true };
 
-test('the option is on every operation that sends a document', () => {
-	const { billingOperations } = require('../dist/nodes/DocumentOcr/actions/operations');
-	expect(Object.keys(SENDING).sort()).toEqual(billingOperations().sort());
-});
-
-describe.each(Object.entries(SENDING))('%s', (operation, [, route, idField, textField]) => {
-	describe.each(['binary', 'base64', 'url'])('from %s', (source) => {
-		test('a 12 MB, 16-page PDF: one item, its pages in order, two parts billed 16 pages', async () => {
-			const { params, items } = sending(operation, source, TWELVE.pdf, SPLIT);
-			const { output, error } = await h.run(emu, params, items);
-			expect(error).toBeUndefined();
-			expect(output).toHaveLength(1);
-			const { json } = output[0];
-			expect(json.parts).toHaveLength(2);
-			const [first, second] = json.parts.map((part) => part.pagesSent);
-			expect(first).toMatch(/^1-\d+$/);
-			expect(second).toBe(`${Number(first.split('-')[1]) + 1}-16`);
-			// Recognize and Extract: the spec shows no ID in the answer (the strict emulator sends none).
-			if (idField) for (const part of json.parts) expect(typeof part[idField]).toBe('string');
-			expect(json).toMatchObject({ pagesCounted: 16, pagesSent: '1-16' });
-			expect(h.netCharged(emu)).toBe(16);
-			// What the service received: the pages in order, each part a document of its own.
-			expect(received().flat()).toEqual(TWELVE.texts);
-			expect(h.hits(emu, route)).toBe(2);
-			if (textField) {
-				const text = json[textField];
-				let at = -1;
-				for (const page of TWELVE.texts) {
-					const next =
-						text.indexOf(`${page}\n`) === -1 ? text.indexOf(page) : text.indexOf(`${page}\n`);
-					expect(next).toBeGreaterThan(at);
-					at = next;
+describe.each(Object.entries(SENDING))(
+	'%s',
+	(operation, { route, id: idField, text: textField }) => {
+		describe.each(['binary', 'base64', 'url'])('from %s', (source) => {
+			test('a 12 MB, 16-page PDF: one item, its pages in order, two parts billed 16 pages', async () => {
+				const { params, items } = sending(operation, source, TWELVE.pdf, SPLIT);
+				const { output, error } = await h.run(emu, params, items);
+				expect(error).toBeUndefined();
+				expect(output).toHaveLength(1);
+				const { json } = output[0];
+				expect(json.parts).toHaveLength(2);
+				const [first, second] = json.parts.map((part) => part.pagesSent);
+				expect(first).toMatch(/^1-\d+$/);
+				expect(second).toBe(`${Number(first.split('-')[1]) + 1}-16`);
+				// Recognize and Extract: the spec shows no ID in the answer (the strict emulator sends none).
+				if (idField) for (const part of json.parts) expect(typeof part[idField]).toBe('string');
+				expect(json).toMatchObject({ pagesCounted: 16, pagesSent: '1-16' });
+				expect(h.netCharged(emu)).toBe(16);
+				// What the service received: the pages in order, each part a document of its own.
+				expect(received().flat()).toEqual(TWELVE.texts);
+				expect(h.hits(emu, route)).toBe(2);
+				if (textField) {
+					const text = json[textField];
+					let at = -1;
+					for (const page of TWELVE.texts) {
+						const next =
+							text.indexOf(`${page}\n`) === -1 ? text.indexOf(page) : text.indexOf(`${page}\n`);
+						expect(next).toBeGreaterThan(at);
+						at = next;
+					}
 				}
-			}
+			});
 		});
-	});
 
-	test('without the option: refused before any request, naming the option', async () => {
-		const { params, items } = sending(operation, 'binary', TWELVE.pdf, {});
-		const { error } = await h.run(emu, params, items);
-		expect(error?.message).toMatch(/over the service's 10\.00 MB limit/);
-		expect(error.description).toMatch(/Split Large Documents/);
-		expect(posts()).toBe(0);
-	});
+		test('without the option: refused before any request, naming the option', async () => {
+			const { params, items } = sending(operation, 'binary', TWELVE.pdf, {});
+			const { error } = await h.run(emu, params, items);
+			expect(error?.message).toMatch(/over the service's 10\.00 MB limit/);
+			expect(error.description).toMatch(/Split Large Documents/);
+			expect(posts()).toBe(0);
+		});
 
-	test('a single page past the limit cannot be split: refused, nothing billed', async () => {
-		// Each page carries 10.5 MB of image: page 1 alone passes the limit.
-		const pdf = h.documents.makePdf(['small one', 'huge page'], { imageBytes: 10_500_000 });
-		const { params, items } = sending(operation, 'binary', pdf, SPLIT);
-		const { error } = await h.run(emu, params, items);
-		expect(error?.message).toMatch(
-			/page 1 alone makes a request over the service's 10\.00 MB limit/,
-		);
-		expect(error.description).toMatch(/Nothing was sent or charged/);
-		expect(posts()).toBe(0);
-		expect(h.netCharged(emu)).toBe(0);
-	});
-});
+		test('a single page past the limit cannot be split: refused, nothing billed', async () => {
+			// Each page carries 10.5 MB of image: page 1 alone passes the limit.
+			const pdf = h.documents.makePdf(['small one', 'huge page'], { imageBytes: 10_500_000 });
+			const { params, items } = sending(operation, 'binary', pdf, SPLIT);
+			const { error } = await h.run(emu, params, items);
+			expect(error?.message).toMatch(
+				/page 1 alone makes a request over the service's 10\.00 MB limit/,
+			);
+			expect(error.description).toMatch(/Nothing was sent or charged/);
+			expect(posts()).toBe(0);
+			expect(h.netCharged(emu)).toBe(0);
+		});
+	},
+);
 
 describe('the 25 MB, 40-page scan', () => {
 	const FORTY = scan(40, 625_000);
@@ -150,7 +120,7 @@ describe('the 25 MB, 40-page scan', () => {
 			expect(h.netCharged(emu)).toBe(40);
 			expect(received().flat()).toEqual(FORTY.texts);
 			// The emulator refuses a body past 10,000,000 bytes (413): every part was within it.
-			expect(h.hits(emu, SENDING[operation][1])).toBe(parts);
+			expect(h.hits(emu, SENDING[operation].route)).toBe(parts);
 		},
 	);
 });

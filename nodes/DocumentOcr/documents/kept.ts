@@ -42,7 +42,9 @@ export class KeptBytes {
  * Documents held whole at once to count their pages (./pages reads a PDF's cross-reference at
  * its end and its objects anywhere): a document that is not kept for the send is read whole only
  * in one of these turns, then let go, so the check phase holds at most this many such files
- * (each at most 10 MB) whatever the number of items checked at once.
+ * whatever the number of items checked at once — each at most 10 MB (MAX_BODY_BYTES), or 50 MB
+ * (SPLIT_READ_BYTES, ./check.ts) with Split Large Documents and in Count Pages, which read
+ * documents past the service's limit to cut them into parts or plan the parts.
  */
 export const WHOLE_READS = 2;
 

@@ -421,7 +421,7 @@ function describeTests() {
 		const mark = n8n.emu.ledger('acme').length;
 		const posts = () => n8n.emu.stats().byRoute['POST /api/ocr'] ?? 0;
 		const before = posts();
-		n8n.emu.faults.add({
+		const refusal = n8n.emu.faults.add({
 			kind: 'status',
 			status: 415,
 			code: 'unsupported_media_type',
@@ -446,6 +446,9 @@ function describeTests() {
 		]);
 		expect(posts() - before).toBe(4);
 		expect(n8n.chargedSince(mark)).toBe(3);
+		// The end-to-end suites check their one fault here (the engine tier's useEmulator checks
+		// every test's): it fired, so the retry above is n8n's answer to it.
+		expect(refusal.fired).toBe(1);
 	});
 }
 
