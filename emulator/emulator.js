@@ -716,7 +716,11 @@ class Emulator extends EventEmitter {
 			.filter((r) => r.kind === 'latency')
 			.reduce((a, r) => a + (Number(r.ms) || 0), 0);
 		const slow = latency + this.routeLatency(m.route ? m.route.name : null);
-		if (slow > 0) await this.timers.sleep(slow);
+		// A latency rule with `until` (a promise) holds its request until it settles, `ms` at most.
+		const until = fired.filter((r) => r.kind === 'latency' && r.until).map((r) => r.until);
+		if (until.length > 0)
+			await Promise.race([Promise.all(until).catch(() => {}), this.timers.sleep(slow)]);
+		else if (slow > 0) await this.timers.sleep(slow);
 		if (this.closed) return;
 		ctx.body = await readBody(req, this.options.maxBodyBytes);
 		if (terminal) {

@@ -18,6 +18,8 @@
  * times: apply to the next N matching requests (default 1; unlimited when `every` or
  *        `probability` is given and `times` is not). every: fire on every k-th match.
  * probability: fire with that probability (seeded PRNG, option `seed`).
+ * until: with latency, a promise: the request is held until it settles (`ms` the longest), so
+ *        that a test orders two events by what happened, not by a machine's speed.
  * failCreation rules are consulted only at the moment a submission has been charged.
  * optional: the rule may never fire (a race the test allows either way). Every other rule added by
  *           `emu.fault()` is watched: `takeUnfired()` names those that never fired, so that a test
