@@ -228,10 +228,11 @@ export function submitOptionsOf(
 	itemIndex: number,
 ): Pick<SubmitSettings, 'skip' | 'wait'> {
 	const { skip, resend } = skipOptionsOf(ctx, itemIndex);
-	const wait = waitsForCompletion(ctx, itemIndex);
+	// The Wait Timeout is checked whether or not the node waits: a wrong value fails the item.
+	const timeoutMs = waitTimeoutMs(ctx, itemIndex);
 	return {
 		skip: skip ? { resendUnconfirmed: resend } : undefined,
-		wait: wait ? { timeoutMs: waitTimeoutMs(ctx, itemIndex) } : undefined,
+		wait: waitsForCompletion(ctx, itemIndex) ? { timeoutMs } : undefined,
 	};
 }
 

@@ -83,17 +83,29 @@ export function itemError(ctx: IExecuteFunctions, itemIndex: number, problem: Pr
 	});
 }
 
-/** Reads bytes from where they are, every time anew (kept chunks aside). */
+/**
+ * Reads bytes from where they are, every time anew (kept chunks aside). The reader holds only
+ * what it reads from — never the kept chunks, which a split document's parts and a selection
+ * written again would otherwise hold, uncounted, until the item is over.
+ */
 export function readerOf(ctx: IExecuteFunctions, bytes: Bytes): () => Promise<Chunks> {
 	switch (bytes.in) {
-		case 'memory':
-			return async () => [bytes.bytes];
-		case 'store':
-			return async () => await ctx.helpers.getBinaryStream(bytes.binaryId);
-		case 'url':
-			return async () => bytes.fetch();
-		case 'pages':
-			return async () => bytes.write();
+		case 'memory': {
+			const buffer = bytes.bytes;
+			return async () => [buffer];
+		}
+		case 'store': {
+			const { binaryId } = bytes;
+			return async () => await ctx.helpers.getBinaryStream(binaryId);
+		}
+		case 'url': {
+			const { fetch } = bytes;
+			return async () => fetch();
+		}
+		case 'pages': {
+			const { write } = bytes;
+			return async () => write();
+		}
 	}
 }
 

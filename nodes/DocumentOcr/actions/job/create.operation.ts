@@ -91,6 +91,8 @@ export async function prepare(
 		}
 		fields.push([name, String(pair.value ?? '')]);
 	}
+	// The options are checked before the document is read: a wrong one costs no read.
+	const { skip, wait } = submitOptionsOf(this, itemIndex);
 	const upload = await v1Upload(
 		this,
 		itemIndex,
@@ -99,7 +101,6 @@ export async function prepare(
 		fields,
 		documentChoiceOf(this, itemIndex),
 	);
-	const { skip, wait } = submitOptionsOf(this, itemIndex);
 	return async () => {
 		// The Wait Timeout runs from the moment the service accepted the job.
 		const json = await sendDocument(run, itemIndex, upload, join, {

@@ -91,6 +91,8 @@ export async function prepare(
 	const documentType = this.getNodeParameter('documentType', itemIndex) as string;
 	const path = ['api', 'ocr'];
 	const fields = (filename: string) => ({ filename, provider, documentType });
+	// The options are checked before the document is read: a wrong one costs no read.
+	const { skip, wait } = submitOptionsOf(this, itemIndex);
 	const upload = await taskUpload(
 		this,
 		itemIndex,
@@ -98,7 +100,6 @@ export async function prepare(
 		{ path, accepts, fields },
 		documentChoiceOf(this, itemIndex),
 	);
-	const { skip, wait } = submitOptionsOf(this, itemIndex);
 	const simplify = simplified(this, itemIndex);
 	return async () => {
 		const json = await sendDocument(run, itemIndex, upload, join, {

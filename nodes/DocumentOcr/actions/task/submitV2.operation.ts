@@ -142,6 +142,8 @@ export async function prepare(
 	const requested = ocrOptions(this, itemIndex);
 	const fields = (filename: string): IDataObject =>
 		Object.keys(requested).length ? { filename, options: requested } : { filename };
+	// The options are checked before the document is read: a wrong one costs no read.
+	const { skip, wait } = submitOptionsOf(this, itemIndex);
 	const upload = await taskUpload(
 		this,
 		itemIndex,
@@ -149,7 +151,6 @@ export async function prepare(
 		{ path, accepts, fields },
 		documentChoiceOf(this, itemIndex),
 	);
-	const { skip, wait } = submitOptionsOf(this, itemIndex);
 	const simplify = simplified(this, itemIndex);
 	return async () => {
 		const json = await sendDocument(run, itemIndex, upload, join, {
