@@ -4,9 +4,8 @@ import type { Upload } from '../documents/upload';
 import type { Execution } from './execution';
 import type { Sent } from './held';
 import { documentOutput, sendDocumentOnce } from './held';
-import type { Join } from './parts';
 import { joinParts, sendParts } from './parts';
-import type { SendOne } from './parts';
+import type { Join, SendOne } from './parts';
 import type { SubmitSettings } from './submit';
 import { submitAndWait } from './submit';
 

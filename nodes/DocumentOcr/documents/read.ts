@@ -75,14 +75,14 @@ export async function readDocument(
 	}
 	const { kind, fileName } = checked;
 	const mimeType = KIND_INFO[kind].mime;
+	let made: Awaited<ReturnType<typeof sendable>> | undefined;
 	try {
-		const made = await sendable(ctx, itemIndex, read, { kind, fileName, mimeType }, options, reads);
-		return { kind, mimeType, fileName, ...made };
-	} catch (error) {
+		made = await sendable(ctx, itemIndex, read, { kind, fileName, mimeType }, options, reads);
+	} finally {
 		// A refused document gives its kept bytes back (a second release does nothing).
-		read.release?.();
-		throw error;
+		if (made === undefined) read.release?.();
 	}
+	return { kind, mimeType, fileName, ...made };
 }
 
 /**
