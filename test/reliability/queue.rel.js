@@ -388,15 +388,19 @@ test('trigger: signed deliveries to the webhook process run once each on the wor
 
 	// 3 tasks × 2 endpoints, the replay and the forged one. 07 listens to ocr.done only: it
 	// acknowledges gamma's ocr.failed without a run.
-	const sent = n8n.emu.deliveries.filter((d) => d.url.startsWith(webhook.url));
+	// A delivery the webhook process answers too late (a loaded machine) is sent again, as the
+	// service retries: its later attempts are attempts, not deliveries, and start no run.
+	const attempts = n8n.emu.deliveries.filter((d) => d.url.startsWith(webhook.url));
+	const sent = attempts.filter((d) => d.attempt === 1);
 	figures.deliveries = {
 		...figures.deliveries,
 		sent: sent.length,
-		ok: sent.filter((d) => d.status === 200).length,
+		retried: attempts.length - sent.length,
+		ok: attempts.filter((d) => d.status === 200).length,
 		runs: runs.length,
 		ignored: 1,
 		duplicates: 1,
-		rejected: sent.filter((d) => d.status === 401).length,
+		rejected: attempts.filter((d) => d.status === 401).length,
 	};
 	expect(figures.deliveries).toMatchObject({ sent: 8, ok: 7, runs: 5, rejected: 1 });
 	figures.triggerStatus = {
