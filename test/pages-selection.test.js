@@ -24,7 +24,7 @@ const {
 const { startFileServer } = require('./support/file-server');
 const { withDocument } = require('./support/sources');
 const { SENDING, posts: postsIn } = require('./support/sending');
-const { collector } = require('./support/gc');
+const { heldWhileFirst } = require('./support/gc');
 
 const emu = h.useEmulator({ perTest: true });
 
@@ -360,23 +360,8 @@ test('URL documents waiting to be sent with "Pages: 1" hold their selection, not
 	const file = h.documents.makePdf(['page one', noise]);
 	expect(file.length).toBeGreaterThan(2_000_000);
 	files.put('/two-mb.pdf', file, { 'content-type': 'application/pdf' });
-	const gc = collector();
 	const N = 40;
-	gc();
-	await new Promise((resolve) => setTimeout(resolve, 200));
-	gc();
-	const before = process.memoryUsage().arrayBuffers;
-	emu.fault({ method: 'POST', path: '/v1/markdown', kind: 'latency', ms: 1_500, times: 1 });
-	let measuring;
-	const timer = setInterval(() => {
-		if (measuring !== undefined || h.hits(emu, 'POST /v1/markdown') === 0) return;
-		measuring = (async () => {
-			gc();
-			await new Promise((resolve) => setTimeout(resolve, 100));
-			gc();
-			return process.memoryUsage().arrayBuffers - before;
-		})();
-	}, 5);
+	const watch = await heldWhileFirst(emu, 'POST /v1/markdown', 1_500);
 	const params = h.doc('markdown', {
 		documentSource: 'url',
 		documentUrl: `=${files.url('/two-mb.pdf')}?n={{ $itemIndex }}`,
@@ -387,11 +372,10 @@ test('URL documents waiting to be sent with "Pages: 1" hold their selection, not
 		params,
 		Array.from({ length: N }, () => ({ json: {} })),
 	);
-	clearInterval(timer);
+	const held = await watch.held();
 	expect(error).toBeUndefined();
 	expect(output).toHaveLength(N);
 	expect(output[0].json).toMatchObject({ pagesSent: '1', pagesCounted: 2 });
-	const held = await measuring;
 	// The selections are about 1 kB each, copied out of their files; the kept bytes' limit is
 	// 32 MB (80 MB were held when the selections were views of their files).
 	expect(held).toBeLessThan(32_000_000);

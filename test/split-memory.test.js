@@ -10,7 +10,7 @@
 
 const h = require('./helpers');
 const { scanPdf } = require('./support/sources');
-const { collector } = require('./support/gc');
+const { heldWhileFirst } = require('./support/gc');
 
 const emu = h.useEmulator({ perTest: true });
 
@@ -24,32 +24,16 @@ test('3 stored 8.4 MB PDFs split for Task → Submit: memory held while the firs
 		expect(d.pdf.length).toBeLessThan(10_000_000);
 	}
 	const items = docs.map((d, i) => h.binaryItem(d.pdf, `scan${i}.pdf`));
-	const gc = collector();
-	gc();
-	await new Promise((resolve) => setTimeout(resolve, 200));
-	gc();
-	const before = process.memoryUsage().arrayBuffers;
-	emu.fault({ method: 'POST', path: '/api/ocr', kind: 'latency', ms: 3_000, times: 1 });
-	let measuring;
-	const timer = setInterval(() => {
-		if (measuring !== undefined || h.hits(emu, 'POST /api/ocr') === 0) return;
-		measuring = (async () => {
-			gc();
-			await new Promise((resolve) => setTimeout(resolve, 100));
-			gc();
-			return process.memoryUsage().arrayBuffers - before;
-		})();
-	}, 5);
+	const watch = await heldWhileFirst(emu, 'POST /api/ocr', 3_000);
 	const { output, error } = await h.run(
 		emu,
 		h.submit({ waitForCompletion: false, options: { splitLargeDocuments: true, concurrency: 1 } }),
 		items,
 	);
-	clearInterval(timer);
+	const held = await watch.held();
 	expect(error).toBeUndefined();
 	expect(output).toHaveLength(N);
 	expect(output[0].json.parts).toHaveLength(2);
-	const held = await measuring;
 	// Before: each item kept one reading (8.4 MB, counted) for its parts: about 25 MB for 3.
 	expect(held).toBeLessThan(40_000_000);
 });

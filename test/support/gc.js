@@ -15,4 +15,36 @@ function collector() {
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-module.exports = { collector, nextTurn };
+/**
+ * What a run holds while its first request on `route` is answered (held `latencyMs` by the
+ * emulator): the growth of the process's ArrayBuffers over a baseline taken now, both after a
+ * full collection. Start it before the run; `held` settles once that request has come in.
+ */
+async function heldWhileFirst(emu, route, latencyMs) {
+	const gc = collector();
+	gc();
+	await new Promise((resolve) => setTimeout(resolve, 200));
+	gc();
+	const before = process.memoryUsage().arrayBuffers;
+	const [method, path] = route.split(' ');
+	emu.fault({ method, path, kind: 'latency', ms: latencyMs, times: 1 });
+	let held;
+	const timer = setInterval(() => {
+		if (held !== undefined || (emu.stats().byRoute[route] ?? 0) === 0) return;
+		held = (async () => {
+			gc();
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			gc();
+			return process.memoryUsage().arrayBuffers - before;
+		})();
+	}, 5);
+	return {
+		/** The growth measured, once the run is over (stops the watch). */
+		async held() {
+			clearInterval(timer);
+			return await held;
+		},
+	};
+}
+
+module.exports = { collector, nextTurn, heldWhileFirst };
