@@ -16,7 +16,7 @@ import { submitAndWait } from './submit';
  */
 
 /** A document sent once to a /v1 endpoint (Convert to Markdown, Recognize, Extract). */
-export interface SendingOnce {
+interface SendingOnce {
 	kind: 'document';
 	endpoint: string;
 	/** The settings the document's result is remembered by besides its bytes. */

@@ -40,7 +40,7 @@ export type SubmitSettings = ({ kind: 'task'; path: string[] } | { kind: 'job' }
  * One submission: the document (or a part of it) and the body that carries it, with its pages
  * as counted in the check phase (set against the Page Budget as it goes out).
  */
-export type Submission = SubmitSettings & {
+type Submission = SubmitSettings & {
 	document: DocumentInput;
 	body: StreamedBlob;
 	/**

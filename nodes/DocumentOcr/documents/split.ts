@@ -143,7 +143,7 @@ export async function planParts(
 }
 
 /** The parts a document needs for one body size, or why it cannot be split. */
-export type Planned = number | { problem: string };
+type Planned = number | { problem: string };
 
 /**
  * Count Pages: the parts a read document needs for each body size, planned as splitOf plans them
