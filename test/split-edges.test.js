@@ -498,7 +498,7 @@ describe('a part that fails in its wait while a later part is being submitted', 
 		// Part 1's failure was seen while part 2's submission was on its way: part 3 never created.
 		expect(hold.seen.failSeen).toBe(true);
 		expect(hold.seen.part3).toBeUndefined();
-		// The first part that fails fails the item: no part after it is sent (parts.ts).
+		// The first part that fails fails the item: no part after it is sent (batch/send.ts).
 		expect(h.hits(emu, 'POST /api/ocr')).toBe(2);
 		expect(h.netCharged(emu)).toBe(12);
 		expect(json.description).toMatch(

@@ -58,37 +58,41 @@ async function checkItems(
 }
 
 /**
- * SendPhase phase: `concurrency` bounds the requests in flight; items run further ahead, since most of
+ * Send phase: `concurrency` bounds the requests in flight; items run further ahead, since most of
  * an item's time is spent waiting for the service, which costs nothing to wait on together.
  * Concurrency 1 is the one-at-a-time loop, exactly: an item is submitted only once the one before
- * it has finished (waits included), so a failure bills nothing after it.
+ * it has finished (waits included), so a failure bills nothing after it. Once the run has halted,
+ * no item starts any more.
  */
 async function sendItems(
 	run: Execution,
 	phases: Array<SendPhase | undefined>,
 	concurrency: number,
 ): Promise<Array<Outcome | undefined>> {
-	return await runPool<Outcome | undefined>(
-		phases.length,
-		concurrency === 1 ? 1 : ITEMS_IN_FLIGHT,
-		async (itemIndex) => {
+	const sent: Array<Outcome | undefined> = new Array(phases.length);
+	let next = 0;
+	const worker = async () => {
+		while (next < phases.length && !run.order.halted) {
+			const itemIndex = next++;
 			const phase = phases[itemIndex];
 			// Let go once started: what an item prepared (its document, its request body) is kept
 			// only until it is sent, not until the last item is.
 			phases[itemIndex] = undefined;
 			try {
-				if (!phase) return undefined;
+				if (!phase) continue;
 				await run.order.nearTurn(itemIndex, STARTED_AHEAD);
-				return { items: await phase() };
+				sent[itemIndex] = { items: await phase() };
 			} catch (error) {
 				run.order.failed();
-				return { error: error as Error };
+				sent[itemIndex] = { error: error as Error };
 			} finally {
 				run.order.passTurn(itemIndex, true);
 			}
-		},
-		() => run.order.halted,
-	);
+		}
+	};
+	const workers = Math.min(concurrency === 1 ? 1 : ITEMS_IN_FLIGHT, phases.length);
+	await Promise.all(Array.from({ length: workers }, worker));
+	return sent;
 }
 
 /**
@@ -116,7 +120,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const run = new Execution(this, { concurrency, stopOnFailure, pageBudget: pageBudgetOf(this) });
 	let output: INodeExecutionData[] | undefined;
 	try {
-		output = await runItems(this, run, operation, items.length);
+		const outcomes: Array<Outcome | undefined> = new Array(items.length);
+		const phases = await checkItems(this, run, operation, outcomes);
+		const sent = await sendItems(run, phases, run.client.slots.concurrency);
+		run.budget.nameBilled();
+		output = await outputOf(this, run, outcomes, sent);
 		return [output];
 	} finally {
 		run.memory.close();
@@ -125,18 +133,16 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 }
 
-/** Both phases over the run's items, and the output (or the error that fails the node). */
-async function runItems(
+/**
+ * The node's output (or the error that fails it): each item's outcome, from the check phase or
+ * the send phase, in item order.
+ */
+async function outputOf(
 	ctx: IExecuteFunctions,
 	run: Execution,
-	operation: Operation,
-	count: number,
+	outcomes: Array<Outcome | undefined>,
+	sent: Array<Outcome | undefined>,
 ): Promise<INodeExecutionData[]> {
-	const outcomes: Array<Outcome | undefined> = new Array(count);
-	const phases = await checkItems(ctx, run, operation, outcomes);
-	const sent = await sendItems(run, phases, run.client.slots.concurrency);
-	run.budget.nameBilled();
-
 	if (run.order.halted) {
 		// The node stops at its first failing item (by item order, as a one-at-a-time loop would);
 		// items that failed later, or were stopped by the halt, are left out.
@@ -151,7 +157,7 @@ async function runItems(
 	// The run reaches the user: results held from an earlier run and output now are let go.
 	releaseHeld(run.memory, run.ledger.deliveredHeld);
 	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+	for (let itemIndex = 0; itemIndex < outcomes.length; itemIndex++) {
 		const outcome = outcomes[itemIndex] ?? sent[itemIndex];
 		if (!outcome) continue;
 		if ('items' in outcome) {

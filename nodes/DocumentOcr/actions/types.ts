@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { Execution } from '../batch/execution';
-import type { Join } from '../batch/parts';
+import type { Join } from '../batch/join';
 
 /** The send phase of one item: the requests, and the item's output (pairedItem is the router's). */
 export type SendPhase = () => Promise<INodeExecutionData[]>;

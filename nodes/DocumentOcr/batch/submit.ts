@@ -11,7 +11,7 @@ import { waitForRecord } from '../waiting/wait';
 import { pageFields, spentOnlyIfCreated } from './budget';
 import type { Execution } from './execution';
 import { submissionKey } from './key';
-import type { SubmittedBy } from './submitted';
+import type { Claim, SubmittedBy } from './submitted';
 import type { Tried } from './tried';
 
 /** A part of a split document as its submission carries it: its place and its pages ("21-40"). */
@@ -45,7 +45,7 @@ type Submission = SubmitSettings & {
 	body: StreamedBlob;
 	/**
 	 * Called once the document is submitted (or found submitted before), before any wait: the
-	 * next part of a split document may go (batch/parts.ts).
+	 * next part of a split document may go (./send.ts).
 	 */
 	onSubmitted?: () => void;
 };
@@ -76,19 +76,25 @@ export async function submitAndWait(
 	// Retry On Fail: a try before this one may have billed this document already (./tried.ts).
 	const tried = run.tried.active ? await key() : undefined;
 	const earlier = tried === undefined ? undefined : run.tried.earlier(itemIndex, tried);
-	const outcome = earlier
-		? { submitted: reuseTried(run, itemIndex, earlier) }
-		: submission.skip
-			? await sendRemembered(run, itemIndex, submission, await key(), waitSettings, part)
-			: { submitted: await submitBilled(run, itemIndex, submission, tried, part) };
-	submission.onSubmitted?.();
-	const counted = document.pageCount;
+	const found =
+		!earlier && submission.skip
+			? await remembered(run, itemIndex, submission, await key(), waitSettings)
+			: undefined;
 	// A reused record was billed by another submission, not this one: it carries no page fields.
-	if ('reused' in outcome) {
-		const { reused, by } = outcome;
+	if (found && 'reused' in found) {
+		submission.onSubmitted?.();
+		const { reused, by } = found;
 		return { ...reused, previouslySubmitted: true, previouslySubmittedBy: { ...by } };
 	}
-	const accepted = outcome.submitted;
+	let accepted: Accepted;
+	if (earlier) accepted = reuseTried(run, itemIndex, earlier);
+	else {
+		const posting = submitBilled(run, itemIndex, submission, tried, part);
+		found?.claim.sending(posting);
+		accepted = await posting;
+	}
+	submission.onSubmitted?.();
+	const counted = document.pageCount;
 	const output = submission.output ?? ((a: Accepted, record?: IDataObject) => record ?? a.answer);
 	if (!wait)
 		return { ...output(accepted), ...pageFields(counted, accepted.pagesBilled, selection) };
@@ -145,35 +151,25 @@ async function waitFor(
 }
 
 /**
- * Submits the document — or, when it was submitted before (./submitted.ts), returns the task or
- * job created then: with `wait`, once finished; without, its ID alone (no read, as when it was
- * sent). With `wait`, a remembered record of an earlier run that the service no longer has (404:
- * deleted) or that failed is forgotten and the document sent again, once.
+ * What the node remembers of the document (./submitted.ts): nothing — the claim to send it with
+ * — or the task or job created when it was submitted before: with `wait`, once finished;
+ * without, its ID alone (no read, as when it was sent). With `wait`, a remembered record of an
+ * earlier run that the service no longer has (404: deleted) or that failed is forgotten and the
+ * document claimed again, once.
  */
-async function sendRemembered(
+async function remembered(
 	run: Execution,
 	itemIndex: number,
 	submission: Submission,
 	key: string,
 	waitSettings: () => WaitSettings,
-	part?: PartSent,
-): Promise<{ submitted: Accepted } | { reused: IDataObject; by: SubmittedBy }> {
+): Promise<{ claim: Extract<Claim, { send: true }> } | { reused: IDataObject; by: SubmittedBy }> {
 	const { kind, wait } = submission;
 	const resend = submission.skip?.resendUnconfirmed === true;
 	const idField = kind === 'task' ? 'taskId' : 'id';
 	for (let round = 0; ; round++) {
 		const claim = await run.submitted.claim(itemIndex, key, kind, resend);
-		if ('send' in claim) {
-			const posting = submitBilled(
-				run,
-				itemIndex,
-				submission,
-				run.tried.active ? key : undefined,
-				part,
-			);
-			claim.sending(posting);
-			return { submitted: await posting };
-		}
+		if ('send' in claim) return { claim };
 		const { earlierId: id, by } = claim;
 		submission.onSubmitted?.();
 		// Without waiting, the ID is the answer, as it was when the document was sent: no read.

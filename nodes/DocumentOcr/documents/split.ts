@@ -258,7 +258,7 @@ export async function splitOf(
 			...(plans[0].encryptionRemoved ? { encryptionRemoved: plans[0].encryptionRemoved } : {}),
 		},
 		parts,
-		// The reading kept for the parts, given back when the item is over (batch/parts.ts) if its
+		// The reading kept for the parts, given back when the item is over (batch/send.ts) if its
 		// last part did not take it (a part failed, the budget refused the document).
 		release,
 	};

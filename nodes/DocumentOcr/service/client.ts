@@ -204,7 +204,12 @@ export class ServiceClient {
 			return unexpectedBody(this.ctx, itemIndex, what, answer, { mayHaveCreated: true });
 		};
 		const request = { method: 'POST' as const, path, kind: 'submit' as const, scope: 'submit' };
-		const response = await this.request(itemIndex, { ...request, body, billable, accept });
+		const response = await apiRequest(await this.connect(itemIndex), itemIndex, {
+			...request,
+			body,
+			billable,
+			accept,
+		});
 		const accepted = unwrapRecord(response.body) as IDataObject;
 		const id = String(accepted.taskId);
 		return { answer: { ...accepted, taskId: id }, id, pagesBilled: pagesBilled(accepted) };
@@ -242,7 +247,12 @@ export class ServiceClient {
 			path,
 			kind: 'submit' as const,
 		};
-		const response = await this.request(itemIndex, { ...request, body, billable, accept });
+		const response = await apiRequest(await this.connect(itemIndex), itemIndex, {
+			...request,
+			body,
+			billable,
+			accept,
+		});
 		const answer = response.body as IDataObject;
 		const id = unwrapRecord(answer, 'id')?.id;
 		return { answer, id: hasId(id) ? String(id) : undefined, pagesBilled: pagesBilled(answer) };

@@ -1,4 +1,4 @@
-import type { ICredentialsDecrypted, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { StreamedBlob } from '../shared/blob';
@@ -17,31 +17,6 @@ import { judgement, unreadable } from './verdict';
  * (./errors.ts). Paths are built from segments, each percent-encoded, so an ID can never change
  * the path.
  */
-
-/**
- * The one call of n8n's authenticated HTTP helper: every request to the service goes through it
- * (documents/url.ts downloads URL documents with the plain `httpRequest` helper, without the
- * credential). Failures come back as values, not exceptions. The credential read once for the
- * execution is passed along (`credentialsDecrypted`): otherwise n8n loads it from its database
- * and decrypts it again for every request — most of a request's cost in a batch of thousands.
- */
-async function callHelper(
-	ctx: TransportContext,
-	options: IHttpRequestOptions,
-	credential: ICredentialsDecrypted,
-): Promise<Attempted> {
-	try {
-		const response = (await ctx.helpers.httpRequestWithAuthentication.call(
-			ctx,
-			CREDENTIAL_TYPE,
-			options,
-			{ credentialsDecrypted: { ...credential, data: { ...credential.data } } },
-		)) as RawResponse;
-		return { response };
-	} catch (error) {
-		return { error: error as Error };
-	}
-}
 
 /** One debug line per retry (method, path, cause, wait): what a user sees at N8N_LOG_LEVEL=debug. */
 function logRetry(
@@ -128,9 +103,31 @@ async function attempt(
 		}
 		// The last moment before money is spent: the sender may still stop it.
 		billable?.beforeBillableSend();
-		// A copy per attempt: the HTTP helper adds the credential's headers to what it is given.
+		// The one call of n8n's authenticated HTTP helper: every request to the service goes
+		// through it (documents/url.ts downloads URL documents with the plain `httpRequest`
+		// helper, without the credential). A copy of the options per attempt: the helper adds the
+		// credential's headers to what it is given. The credential read once for the execution is
+		// passed along (`credentialsDecrypted`): otherwise n8n loads it from its database and
+		// decrypts it again for every request — most of a request's cost in a batch of thousands.
+		const { ctx, endpoints } = conn;
 		const copy = { ...options, headers: options.headers && { ...options.headers } };
-		const sent = await callHelper(conn.ctx, copy, conn.endpoints.credential);
+		const credentialsDecrypted = {
+			...endpoints.credential,
+			data: { ...endpoints.credential.data },
+		};
+		let sent: Attempted;
+		try {
+			const response = (await ctx.helpers.httpRequestWithAuthentication.call(
+				ctx,
+				CREDENTIAL_TYPE,
+				copy,
+				{ credentialsDecrypted },
+			)) as RawResponse;
+			sent = { response };
+		} catch (error) {
+			// Failures are judged as values, as answers are.
+			sent = { error: error as Error };
+		}
 		let verdict: Verdict;
 		try {
 			verdict = judge(sent);

@@ -4,8 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Execution } from '../../batch/execution';
 import { isObject } from '../../shared/object';
 import type { Sent } from '../../batch/held';
-import type { Join } from '../../batch/parts';
-import { sendDocument } from '../../batch/send';
+import type { Join } from '../../batch/join';
+import { sendPhase } from '../../batch/send';
 import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
@@ -111,13 +111,15 @@ export async function prepare(
 		[['schema', JSON.stringify(schema)]],
 		documentChoiceOf(this, itemIndex),
 	);
-	return async () => {
-		const json = await sendDocument(run, itemIndex, upload, join, {
+	return sendPhase(run, itemIndex, {
+		upload,
+		join,
+		sending: {
 			kind: 'document',
 			endpoint: 'extract',
 			settings: { schema },
 			output: extracted,
-		});
-		return [{ json }];
-	};
+		},
+		items: (json) => [{ json }],
+	});
 }

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import type { Join } from '../../batch/parts';
-import { sendDocument } from '../../batch/send';
+import type { Join } from '../../batch/join';
+import { sendPhase } from '../../batch/send';
 import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import { booleanField, itemFields } from '../../shared/validate';
 import type { SendPhase } from '../types';
@@ -60,20 +60,24 @@ export async function prepare(
 		(this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() ||
 		'data';
 
-	return async () => {
-		const json = await sendDocument(run, itemIndex, upload, join, {
+	return sendPhase(run, itemIndex, {
+		upload,
+		join,
+		sending: {
 			kind: 'document',
 			endpoint: 'markdown',
 			settings: {},
-		});
-		if (!outputFile) return [{ json }];
-		const markdown = typeof json.markdown === 'string' ? json.markdown : '';
-		const name = `${fileName.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.md`;
-		const binary = await this.helpers.prepareBinaryData(
-			Buffer.from(markdown, 'utf8'),
-			name,
-			'text/markdown',
-		);
-		return [{ json, binary: { [property]: binary } }];
-	};
+		},
+		items: async (json) => {
+			if (!outputFile) return [{ json }];
+			const markdown = typeof json.markdown === 'string' ? json.markdown : '';
+			const name = `${fileName.replace(/\.[A-Za-z0-9]{1,8}$/, '')}.md`;
+			const binary = await this.helpers.prepareBinaryData(
+				Buffer.from(markdown, 'utf8'),
+				name,
+				'text/markdown',
+			);
+			return [{ json, binary: { [property]: binary } }];
+		},
+	});
 }

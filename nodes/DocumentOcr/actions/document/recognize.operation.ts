@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import type { Join } from '../../batch/parts';
-import { sendDocument } from '../../batch/send';
+import type { Join } from '../../batch/join';
+import { sendPhase } from '../../batch/send';
 import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
 import { simplifyRecognition } from '../../shared/records';
@@ -45,12 +45,14 @@ export async function prepare(
 		documentChoiceOf(this, itemIndex),
 	);
 	const simplify = simplified(this, itemIndex);
-	return async () => {
-		const json = await sendDocument(run, itemIndex, upload, join, {
+	return sendPhase(run, itemIndex, {
+		upload,
+		join,
+		sending: {
 			kind: 'document',
 			endpoint: 'ocr',
 			settings: {},
-		});
-		return [{ json: simplify ? simplifyRecognition(json) : json }];
-	};
+		},
+		items: (json) => [{ json: simplify ? simplifyRecognition(json) : json }],
+	});
 }

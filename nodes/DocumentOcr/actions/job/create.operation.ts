@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import type { Join } from '../../batch/parts';
-import { sendDocument } from '../../batch/send';
+import type { Join } from '../../batch/join';
+import { sendPhase } from '../../batch/send';
 import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { documentChoiceOf, v1Upload } from '../../documents/upload';
 import type { SendPhase } from '../types';
@@ -101,15 +101,17 @@ export async function prepare(
 		fields,
 		documentChoiceOf(this, itemIndex),
 	);
-	return async () => {
-		// The Wait Timeout runs from the moment the service accepted the job.
-		const json = await sendDocument(run, itemIndex, upload, join, {
+	return sendPhase(run, itemIndex, {
+		upload,
+		join,
+		sending: {
 			kind: 'job',
 			operation: 'job',
 			settings: () => ({ fields }),
 			skip,
+			// The Wait Timeout runs from the moment the service accepted the job.
 			wait,
-		});
-		return [{ json }];
-	};
+		},
+		items: (json) => [{ json }],
+	});
 }

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import type { Join } from '../../batch/parts';
-import { sendDocument } from '../../batch/send';
+import type { Join } from '../../batch/join';
+import { sendPhase } from '../../batch/send';
 import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { TASK_API_KINDS } from '../../documents/check';
 import { documentChoiceOf, taskUpload } from '../../documents/upload';
@@ -101,8 +101,10 @@ export async function prepare(
 		documentChoiceOf(this, itemIndex),
 	);
 	const simplify = simplified(this, itemIndex);
-	return async () => {
-		const json = await sendDocument(run, itemIndex, upload, join, {
+	return sendPhase(run, itemIndex, {
+		upload,
+		join,
+		sending: {
 			kind: 'task',
 			path,
 			operation: 'task',
@@ -113,7 +115,7 @@ export async function prepare(
 				...wait,
 				expectedAfterMs: () => (provider === 'provider-sync' ? 0 : undefined),
 			},
-		});
-		return [{ json: simplify ? simplifyTask(json) : json }];
-	};
+		},
+		items: (json) => [{ json: simplify ? simplifyTask(json) : json }],
+	});
 }

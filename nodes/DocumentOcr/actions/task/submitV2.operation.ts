@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Execution } from '../../batch/execution';
-import { sendDocument } from '../../batch/send';
+import { sendPhase } from '../../batch/send';
 import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { TASK_API_KINDS } from '../../documents/check';
 import { documentChoiceOf, taskUpload } from '../../documents/upload';
@@ -152,8 +152,10 @@ export async function prepare(
 		documentChoiceOf(this, itemIndex),
 	);
 	const simplify = simplified(this, itemIndex);
-	return async () => {
-		const json = await sendDocument(run, itemIndex, upload, join, {
+	return sendPhase(run, itemIndex, {
+		upload,
+		join,
+		sending: {
 			kind: 'task',
 			path,
 			operation: 'v2',
@@ -161,7 +163,7 @@ export async function prepare(
 			skip,
 			wait: wait && { ...wait, expectedAfterMs },
 			output: withBilling,
-		});
-		return [{ json: simplify ? simplifyTask(json) : json }];
-	};
+		},
+		items: (json) => [{ json: simplify ? simplifyTask(json) : json }],
+	});
 }

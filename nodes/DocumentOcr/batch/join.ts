@@ -1,110 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { DocumentInput } from '../documents/document';
-import type { Send } from '../documents/upload';
 import { isObject } from '../shared/object';
-import { StoppedError } from '../transport/errors';
-import type { Execution } from './execution';
 
 /*
- * A split document's parts (Split Large Documents, documents/split.ts), sent as one item: in
- * page order, one after the other, each submission starting once the one before it was
- * submitted (waits run side by side); the item holds its submission turn until its last part
- * goes out (./order.ts), so no later item is billed before it, and the Page Budget admits its
- * parts all or none (./budget.ts). The parts' outputs are joined into the item's one output.
+ * A split document's parts' outputs joined into its item's one output (Split Large Documents):
+ * each operation that sends documents declares its own Join beside its fields.
  */
-
-/** What one submission does: sends its body (and waits, if asked); calls `submitted` once sent. */
-export type SendOne = (send: Send, submitted: () => void) => Promise<IDataObject>;
-
-/**
- * Sends `document`'s parts with `send` and returns their outputs in page order. The first part
- * that fails fails the item: no part after it is sent, the pages the budget set aside for those
- * are given back, and the error names the part; what the parts before it billed is in the
- * execution's ledger, which the item's error and the node's error name.
- */
-export async function sendParts(
-	run: Execution,
-	itemIndex: number,
-	sends: Send[],
-	send: SendOne,
-): Promise<IDataObject[]> {
-	const parts = sends.map((one) => one.document);
-	const results: Array<Promise<IDataObject>> = [];
-	let started = 0;
-	// Any part that fails — the one being submitted, or one before it while it is waited for —
-	// stops the parts not yet sent, and (without Continue on Fail) halts the run at once: the item
-	// fails, as a one-at-a-time loop would stop there.
-	let stopped = false;
-	let onFailure!: () => void;
-	const failure = new Promise<void>((resolve) => (onFailure = resolve));
-	run.order.hold(itemIndex);
-	try {
-		for (const [index, one] of sends.entries()) {
-			if (stopped) break;
-			// The last part passes the turn on as it goes out, as a whole document does.
-			if (index === sends.length - 1) run.order.release(itemIndex);
-			let submitted!: () => void;
-			const gone = new Promise<void>((resolve) => (submitted = resolve));
-			const result = send(one, submitted);
-			results.push(result);
-			started++;
-			result.catch((error: unknown) => {
-				stopped = true;
-				if (!(error instanceof StoppedError)) run.order.failed();
-				onFailure();
-			});
-			// The next part goes once this one was submitted, unless a part has failed meanwhile.
-			await Promise.race([gone, result, failure]);
-		}
-	} catch {
-		// Its error is taken below, in page order with the others.
-	} finally {
-		run.order.release(itemIndex);
-		// Parts never sent spent nothing of the Page Budget set aside for them.
-		for (let index = started; index < parts.length; index++) run.budget.notSent(itemIndex, index);
-	}
-	const settled = await Promise.allSettled(results);
-	const errors = settled.map((outcome) =>
-		outcome.status === 'rejected' ? (outcome.reason as Error) : undefined,
-	);
-	if (errors.every((error) => error === undefined))
-		return settled.map((outcome) => (outcome as PromiseFulfilledResult<IDataObject>).value);
-	// The part that failed, not the parts whose waits its failure ended (StoppedError).
-	const failed = errors.findIndex((error) => error && !(error instanceof StoppedError));
-	const at = failed === -1 ? errors.findIndex((error) => error !== undefined) : failed;
-	throw namePart(errors[at]!, parts[at], started);
-}
-
-/** "part 3", "parts 2 and 3", "parts 2 to 5": the parts `from` to `to` (1-based). */
-function partsNamed(from: number, to: number): string {
-	if (from === to) return `part ${from}`;
-	return to === from + 1 ? `parts ${from} and ${to}` : `parts ${from} to ${to}`;
-}
-
-/**
- * The part's error, saying which part of the document it is (its pages), which parts after it
- * were sent all the same (they went out while it was waited for: their IDs are in the item's
- * error) and which were not.
- */
-function namePart(error: Error, part: DocumentInput, started: number): Error {
-	if (!(error instanceof NodeApiError || error instanceof NodeOperationError)) return error;
-	const { index, of } = part.part!;
-	const pages = part.selection?.pagesSent ?? '';
-	const capital = (text: string) => `${text[0].toUpperCase()}${text.slice(1)}`;
-	let later = '';
-	if (started > index + 1)
-		later += ` ${capital(partsNamed(index + 2, started))} ${started > index + 2 ? 'were' : 'was'} sent before it failed (see what was billed).`;
-	if (started < of)
-		later += ` ${capital(partsNamed(started + 1, of))} ${of > started + 1 ? 'were' : 'was'} not sent.`;
-	const note = `This is part ${index + 1} of ${of} of the document (pages ${pages}), sent by "Split Large Documents".${later}`;
-	error.description = error.description ? `${error.description}\n\n${note}` : note;
-	error.context.part = index + 1;
-	error.context.parts = of;
-	error.context.partPages = pages;
-	return error;
-}
 
 /**
  * How a split document's part outputs become its item's one output: the fields whose text is

@@ -1,13 +1,13 @@
 /**
- * A split document's parts joined into its item's one output (batch/parts.ts: joinParts), as a
+ * A split document's parts joined into its item's one output (batch/join.ts: joinParts), as a
  * table: text in page order with a blank line between parts, lists joined, counts summed, a
  * field only some parts have left out, Extract's data merged, each part named in `parts`, and the
  * document's page fields.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Join } from '../../../../nodes/DocumentOcr/batch/parts';
-import { joinParts } from '../../../../nodes/DocumentOcr/batch/parts';
+import type { Join } from '../../../../nodes/DocumentOcr/batch/join';
+import { joinParts } from '../../../../nodes/DocumentOcr/batch/join';
 import type { DocumentInput } from '../../../../nodes/DocumentOcr/documents/document';
 import { join as taskJoin } from '../../../../nodes/DocumentOcr/actions/task/submit.operation';
 import { join as jobJoin } from '../../../../nodes/DocumentOcr/actions/job/create.operation';
