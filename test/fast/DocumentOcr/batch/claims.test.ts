@@ -28,10 +28,20 @@ type Call = { method: string; items: unknown[]; scope: unknown; options: unknown
 
 /**
  * An execution's context over `table` (one database for every process of a test); `fail` makes
- * the next calls throw (an Error each, in turn).
+ * the next calls throw (an Error each, in turn). `idle()` resolves once no call of it is under
+ * way: what was queued after an answer (a token's removal) has landed, however busy the machine.
  */
 function context(table = new ProcessedDataTable(), fail: Error[] = []) {
 	const calls: Call[] = [];
+	const underWay = new Set<Promise<unknown>>();
+	const tracked = async <T>(call: Promise<T>): Promise<T> => {
+		underWay.add(call);
+		try {
+			return await call;
+		} finally {
+			underWay.delete(call);
+		}
+	};
 	const ctx = {
 		logger: { debug() {} },
 		getExecutionCancelSignal: () => undefined,
@@ -40,15 +50,22 @@ function context(table = new ProcessedDataTable(), fail: Error[] = []) {
 				calls.push({ method: 'record', items, scope, options });
 				const error = fail.shift();
 				if (error) throw error;
-				return await table.checkProcessedAndRecord(items, scope, WHERE, options);
+				return await tracked(table.checkProcessedAndRecord(items, scope, WHERE, options));
 			},
 			removeProcessed: async (items: unknown[], scope: unknown, options: unknown) => {
 				calls.push({ method: 'remove', items, scope, options });
-				await table.removeProcessed(items, scope, WHERE, options);
+				await tracked(table.removeProcessed(items, scope, WHERE, options));
 			},
 		},
 	} as unknown as IExecuteFunctions;
-	return { ctx, calls, table };
+	const idle = async () => {
+		// A few turns of the event loop for calls queued behind an answer to start, then theirs.
+		for (let turn = 0; turn < 3; turn++) {
+			await new Promise((resolve) => setImmediate(resolve));
+			while (underWay.size > 0) await Promise.allSettled([...underWay]);
+		}
+	};
+	return { ctx, calls, table, idle };
 }
 
 /** A process: its queue for the node. */
@@ -56,7 +73,7 @@ const process = () => new ClaimQueue();
 
 describe('a claim in the deduplication table', () => {
 	test('asks for the key and a token in node scope, entries mode, as many entries as the memory keeps; confirms it; lets the token go', async () => {
-		const { ctx, calls, table } = context();
+		const { ctx, calls, table, idle } = context();
 		expect(await new DatabaseClaims(ctx, process()).claim('task:a')).toBe(true);
 		const options = { mode: 'entries', maxEntries: MEMORY_LIMIT };
 		expect(calls[0]).toEqual({
@@ -67,7 +84,7 @@ describe('a claim in the deduplication table', () => {
 		});
 		const token = calls[0].items[1];
 		expect(calls[1]).toEqual({ method: 'record', items: [token], scope: 'node', options });
-		await sleep(5);
+		await idle();
 		expect(calls[2]).toEqual({ method: 'remove', items: [token], scope: 'node', options });
 		expect(table.has('wf', 'ocr', 'task:a')).toBe(true);
 		expect(table.has('wf', 'ocr', token as string)).toBe(false);
@@ -189,13 +206,13 @@ describe('a claim in the deduplication table', () => {
 	});
 
 	test('a token is let go also when no key of its write was new', async () => {
-		const { ctx, calls, table } = context();
+		const { ctx, calls, table, idle } = context();
 		expect(await new DatabaseClaims(ctx, process()).claim('task:a')).toBe(true);
 		// Its token's removal goes after the answer: let it land before the other process reads.
-		await sleep(50);
+		await idle();
 		const other = context(table);
 		expect(await new DatabaseClaims(other.ctx, process()).claim('task:a')).toBe(false);
-		await sleep(50);
+		await other.idle();
 		const tokens = [...calls, ...other.calls].flatMap((c) =>
 			c.items.filter((item) => String(item).startsWith('claim-token:')),
 		);
