@@ -61,7 +61,7 @@ function context(table = new ProcessedDataTable(), fail: Error[] = []) {
 	const idle = async () => {
 		// A few turns of the event loop for calls queued behind an answer to start, then theirs.
 		for (let turn = 0; turn < 3; turn++) {
-			await new Promise((resolve) => setImmediate(resolve));
+			await sleep(0);
 			while (underWay.size > 0) await Promise.allSettled([...underWay]);
 		}
 	};
