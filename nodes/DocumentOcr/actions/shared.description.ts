@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { pageBudgetOption } from '../batch/budget';
 import type { SubmitSettings } from '../batch/submit';
-import { skipOptionsOf } from '../batch/submitted';
+import { resendUnconfirmedOption, skipOptionsOf, skipSubmittedOption } from '../batch/submitted';
 import { splitLargeOption } from '../documents/split';
 import { SELECTION_SYNTAX } from '../documents/select';
 import { booleanField, itemFields, numberField } from '../shared/validate';
@@ -221,6 +221,14 @@ export function waitTimeoutMs(ctx: IExecuteFunctions, itemIndex: number): number
 export function waitsForCompletion(ctx: IExecuteFunctions, itemIndex: number): boolean {
 	return booleanField(itemFields(ctx, itemIndex), waitForCompletionField(''));
 }
+
+/** The Options of the operations that submit a task or job, besides their own (submitOptionsOf). */
+export const submitOptions: INodeProperties[] = [
+	concurrencyOption,
+	resendUnconfirmedOption,
+	skipSubmittedOption,
+	waitTimeoutOption,
+];
 
 /** The item's Skip Submitted Documents and Wait for Completion settings, as a submission takes them. */
 export function submitOptionsOf(

@@ -27,3 +27,6 @@ export interface Operation {
 	join?: Join;
 	prepare(this: IExecuteFunctions, itemIndex: number, run: Execution): Promise<SendPhase>;
 }
+
+/** An operation's check phase (`Operation['prepare']`), as the operation files declare it. */
+export type Prepare = Operation['prepare'];

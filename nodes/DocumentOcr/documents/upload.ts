@@ -59,21 +59,21 @@ export interface Upload {
 }
 
 /** What an item asks of its document: its Pages (./select.ts), and Split Large Documents (./split.ts). */
-export interface DocumentChoice {
+interface DocumentChoice {
 	pages?: string;
 	split: boolean;
 }
 
 /** The item's Pages and Split Large Documents options. */
-export function documentChoiceOf(ctx: IExecuteFunctions, itemIndex: number): DocumentChoice {
+function documentChoiceOf(ctx: IExecuteFunctions, itemIndex: number): DocumentChoice {
 	return { pages: pageSelectionOf(ctx, itemIndex), split: splitsLarge(ctx, itemIndex) };
 }
 
 /**
  * A `/v1` upload of the item's document (PDF, PNG, JPEG or WEBP) as the multipart part `file`
  * beside `fields`, checked — type, size of the body as sent — before anything is sent; with
- * `choice.pages` (the Pages option) only the selected pages (./select.ts), with `choice.split`
- * in parts that each fit (./split.ts).
+ * the item's Pages option only the selected pages (./select.ts), with Split Large Documents in
+ * parts that each fit (./split.ts).
  */
 export async function v1Upload(
 	ctx: IExecuteFunctions,
@@ -81,8 +81,8 @@ export async function v1Upload(
 	reads: DocumentReads,
 	endpoint: string,
 	fields: Array<[string, string]>,
-	choice: DocumentChoice,
 ): Promise<Upload> {
+	const choice = documentChoiceOf(ctx, itemIndex);
 	const accepts = { accept: V1_KINDS, target: 'the /v1 API' };
 	const sizes = (named: Named) => multipartBodySize(fields, 'file', named);
 	const document = await readDocument(ctx, itemIndex, accepts, reads, {
@@ -99,15 +99,15 @@ export async function v1Upload(
 /**
  * A task API submission (`/api/ocr`, `/api/v2/ocr`) of the item's document: the JSON body of
  * `fields` (made from the file name sent) with the document as `imageBase64`, checked against the
- * body limit before anything is sent; `choice` as for v1Upload.
+ * body limit before anything is sent; Pages and Split Large Documents as for v1Upload.
  */
 export async function taskUpload(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	reads: DocumentReads,
 	request: { path: string[]; accepts: Accepts; fields: (fileName: string) => IDataObject },
-	choice: DocumentChoice,
 ): Promise<Upload> {
+	const choice = documentChoiceOf(ctx, itemIndex);
 	const { path, accepts, fields } = request;
 	const sizes = (named: Named) => jsonBodySize(fields(named.fileName), 'imageBase64');
 	const document = await readDocument(ctx, itemIndex, accepts, reads, {

@@ -9,6 +9,7 @@
  * Every decoded byte is charged to the work and counted against what one file's content streams
  * may decode to (`Work.content`).
  */
+import { hexValue } from './lexer';
 import { inflateChunks } from './streams';
 import type { Work } from './limits';
 import { isDict, nameOf, type PdfValue } from './values';
@@ -185,14 +186,6 @@ class Output {
 	}
 }
 
-const hexValue = (c: number) =>
-	c >= 0x30 && c <= 0x39
-		? c - 0x30
-		: c >= 0x41 && c <= 0x46
-			? c - 0x37
-			: c >= 0x61 && c <= 0x66
-				? c - 0x57
-				: -1;
 const white = (c: number) =>
 	c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 

@@ -32,26 +32,19 @@ import { countPdfPages } from './pdf';
 import {
 	pdfParts,
 	selectPdfPages,
-	splitPdf,
 	type SplitOptions,
 	type WriteOptions,
 	type Written,
 	type WrittenPart,
 } from './pdf-write';
 import { countTiffPages } from './tiff';
-import { selectTiffPages, splitTiff, tiffParts } from './tiff-write';
+import { selectTiffPages, tiffParts } from './tiff-write';
 
 export { FormatError, PAGE_LIMITS, type PageCount, type Pause } from './limits';
 export { parsePageSelection, SELECTION_SYNTAX } from './ranges';
-export {
-	selectPdfPages,
-	splitPdf,
-	type SplitOptions,
-	type WriteOptions,
-	type Written,
-	type WrittenPart,
-};
-export { selectTiffPages, splitTiff };
+export type { SplitOptions, WriteOptions, Written, WrittenPart };
+export { selectPdfPages, splitPdf } from './pdf-write';
+export { selectTiffPages, splitTiff } from './tiff-write';
 // (splitPdf and splitTiff gather their parts: tests and benchmarks read them whole)
 
 /** The kinds of file the room reads (documents/check.ts's DocumentKind, the ones sent, is among them). */

@@ -176,7 +176,8 @@ export function nameText(bytes: Uint8Array, start: number, end: number): string 
 	);
 }
 
-const hexValue = (c: number) =>
+/** A hex digit's value (0-9, A-F, a-f), or -1. */
+export const hexValue = (c: number) =>
 	c >= 0x30 && c <= 0x39
 		? c - 0x30
 		: c >= 0x41 && c <= 0x46

@@ -105,13 +105,9 @@ export class Parser {
 	}
 
 	private token(): string {
-		const { buf, end } = this;
 		const start = this.pos;
-		let pos = start;
-		while (pos < end && CLASS_OF[buf[pos]] === 0) pos++;
-		this.pos = pos;
-		this.spend(pos - start);
-		return buf.toString('latin1', start, pos);
+		this.skipRegular();
+		return this.buf.toString('latin1', start, this.pos);
 	}
 
 	/**

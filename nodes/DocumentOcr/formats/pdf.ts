@@ -209,21 +209,11 @@ export class ObjectReader {
 	read(num: number): PdfValue {
 		if (++this.reads > PAGE_LIMITS.maxObjects)
 			throw new Unknown(`reading the page tree needs more than ${PAGE_LIMITS.maxObjects} objects`);
-		const where = this.xref.objects.get(num);
-		const hidden = this.xref.hidden ? ` (the /XRefStm was not read: ${this.xref.hidden})` : '';
-		if (!where) throw new Unknown(`object ${num} is not in the cross-reference${hidden}`);
+		const where = this.entry(num);
 		if ('offset' in where) {
 			if (where.offset < 0)
-				throw new Unknown(`object ${num} is free in the cross-reference${hidden}`);
-			if (where.offset >= this.buf.length)
-				throw new BrokenXref(`the cross-reference puts object ${num} outside the file`);
-			const parser = this.parser.at(where.offset);
-			const head = parser.objHeader();
-			if (!head || head.num !== num)
-				throw new BrokenXref(
-					`the cross-reference points object ${num} to byte ${where.offset}, where it is not`,
-				);
-			return parser.value();
+				throw new Unknown(`object ${num} is free in the cross-reference${this.hidden()}`);
+			return this.headed(num, where.offset, BrokenXref).parser.value();
 		}
 		const at = this.inStream(num, where.stream, where.index);
 		return this.stream(where.stream).parser.at(at).value();
@@ -232,26 +222,46 @@ export class ObjectReader {
 	/**
 	 * Where object `num`'s value begins, for a reader of its bytes (formats/pdf-objects.ts); its
 	 * object stream loaded first (`load`). Undefined for an object the cross-reference marks free.
-	 * An object it does not list, or not where it says, cannot be located.
+	 * An object it does not list, or not where it says, cannot be located (Unknown: no repair of
+	 * the cross-reference is tried for a copy).
 	 */
 	locate(num: number): Located | undefined {
-		const where = this.xref.objects.get(num);
-		const hidden = this.xref.hidden ? ` (the /XRefStm was not read: ${this.xref.hidden})` : '';
-		if (!where) throw new Unknown(`object ${num} is not in the cross-reference${hidden}`);
+		const where = this.entry(num);
 		if ('offset' in where) {
 			if (where.offset < 0) return undefined;
-			if (where.offset >= this.buf.length)
-				throw new Unknown(`the cross-reference puts object ${num} outside the file`);
-			const parser = this.parser.at(where.offset);
-			const head = parser.objHeader();
-			if (!head || head.num !== num)
-				throw new Unknown(
-					`the cross-reference points object ${num} to byte ${where.offset}, where it is not`,
-				);
+			const { parser, head } = this.headed(num, where.offset, Unknown);
 			return { bytes: this.buf, at: parser.pos, inFile: true, gen: head.gen };
 		}
 		const at = this.inStream(num, where.stream, where.index);
 		return { bytes: this.stream(where.stream).data, at, inFile: false, gen: 0 };
+	}
+
+	/** Why the cross-reference may miss objects: its /XRefStm that was not read. */
+	private hidden(): string {
+		return this.xref.hidden ? ` (the /XRefStm was not read: ${this.xref.hidden})` : '';
+	}
+
+	/** Object `num`'s entry in the cross-reference; one it does not list cannot be read. */
+	private entry(num: number) {
+		const where = this.xref.objects.get(num);
+		if (!where) throw new Unknown(`object ${num} is not in the cross-reference${this.hidden()}`);
+		return where;
+	}
+
+	/**
+	 * The parser after object `num`'s header at `offset`, where the cross-reference puts it;
+	 * `Failure` when the object is not there.
+	 */
+	private headed(num: number, offset: number, Failure: typeof Unknown) {
+		if (offset >= this.buf.length)
+			throw new Failure(`the cross-reference puts object ${num} outside the file`);
+		const parser = this.parser.at(offset);
+		const head = parser.objHeader();
+		if (!head || head.num !== num)
+			throw new Failure(
+				`the cross-reference points object ${num} to byte ${offset}, where it is not`,
+			);
+		return { parser, head };
 	}
 
 	/**

@@ -33,7 +33,7 @@ export async function readXref(buf: Buffer, work: Work): Promise<Xref> {
 	let offset = new Parser(buf, work).at(tailStart + inTail + 'startxref'.length).value();
 	const xref: Xref = { objects: new Locations(maxObjectsIn(buf.length), work) };
 	const visited = new Set<number>();
-	const freed = new Set<number>();
+	const reading: Reading = { buf, xref, work, freed: new Set<number>() };
 	while (typeof offset === 'number') {
 		if (!Number.isInteger(offset) || offset < 0 || offset >= buf.length)
 			throw new BrokenXref(`the cross-reference offset ${offset} is outside the file`);
@@ -42,20 +42,20 @@ export async function readXref(buf: Buffer, work: Work): Promise<Xref> {
 		visited.add(offset);
 		if (visited.size > PAGE_LIMITS.maxXrefSections)
 			throw new Unknown(`more than ${PAGE_LIMITS.maxXrefSections} cross-reference sections`);
-		const { trailer, at } = await readSection(buf, offset, xref, work, freed);
+		const { trailer, at } = await readSection(reading, offset);
 		// The newest section is read first: its /Root wins; older ones only fill gaps.
 		if (!xref.root && isRef(trailer.Root)) xref.root = trailer.Root;
 		if (trailer.Encrypt !== undefined && trailer.Encrypt !== null) xref.encrypted ??= at;
 		// A hybrid file: its table marks free what only its cross-reference stream (/XRefStm) lists.
 		if (typeof trailer.XRefStm === 'number') {
 			try {
-				await readSection(buf, trailer.XRefStm, xref, work, freed);
+				await readSection(reading, trailer.XRefStm);
 			} catch (error) {
 				xref.hidden ??= (error as Error).message;
 			}
 		}
-		work.charge(freed.size);
-		freed.clear();
+		work.charge(reading.freed.size);
+		reading.freed.clear();
 		offset = trailer.Prev;
 	}
 	return xref;
@@ -70,32 +70,32 @@ interface Section {
 	at: number;
 }
 
+/**
+ * One read of a file's cross-reference: the file, what is known so far, the meter, and the
+ * objects the section being read marks free (newer sections win over older ones).
+ */
+interface Reading {
+	buf: Buffer;
+	xref: Xref;
+	work: Work;
+	freed: Set<number>;
+}
+
 /** One section (a table + trailer, or a cross-reference stream); keeps entries not yet known. */
-async function readSection(
-	buf: Buffer,
-	offset: number,
-	xref: Xref,
-	work: Work,
-	freed: Set<number>,
-): Promise<Section> {
+async function readSection(reading: Reading, offset: number): Promise<Section> {
+	const { buf, work } = reading;
 	const parser = new Parser(buf, work).at(offset);
 	parser.skipSpace();
 	if (buf.toString('latin1', parser.pos, parser.pos + 4) === 'xref') {
 		parser.advance(4);
-		return await readTable(buf, parser, offset, xref, work, freed);
+		return await readTable(reading, parser, offset);
 	}
-	return await readStream(buf, parser, offset, xref, work, freed);
+	return await readStream(reading, parser, offset);
 }
 
 /** A classic table's subsections and its trailer, the parser after `xref`. */
-async function readTable(
-	buf: Buffer,
-	parser: Parser,
-	offset: number,
-	xref: Xref,
-	work: Work,
-	freed: Set<number>,
-): Promise<Section> {
+async function readTable(reading: Reading, parser: Parser, offset: number): Promise<Section> {
+	const { buf, xref, work, freed } = reading;
 	for (;;) {
 		// A subsection's first number and count, read as digits; else the trailer. Each of them
 		// and each entry is read as an object is, within maxObjectBytes.
@@ -157,14 +157,8 @@ function readEntry(buf: Buffer, parser: Parser): { offset: number; kind: number 
 }
 
 /** A cross-reference stream at the parser's position. */
-async function readStream(
-	buf: Buffer,
-	parser: Parser,
-	offset: number,
-	xref: Xref,
-	work: Work,
-	freed: Set<number>,
-): Promise<Section> {
+async function readStream(reading: Reading, parser: Parser, offset: number): Promise<Section> {
+	const { work } = reading;
 	const head = parser.at(parser.pos).objHeader();
 	if (!head)
 		throw new BrokenXref(`the cross-reference offset ${offset} points to no cross-reference`);
@@ -184,7 +178,7 @@ async function readStream(
 		throw new Unknown('the cross-reference stream has no valid /W');
 	const size = dict.dict.Size;
 	const index = Array.isArray(dict.dict.Index) ? dict.dict.Index : [0, size];
-	await readRows(data, w as number[], index, xref, work, freed);
+	await readRows(data, w as number[], index, reading);
 	return { trailer: dict.dict, at: dictAt };
 }
 
@@ -193,9 +187,7 @@ async function readRows(
 	data: Buffer,
 	[w0, w1, w2]: number[],
 	index: PdfValue[],
-	xref: Xref,
-	work: Work,
-	freed: Set<number>,
+	{ xref, work, freed }: Reading,
 ): Promise<void> {
 	const row = w0 + w1 + w2;
 	if (row === 0) throw new Unknown('the cross-reference stream has no valid /W');

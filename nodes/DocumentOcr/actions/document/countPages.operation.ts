@@ -1,10 +1,9 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import type { Execution } from '../../batch/execution';
 import { TASK_API_KINDS } from '../../documents/check';
 import { countUpload } from '../../documents/upload';
 import { documentFields } from '../shared.description';
-import type { SendPhase } from '../types';
+import type { Prepare } from '../types';
 
 export const properties: INodeProperties[] = documentFields;
 
@@ -19,11 +18,7 @@ export const properties: INodeProperties[] = documentFields;
  * Documents up to 50 MB are read. The document is let go once
  * counted.
  */
-export async function prepare(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	run: Execution,
-): Promise<SendPhase> {
+export const prepare: Prepare = async function (itemIndex, run) {
 	const accepts = { accept: TASK_API_KINDS, target: 'Count Pages' };
 	const { document, parts, notes } = await countUpload(this, itemIndex, run.reads, accepts);
 	document.release?.();
@@ -42,4 +37,4 @@ export async function prepare(
 			: {}),
 	};
 	return async () => [{ json }];
-}
+};

@@ -1,13 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Execution } from '../../batch/execution';
 import { isObject } from '../../shared/object';
 import type { Sent } from '../../batch/held';
 import type { Join } from '../../batch/join';
 import { sendPhase } from '../../batch/send';
-import { documentChoiceOf, v1Upload } from '../../documents/upload';
-import type { SendPhase } from '../types';
+import { v1Upload } from '../../documents/upload';
+import type { Prepare } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
 const EXAMPLE_SCHEMA = JSON.stringify(
@@ -97,20 +96,11 @@ function readSchema(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 }
 
 /** POST /v1/extract: the document plus a JSON Schema; outputs the validated JSON the service returns. */
-export async function prepare(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	run: Execution,
-): Promise<SendPhase> {
+export const prepare: Prepare = async function (itemIndex, run) {
 	const schema = readSchema(this, itemIndex);
-	const upload = await v1Upload(
-		this,
-		itemIndex,
-		run.reads,
-		'extract',
-		[['schema', JSON.stringify(schema)]],
-		documentChoiceOf(this, itemIndex),
-	);
+	const upload = await v1Upload(this, itemIndex, run.reads, 'extract', [
+		['schema', JSON.stringify(schema)],
+	]);
 	return sendPhase(run, itemIndex, {
 		upload,
 		join,
@@ -122,4 +112,4 @@ export async function prepare(
 		},
 		items: (json) => [{ json }],
 	});
-}
+};

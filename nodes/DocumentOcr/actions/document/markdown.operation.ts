@@ -1,11 +1,10 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import type { Execution } from '../../batch/execution';
 import type { Join } from '../../batch/join';
 import { sendPhase } from '../../batch/send';
-import { documentChoiceOf, v1Upload } from '../../documents/upload';
+import { v1Upload } from '../../documents/upload';
 import { booleanField, itemFields } from '../../shared/validate';
-import type { SendPhase } from '../types';
+import type { Prepare } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
 const outputFileField: INodeProperties = {
@@ -41,19 +40,8 @@ export const bills = true;
 export const join: Join = { text: ['markdown'], id: 'id' };
 
 /** POST /v1/markdown: the document as Markdown (id, pages, markdown), optionally also as a .md file. */
-export async function prepare(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	run: Execution,
-): Promise<SendPhase> {
-	const upload = await v1Upload(
-		this,
-		itemIndex,
-		run.reads,
-		'markdown',
-		[],
-		documentChoiceOf(this, itemIndex),
-	);
+export const prepare: Prepare = async function (itemIndex, run) {
+	const upload = await v1Upload(this, itemIndex, run.reads, 'markdown', []);
 	const { fileName } = upload.document;
 	const outputFile = booleanField(itemFields(this, itemIndex), outputFileField);
 	const property =
@@ -80,4 +68,4 @@ export async function prepare(
 			return [{ json, binary: { [property]: binary } }];
 		},
 	});
-}
+};

@@ -1,10 +1,9 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import type { Execution } from '../../batch/execution';
 import type { Join } from '../../batch/join';
 import { sendPhase } from '../../batch/send';
-import { documentChoiceOf, v1Upload } from '../../documents/upload';
-import type { SendPhase } from '../types';
+import { v1Upload } from '../../documents/upload';
+import type { Prepare } from '../types';
 import { simplifyRecognition } from '../../shared/records';
 import {
 	concurrencyOption,
@@ -31,19 +30,8 @@ export const properties: INodeProperties[] = [
 ];
 
 /** POST /v1/ocr: the text and blocks as the service returns them, or (Simplify) the text alone. */
-export async function prepare(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	run: Execution,
-): Promise<SendPhase> {
-	const upload = await v1Upload(
-		this,
-		itemIndex,
-		run.reads,
-		'ocr',
-		[],
-		documentChoiceOf(this, itemIndex),
-	);
+export const prepare: Prepare = async function (itemIndex, run) {
+	const upload = await v1Upload(this, itemIndex, run.reads, 'ocr', []);
 	const simplify = simplified(this, itemIndex);
 	return sendPhase(run, itemIndex, {
 		upload,
@@ -55,4 +43,4 @@ export async function prepare(
 		},
 		items: (json) => [{ json: simplify ? simplifyRecognition(json) : json }],
 	});
-}
+};

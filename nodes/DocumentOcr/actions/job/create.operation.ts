@@ -1,21 +1,17 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Execution } from '../../batch/execution';
 import type { Join } from '../../batch/join';
 import { sendPhase } from '../../batch/send';
-import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
-import { documentChoiceOf, v1Upload } from '../../documents/upload';
-import type { SendPhase } from '../types';
+import { v1Upload } from '../../documents/upload';
 import {
-	concurrencyOption,
 	documentFields,
 	optionsCollection,
+	submitOptions,
 	submitOptionsOf,
 	waitForCompletionField,
-	waitTimeoutOption,
 } from '../shared.description';
-
+import type { Prepare } from '../types';
 export const properties: INodeProperties[] = [
 	...documentFields,
 	{
@@ -41,12 +37,7 @@ export const properties: INodeProperties[] = [
 	waitForCompletionField(
 		'Whether to wait until the job is finished and output it, or output the job ID right away',
 	),
-	optionsCollection(
-		concurrencyOption,
-		resendUnconfirmedOption,
-		skipSubmittedOption,
-		waitTimeoutOption,
-	),
+	optionsCollection(...submitOptions),
 ];
 
 /** Each document this operation sends is billed by its pages: the Page Budget applies. */
@@ -63,11 +54,7 @@ export const join: Join = {
 };
 
 /** POST /v1/jobs (multipart: file + the given fields); optionally waits via GET /v1/jobs/{id}. */
-export async function prepare(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	run: Execution,
-): Promise<SendPhase> {
+export const prepare: Prepare = async function (itemIndex, run) {
 	const node = this.getNode();
 	const pairs = ((this.getNodeParameter('jobFields', itemIndex, {}) as IDataObject).field ??
 		[]) as IDataObject[];
@@ -93,14 +80,7 @@ export async function prepare(
 	}
 	// The options are checked before the document is read: a wrong one costs no read.
 	const { skip, wait } = submitOptionsOf(this, itemIndex);
-	const upload = await v1Upload(
-		this,
-		itemIndex,
-		run.reads,
-		'jobs',
-		fields,
-		documentChoiceOf(this, itemIndex),
-	);
+	const upload = await v1Upload(this, itemIndex, run.reads, 'jobs', fields);
 	return sendPhase(run, itemIndex, {
 		upload,
 		join,
@@ -114,4 +94,4 @@ export async function prepare(
 		},
 		items: (json) => [{ json }],
 	});
-}
+};

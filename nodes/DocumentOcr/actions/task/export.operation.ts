@@ -1,7 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { Execution } from '../../batch/execution';
 import type { ServiceClient } from '../../service/client';
 import { classifyStatus } from '../../shared/records';
 import { fileNameFromDisposition, safeFileName } from '../../shared/text';
@@ -9,7 +8,7 @@ import { requireIdParameter } from '../../shared/validate';
 import { quoteAnswer } from '../../transport/answers';
 import { httpStatus } from '../../transport/errors';
 import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
-import type { SendPhase } from '../types';
+import type { Prepare } from '../types';
 
 const FORMATS: Record<string, { mime: string; label: string }> = {
 	docx: {
@@ -47,11 +46,7 @@ export const properties: INodeProperties[] = [
 ];
 
 /** GET /api/export/{taskId}/{format}: the export as n8n binary data. */
-export async function prepare(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	run: Execution,
-): Promise<SendPhase> {
+export const prepare: Prepare = async function (itemIndex, run) {
 	const node = this.getNode();
 	const taskId = requireIdParameter(this, itemIndex, 'taskId', 'task ID');
 	const format = String(this.getNodeParameter('format', itemIndex)).trim().toLowerCase();
@@ -64,7 +59,7 @@ export async function prepare(
 		});
 	}
 	return async () => await exportTask.call(this, itemIndex, run.client, taskId, format, property);
-}
+};
 
 async function exportTask(
 	this: IExecuteFunctions,

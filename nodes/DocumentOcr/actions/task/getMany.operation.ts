@@ -1,17 +1,11 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import type { Execution } from '../../batch/execution';
 import type { ServiceClient } from '../../service/client';
 import { idsOf, ListWalk } from '../../service/list';
 import { booleanField, itemFields, numberField } from '../../shared/validate';
 import { simplifyTask } from '../../shared/records';
 import { optionsCollection, simplified, simplifyField } from '../shared.description';
-import type { SendPhase } from '../types';
+import type { Prepare } from '../types';
 
 const MAX_PAGES = 10_000;
 const MAX_PAGE_SIZE = 1_000;
@@ -83,11 +77,7 @@ export const properties: INodeProperties[] = [
 ];
 
 /** GET /api/tasks, page by page: Return All walks pages until the last; Limit stops early. */
-export async function prepare(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	run: Execution,
-): Promise<SendPhase> {
+export const prepare: Prepare = async function (itemIndex, run) {
 	const fields = itemFields(this, itemIndex);
 	const returnAll = booleanField(fields, returnAllField);
 	const limit = returnAll ? Infinity : numberField(fields, limitField);
@@ -102,7 +92,7 @@ export async function prepare(
 		const tasks = await listTasks(run.client, itemIndex, { limit, pageSize, page, status });
 		return simplify ? tasks.map(({ json }) => ({ json: simplifyTask(json) })) : tasks;
 	};
-}
+};
 
 /**
  * Walks the list by what each answer says — `hasMore`, `totalPages`, `total` with the page size

@@ -1,26 +1,18 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Execution } from '../../batch/execution';
-import { sendPhase } from '../../batch/send';
-import { resendUnconfirmedOption, skipSubmittedOption } from '../../batch/submitted';
 import { TASK_API_KINDS } from '../../documents/check';
-import { documentChoiceOf, taskUpload } from '../../documents/upload';
 import type { Accepted } from '../../service/client';
-import { simplifyTask } from '../../shared/records';
 import { booleanField, isFieldSet, itemFields } from '../../shared/validate';
-import type { SendPhase } from '../types';
-import { join } from './submit.operation';
 import {
-	concurrencyOption,
 	documentFields,
 	optionsCollection,
-	simplified,
 	simplifyField,
-	submitOptionsOf,
+	submitOptions,
 	waitForCompletionField,
-	waitTimeoutOption,
 } from '../shared.description';
+import type { Prepare } from '../types';
+import { taskPhase } from './submit.operation';
 
 const formulasOption: INodeProperties = {
 	displayName: 'Formulas',
@@ -73,14 +65,7 @@ export const properties: INodeProperties[] = [
 	waitForCompletionField(
 		'Whether to wait until the text is recognized and output it. The first check is timed by the estimate the service returns.',
 	),
-	optionsCollection(
-		concurrencyOption,
-		resendUnconfirmedOption,
-		skipSubmittedOption,
-		formulasOption,
-		highFidelityTablesOption,
-		waitTimeoutOption,
-	),
+	optionsCollection(...submitOptions, formulasOption, highFidelityTablesOption),
 	simplifyField,
 ];
 
@@ -88,7 +73,7 @@ export const properties: INodeProperties[] = [
 export const bills = true;
 
 /** A split document's parts join as Task → Submit's do. */
-export { join };
+export { join } from './submit.operation';
 
 /** The service's estimate times the first look (bounded: it is an estimate). */
 function expectedAfterMs(accepted?: Accepted): number | undefined {
@@ -132,38 +117,17 @@ function ocrOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 }
 
 /** POST /api/v2/ocr (filename required; options format / highFidelityTables / formulas), then optionally wait. */
-export async function prepare(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	run: Execution,
-): Promise<SendPhase> {
-	const path = ['api', 'v2', 'ocr'];
-	const accepts = { accept: TASK_API_KINDS, target: '/api/v2/ocr', requireFileName: true };
+export const prepare: Prepare = async function (itemIndex, run) {
 	const requested = ocrOptions(this, itemIndex);
 	const fields = (filename: string): IDataObject =>
 		Object.keys(requested).length ? { filename, options: requested } : { filename };
-	// The options are checked before the document is read: a wrong one costs no read.
-	const { skip, wait } = submitOptionsOf(this, itemIndex);
-	const upload = await taskUpload(
-		this,
-		itemIndex,
-		run.reads,
-		{ path, accepts, fields },
-		documentChoiceOf(this, itemIndex),
-	);
-	const simplify = simplified(this, itemIndex);
-	return sendPhase(run, itemIndex, {
-		upload,
-		join,
-		sending: {
-			kind: 'task',
-			path,
-			operation: 'v2',
-			settings: fields,
-			skip,
-			wait: wait && { ...wait, expectedAfterMs },
-			output: withBilling,
-		},
-		items: (json) => [{ json: simplify ? simplifyTask(json) : json }],
+	return await taskPhase(this, itemIndex, run, {
+		path: ['api', 'v2', 'ocr'],
+		accepts: { accept: TASK_API_KINDS, target: '/api/v2/ocr', requireFileName: true },
+		fields,
+		operation: 'v2',
+		settings: fields,
+		expectedAfterMs,
+		output: withBilling,
 	});
-}
+};
