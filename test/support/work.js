@@ -9,28 +9,32 @@
 const { Session } = require('node:inspector');
 
 const session = new Session();
-let started;
 
+/**
+ * Precise block coverage starts when this file is loaded (the inspector answers at once): a test
+ * file loads it before the product's modules, so that every function of the product is compiled
+ * with its block counters. A function compiled before would count only its calls until V8
+ * happened to flush and compile it again — at a moment set by the garbage collector, which made
+ * the counts differ from run to run.
+ */
 function post(method, params) {
-	return new Promise((resolve, reject) =>
-		session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
-	);
+	let answer;
+	session.post(method, params, (error, result) => (answer = { error, result }));
+	if (!answer) throw new Error(`the inspector did not answer ${method} at once`);
+	if (answer.error) throw answer.error;
+	return answer.result;
 }
 
-async function start() {
-	session.connect();
-	await post('Profiler.enable');
-	await post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
-}
+session.connect();
+post('Profiler.enable');
+post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
 
 /** The blocks of the product's code that `work` ran (awaited when it returns a promise). */
 async function workOf(work) {
-	started ??= start();
-	await started;
 	// Taking the coverage resets the counts: what was counted before is dropped.
-	await post('Profiler.takePreciseCoverage');
+	post('Profiler.takePreciseCoverage');
 	await work();
-	const { result } = await post('Profiler.takePreciseCoverage');
+	const { result } = post('Profiler.takePreciseCoverage');
 	let sum = 0;
 	for (const script of result) {
 		if (!script.url.includes('/nodes/DocumentOcr/')) continue;

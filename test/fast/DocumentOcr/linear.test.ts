@@ -11,6 +11,8 @@
  *
  * The page counter's readers of document bytes have their own work meter (pages tests).
  */
+// First: the work counter starts before the product's code is compiled (support/work.js).
+import '../../support/work.js';
 import { idsOf } from '../../../nodes/DocumentOcr/service/list';
 import {
 	pagesBilled,

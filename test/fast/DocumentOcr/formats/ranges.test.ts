@@ -2,6 +2,8 @@
  * Page selections as printing takes them (formats/ranges.ts): pages in document order, each once;
  * every wrong selection refused with what is wrong and the syntax accepted; the work linear.
  */
+// First: the work counter starts before the product's code is compiled (support/work.js).
+import '../../../support/work.js';
 import { FormatError } from '../../../../nodes/DocumentOcr/formats/limits';
 import { parsePageSelection, SELECTION_SYNTAX } from '../../../../nodes/DocumentOcr/formats/ranges';
 
