@@ -46,9 +46,9 @@ async function* base64Of(
 			yield Buffer.concat([carry, bytes.subarray(0, need)]).toString('base64');
 			bytes = bytes.subarray(need);
 		}
-		const whole = bytes.length - (bytes.length % 3);
-		if (whole > 0) yield bytes.subarray(0, whole).toString('base64');
-		carry = Buffer.from(bytes.subarray(whole));
+		const triplets = bytes.length - (bytes.length % 3);
+		if (triplets > 0) yield bytes.subarray(0, triplets).toString('base64');
+		carry = Buffer.from(bytes.subarray(triplets));
 	}
 	if (carry.length > 0) yield carry.toString('base64');
 }

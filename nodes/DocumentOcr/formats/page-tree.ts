@@ -33,8 +33,8 @@ export interface Fragment {
 export const NODE = -1;
 
 export interface PageTree {
-	/** The pages in order, by object number. */
-	pages: number[];
+	/** The page objects in order, by object number. */
+	pageObjects: number[];
 	/** What each page inherits (a copy's walk only). */
 	inherited?: Inherited[];
 	/** The catalog's and each tree object's role: a page's index, or NODE (a copy's walk only). */
@@ -53,7 +53,7 @@ export async function walkPages(
 	copy: { objects: Locations; strings: boolean } | undefined,
 ): Promise<PageTree> {
 	const seen = new NumberSet(work);
-	const pages: number[] = [];
+	const pageObjects: number[] = [];
 	const inherited: Inherited[] | undefined = copy ? [] : undefined;
 	const roles = copy ? new Map<number, number>([[root.ref, NODE]]) : undefined;
 	// The nodes still to visit, their depths and what they inherit, side by side.
@@ -96,12 +96,12 @@ export async function walkPages(
 				above.push(own);
 			}
 		} else if (type === 'Page' || type === undefined) {
-			roles?.set(num, pages.length);
-			pages.push(num);
+			roles?.set(num, pageObjects.length);
+			pageObjects.push(num);
 			inherited?.push(from);
 		} else throw new Unknown(`page tree object ${num} is a /${type}, neither a page nor pages`);
 	}
-	return { pages, inherited, roles };
+	return { pageObjects, inherited, roles };
 }
 
 /** The inheritable attributes a page tree node gives, each copied out with its layout. */

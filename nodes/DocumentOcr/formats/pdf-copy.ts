@@ -156,7 +156,7 @@ export class Copier {
 
 	/** Adds page `index` (0-based) and every object it reaches that the file does not hold. */
 	async add(index: number): Promise<void> {
-		const page = this.context.source.pages[index];
+		const page = this.context.source.pageObjects[index];
 		const number = this.number({ kind: 'page', num: page, index });
 		this.kids.push(number);
 		this.added.push(index + 1);

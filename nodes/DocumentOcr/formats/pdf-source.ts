@@ -31,8 +31,8 @@ export interface Handle {
 const latin1 = (text: string) => Buffer.from(text, 'latin1');
 
 export class Source {
-	/** The pages in order (their object numbers) and what each inherits. */
-	readonly pages: number[];
+	/** The page objects in order (their numbers) and what each inherits. */
+	readonly pageObjects: number[];
 	readonly inherited: Inherited[];
 	/** The catalog's and each tree object's role: a page's index, or a node. */
 	readonly roles: Map<number, number>;
@@ -47,7 +47,7 @@ export class Source {
 		readonly pdf: OpenPdf,
 	) {
 		this.reader = pdf.reader;
-		this.pages = pdf.tree.pages;
+		this.pageObjects = pdf.tree.pageObjects;
 		this.inherited = pdf.tree.inherited!;
 		this.roles = pdf.tree.roles!;
 		this.offsets = pdf.xref.objects.fileOffsets();

@@ -66,7 +66,7 @@ export async function selectPdfPages(
 ): Promise<Written> {
 	try {
 		const context = await open(bytes, options);
-		checkSelection(pages, context.source.pages.length);
+		checkSelection(pages, context.source.pageObjects.length);
 		const copier = new Copier(context, options.maxBytes);
 		for (const page of pages) await copier.add(page - 1);
 		const { chunks, length } = await copier.finish();
@@ -94,8 +94,8 @@ export async function* pdfParts(
 	let order: number[];
 	try {
 		context = await open(bytes, options);
-		order = options.pages ?? context.source.pages.map((_, index) => index + 1);
-		if (options.pages) checkSelection(order, context.source.pages.length);
+		order = options.pages ?? context.source.pageObjects.map((_, index) => index + 1);
+		if (options.pages) checkSelection(order, context.source.pageObjects.length);
 	} catch (error) {
 		throw refusal(error);
 	}

@@ -72,11 +72,11 @@ export async function openPdf(
 			xref,
 			reader,
 			root: xref.root!,
-			pages: walk.pages.length,
+			pages: walk.pageObjects.length,
 			tree: walk,
 			decryption,
 		};
-		return walk.pages.length;
+		return walk.pageObjects.length;
 	};
 	for (const view of views) {
 		const direct = await readCount(async () => {
@@ -121,9 +121,9 @@ async function countThrough(
 		work,
 		copy ? { objects: xref.objects, strings } : undefined,
 	);
-	if (walk.pages.length !== declared)
+	if (walk.pageObjects.length !== declared)
 		throw new Unknown(
-			`the page tree's /Count (${declared}) contradicts its pages (${walk.pages.length})`,
+			`the page tree's /Count (${declared}) contradicts its pages (${walk.pageObjects.length})`,
 		);
 	return walk;
 }

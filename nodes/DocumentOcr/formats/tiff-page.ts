@@ -261,10 +261,10 @@ function mark(seen: Uint8Array, from: number, to: number): number {
 	let at = from;
 	for (; at < to && (at & 7) !== 0; at++) if (taken(at)) return at;
 	// Whole bytes of the map: each looked at, then all set at once.
-	const whole = to >> 3;
-	for (let byte = at >> 3; byte < whole; byte++)
+	const full = to >> 3;
+	for (let byte = at >> 3; byte < full; byte++)
 		if (seen[byte] !== 0) return 8 * byte + 31 - Math.clz32(seen[byte] & -seen[byte]);
-	if (at >> 3 < whole) seen.fill(0xff, at >> 3, whole);
-	for (at = Math.max(at, 8 * whole); at < to; at++) if (taken(at)) return at;
+	if (at >> 3 < full) seen.fill(0xff, at >> 3, full);
+	for (at = Math.max(at, 8 * full); at < to; at++) if (taken(at)) return at;
 	return -1;
 }

@@ -232,14 +232,15 @@ export class Usages {
 		const { work } = this.source;
 		const names: Array<[Category, string]> = [];
 		const seen = new Set<string>();
-		let whole = true;
+		// Whether every name the stream uses is listed (a stream that uses too many is not cached).
+		let listed = true;
 		const keep = (category: Category, name: string) => {
 			const key = `${category}/${name}`;
-			if (whole && !seen.has(key)) {
-				whole = names.length < CACHED_NAMES;
-				if (whole) names.push([category, name]);
+			if (listed && !seen.has(key)) {
+				listed = names.length < CACHED_NAMES;
+				if (listed) names.push([category, name]);
 				seen.add(key);
-				if (!whole) seen.clear();
+				if (!listed) seen.clear();
 			}
 			sink(category, name);
 		};
@@ -249,7 +250,7 @@ export class Usages {
 			if (work.due()) await work.pause();
 		}
 		const left = reader.end();
-		if (carried.length === 0 && whole) this.streams.set(num, { names, left });
+		if (carried.length === 0 && listed) this.streams.set(num, { names, left });
 		return left;
 	}
 

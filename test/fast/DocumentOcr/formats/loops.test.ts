@@ -82,12 +82,12 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	[
 		'tiff-page.ts',
-		'for (let byte = at >> 3; byte < whole; byte++)',
+		'for (let byte = at >> 3; byte < full; byte++)',
 		"a piece's bytes, a unit per 8: charged by overlapping before mark",
 	],
 	[
 		'tiff-page.ts',
-		'for (at = Math.max(at, 8 * whole); at < to; at++) if (taken(at)) return at;',
+		'for (at = Math.max(at, 8 * full); at < to; at++) if (taken(at)) return at;',
 		"a piece's bytes, a unit per 8: charged by overlapping before mark",
 	],
 	[
@@ -360,7 +360,7 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	[
 		'pdf-write.ts',
-		`order = options.pages ?? context.source.pages.map(`,
+		`order = options.pages ?? context.source.pageObjects.map(`,
 		'one number per page: the page tree was walked (and charged) when the file was opened',
 	],
 	[
