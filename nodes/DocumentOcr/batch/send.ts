@@ -102,11 +102,7 @@ export function sendPhase(
 				run.budget.notSent(itemIndex, index);
 		}
 		try {
-			const outputs = await settled(
-				results,
-				sends.map((one) => one.document),
-			);
-			return await items(document.parts ? joinParts(document, outputs, join) : outputs[0]);
+			return await items(await joined(upload, results, join));
 		} finally {
 			// The document's reading kept for its parts goes with the item, sent or not.
 			if (document.parts) document.release?.();
@@ -114,21 +110,27 @@ export function sendPhase(
 	};
 }
 
-/** The parts' outputs in page order, or the error of the part that failed, naming it. */
-async function settled(
+/**
+ * The document's output: its parts' outputs joined in page order (a whole document's own), or
+ * the error of the part that failed, naming it.
+ */
+async function joined(
+	{ document, sends }: Upload,
 	results: Array<Promise<IDataObject>>,
-	parts: DocumentInput[],
-): Promise<IDataObject[]> {
+	join: Join,
+): Promise<IDataObject> {
 	const outcomes = await Promise.allSettled(results);
 	const errors = outcomes.map((outcome) =>
 		outcome.status === 'rejected' ? (outcome.reason as Error) : undefined,
 	);
-	if (errors.every((error) => error === undefined))
-		return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<IDataObject>).value);
+	if (errors.every((error) => error === undefined)) {
+		const outputs = outcomes.map((o) => (o as PromiseFulfilledResult<IDataObject>).value);
+		return document.parts ? joinParts(document, outputs, join) : outputs[0];
+	}
 	// The part that failed, not the parts whose waits its failure ended (StoppedError).
 	const failed = errors.findIndex((error) => error && !(error instanceof StoppedError));
 	const at = failed === -1 ? errors.findIndex((error) => error !== undefined) : failed;
-	throw namePart(errors[at]!, parts[at], results.length);
+	throw namePart(errors[at]!, sends[at].document, results.length);
 }
 
 /** "part 3", "parts 2 and 3", "parts 2 to 5": the parts `from` to `to` (1-based). */
