@@ -120,30 +120,14 @@ export async function sendDocumentOnce(
 	itemIndex: number,
 	request: { endpoint: string; settings: IDataObject; document: DocumentInput; body: StreamedBlob },
 ): Promise<Sent> {
-	const { memory, client, ledger } = run;
+	const { client, ledger } = run;
 	const { endpoint, settings, document, body } = request;
 	const key = async () =>
 		await submissionKey(client, itemIndex, `v1-${endpoint}`, settings, document);
-	// Retry On Fail: a try before this one of the same run may have billed this document already
-	// (./tried.ts); what it billed stands for this try's answer, as the first try would have
-	// output it (and a result the failed try held for the next run is let go with the run).
+	// Retry On Fail: a try before this one of the same run may have billed this document already.
 	const tried = run.tried.active ? await key() : undefined;
-	const earlier = tried === undefined ? undefined : run.tried.earlier(itemIndex, tried);
-	if (earlier && tried !== undefined) {
-		run.order.passTurn(itemIndex);
-		if (!('json' in earlier)) throw run.tried.lostError(itemIndex);
-		if (anythingHeld(memory) && heldResult(memory, tried)) ledger.deliveredHeld.add(tried);
-		const pages = pageFields(document.pageCount, billedIn(earlier.json), document.selection);
-		return { result: earlier.json, previouslyBilled: false, pages };
-	}
-	if (anythingHeld(memory)) {
-		const held = await key();
-		const result = heldResult(memory, held);
-		if (result) {
-			ledger.deliveredHeld.add(held);
-			return { result, previouslyBilled: true, pages: {} };
-		}
-	}
+	const reused = await reusedResult(run, itemIndex, document, tried, key);
+	if (reused) return reused;
 	const { part } = document;
 	const posting = client.postDocument(
 		itemIndex,
@@ -163,23 +147,45 @@ export async function sendDocumentOnce(
 					run.tried.keep(itemIndex, tried, { kind: 'document', lost: true });
 			},
 		);
-	const posted = await posting;
-	const { answer: result, id, pagesBilled } = posted;
+	const { answer: result, id, pagesBilled } = await posting;
 	const { fileName, selection } = document;
-	const partPages = part ? selection?.pagesSent : undefined;
-	const created = {
-		itemIndex,
-		kind: 'document' as const,
-		id,
-		pagesBilled,
-		fileName,
-		pages: partPages,
-	};
+	const pages = part ? selection?.pagesSent : undefined;
+	const created = { itemIndex, kind: 'document' as const, id, pagesBilled, fileName, pages };
 	ledger.record(created);
 	ledger.billedResults.set(created, { result, key });
 	run.budget.billed(itemIndex, pagesBilled, part?.index);
-	const pages = pageFields(document.pageCount, pagesBilled, document.selection);
-	return { result, previouslyBilled: false, pages };
+	const said = pageFields(document.pageCount, pagesBilled, selection);
+	return { result, previouslyBilled: false, pages: said };
+}
+
+/**
+ * What stands for sending the document again, if anything: with Retry On Fail, what a try before
+ * this one of the same run billed for it (./tried.ts: output as the first try would have, and a
+ * result the failed try held for the next run is let go with the run); else a result a failed
+ * earlier run was billed for and held (`previouslyBilled`).
+ */
+async function reusedResult(
+	run: HeldRun,
+	itemIndex: number,
+	document: DocumentInput,
+	tried: string | undefined,
+	key: () => Promise<string>,
+): Promise<Sent | undefined> {
+	const { memory, ledger } = run;
+	const earlier = tried === undefined ? undefined : run.tried.earlier(itemIndex, tried);
+	if (earlier && tried !== undefined) {
+		run.order.passTurn(itemIndex);
+		if (!('json' in earlier)) throw run.tried.lostError(itemIndex);
+		if (anythingHeld(memory) && heldResult(memory, tried)) ledger.deliveredHeld.add(tried);
+		const pages = pageFields(document.pageCount, billedIn(earlier.json), document.selection);
+		return { result: earlier.json, previouslyBilled: false, pages };
+	}
+	if (!anythingHeld(memory)) return undefined;
+	const held = await key();
+	const result = heldResult(memory, held);
+	if (!result) return undefined;
+	ledger.deliveredHeld.add(held);
+	return { result, previouslyBilled: true, pages: {} };
 }
 
 /**

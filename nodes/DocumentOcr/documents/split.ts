@@ -211,17 +211,12 @@ export async function splitOf(
 	const { kind, fileName, pages, bodySize } = what;
 	const { bytes: at, pageCount: count } = read;
 	const from = readerOf(ctx, at);
+	// Planned in a whole-read turn; the kept bytes of the check are let go.
 	const { plans, whole } = await reads.whole.run(async () => {
 		try {
 			const file = await wholeOf(ctx, read);
-			const planned = await planParts(ctx, itemIndex, {
-				whole: file,
-				kind,
-				pages,
-				count,
-				bodySize,
-			});
-			return { plans: planned, whole: file };
+			const plan = { whole: file, kind, pages, count, bodySize };
+			return { plans: await planParts(ctx, itemIndex, plan), whole: file };
 		} finally {
 			read.release?.();
 		}
@@ -246,6 +241,7 @@ export async function splitOf(
 		return { size, digest, pageCount, bytes, selection };
 	}
 	const assumed = pages.length > 1 && count.pages !== null ? count.assumed : undefined;
+	const { encryptionRemoved } = plans[0];
 	return {
 		size: read.size,
 		digest: read.digest,
@@ -255,7 +251,7 @@ export async function splitOf(
 		selection: {
 			pagesSent: rangesOf(pages),
 			pagesCounted: count.pages!,
-			...(plans[0].encryptionRemoved ? { encryptionRemoved: plans[0].encryptionRemoved } : {}),
+			...(encryptionRemoved ? { encryptionRemoved } : {}),
 		},
 		parts,
 		// The reading kept for the parts, given back when the item is over (batch/send.ts) if its

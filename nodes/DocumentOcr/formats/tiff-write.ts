@@ -169,6 +169,40 @@ const refusal = (error: Error) =>
 		`the TIFF's pages cannot be read (${error instanceof Unknown ? error.message : `${error}`}); nothing is written rather than a wrong page`,
 	);
 
+/**
+ * Page `page`'s directory and values as written at `at` (the next directory at `next`, 0 for
+ * none), and where in it the offsets of its data go: in the entry (one piece) or in an array of
+ * their own after the values.
+ */
+function directoryOf(source: TiffFile, page: Page, at: number, next: number) {
+	const { bytes, le, work } = source;
+	const directory = 2 + 12 * page.entries.length + 4;
+	const many = page.pieces > 1;
+	const head = Buffer.alloc(page.head);
+	work.charge(head.length + page.entries.length);
+	write16(head, 0, page.entries.length, le);
+	let value = at + directory;
+	let offsets = 0;
+	page.entries.forEach((entry, i) => {
+		const to = 2 + 12 * i;
+		bytes.copy(head, to, entry.at, entry.at + 12);
+		if (entry.tag === page.offsetsTag) {
+			write16(head, to + 2, 4, le);
+			write32(head, to + 4, page.pieces, le);
+			write32(head, to + 8, many ? value : 0, le);
+			offsets = many ? value - at : to + 8;
+			if (many) value += 4 * page.pieces;
+		} else if (entry.value) {
+			const [from, length] = entry.value;
+			write32(head, to + 8, value, le);
+			bytes.copy(head, value - at, from, from + length);
+			value += length + (length & 1);
+		}
+	});
+	write32(head, directory - 4, next, le);
+	return { head, offsets };
+}
+
 /** The new file of `pages`, pages `numbers` (1-based, in order) of the source. */
 async function writeTiff(source: TiffFile, pages: Page[], numbers: number[]): Promise<WrittenPart> {
 	const first = numbers[0];
@@ -188,31 +222,8 @@ async function writeTiff(source: TiffFile, pages: Page[], numbers: number[]): Pr
 			throw new FormatError(
 				`the new TIFF would pass 4 GB at page ${numbers[p]}, more than a classic TIFF's offsets reach; nothing is written`,
 			);
-		const directory = 2 + 12 * page.entries.length + 4;
-		const many = page.pieces > 1;
-		const head = Buffer.alloc(page.head);
-		work.charge(head.length + page.entries.length);
-		write16(head, 0, page.entries.length, le);
-		let value = at + directory;
-		// Where the offsets are written: in the entry (one piece) or in an array of their own.
-		let offsets = 0;
-		page.entries.forEach((entry, i) => {
-			const to = 2 + 12 * i;
-			bytes.copy(head, to, entry.at, entry.at + 12);
-			if (entry.tag === page.offsetsTag) {
-				write16(head, to + 2, 4, le);
-				write32(head, to + 4, page.pieces, le);
-				write32(head, to + 8, many ? value : 0, le);
-				offsets = many ? value - at : to + 8;
-				if (many) value += 4 * page.pieces;
-			} else if (entry.value) {
-				const [from, length] = entry.value;
-				write32(head, to + 8, value, le);
-				bytes.copy(head, value - at, from, from + length);
-				value += length + (length & 1);
-			}
-		});
-		write32(head, directory - 4, p < pages.length - 1 ? at + page.size : 0, le);
+		const next = p < pages.length - 1 ? at + page.size : 0;
+		const { head, offsets } = directoryOf(source, page, at, next);
 		chunks.add(head);
 		// The data follow the values (and the offsets array), each piece after the one before.
 		let dataAt = at + page.head;

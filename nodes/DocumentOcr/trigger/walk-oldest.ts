@@ -1,7 +1,21 @@
 import { idsOf } from '../service/list';
+import type { ListPage } from '../shared/records';
 import type { PollState } from './poll-state';
 import type { Walk } from './stretches';
 import { Stretch } from './stretches';
+
+/** The page to start at: back from page `n` while its first task is one never met. */
+async function stepBack(walk: Walk, n: number, page: ListPage) {
+	while (n > 1) {
+		const ids = idsOf(page);
+		if (ids.length > 0 && walk.seenBefore.has(ids[0])) break;
+		const before = await walk.read(n - 1);
+		if (!before) break;
+		n--;
+		page = before;
+	}
+	return { n, page };
+}
 
 /**
  * Oldest first: new tasks are appended at the end. Resume one page before where the previous poll
@@ -13,16 +27,7 @@ export async function walkOldest(walk: Walk, previous: PollState | undefined, ba
 	let orderConfirmed = previous?.orderConfirmed;
 	walk.startStretch();
 	let page = await walk.read(n);
-	if (page && !baseline) {
-		while (n > 1) {
-			const ids = idsOf(page);
-			if (ids.length > 0 && walk.seenBefore.has(ids[0])) break;
-			const before = await walk.read(n - 1);
-			if (!before) break;
-			n--;
-			page = before;
-		}
-	}
+	if (page && !baseline) ({ n, page } = await stepBack(walk, n, page));
 	let reachedEnd = false;
 	let lastPage = Math.max(1, n - 1);
 	let ref: { n: number } | undefined;

@@ -61,6 +61,30 @@ export const prepare: Prepare = async function (itemIndex, run) {
 	return async () => await exportTask.call(this, itemIndex, run.client, taskId, format, property);
 };
 
+/**
+ * An export refused because the task is not done yet, said so (the spec does not say how the
+ * service answers for an unfinished task: the task's status tells); any other `original` as is.
+ */
+async function notReady(
+	ctx: IExecuteFunctions,
+	client: ServiceClient,
+	itemIndex: number,
+	taskId: string,
+	original: NodeApiError | NodeOperationError,
+): Promise<Error> {
+	const { record } = await client.getRecord(itemIndex, 'task', taskId);
+	if (classifyStatus(record.status) === 'done') return original;
+	return new NodeOperationError(
+		ctx.getNode(),
+		`Task "${taskId}" is not done yet (status "${quoteAnswer(record.status, [], 60)}"): it cannot be exported`,
+		{
+			description:
+				'Export works once the task is done. Submit with "Wait for Completion" on, or start the export from the Document OCR Trigger on ocr.done.',
+			itemIndex,
+		},
+	);
+}
+
 async function exportTask(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -70,32 +94,15 @@ async function exportTask(
 	property: string,
 ): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
-	/** Maps an export failure; a 4xx may mean "not done yet", which the task's status tells. */
-	const explain = async (original: NodeApiError | NodeOperationError) => {
-		const status = httpStatus(original);
-		if (status === undefined || ![400, 409, 412, 422, 425].includes(status)) return original;
-		return await notReady(original);
-	};
-	const notReady = async (original: NodeApiError | NodeOperationError) => {
-		// The spec does not say how the service answers for an unfinished task: look at the task.
-		const { record } = await client.getRecord(itemIndex, 'task', taskId);
-		if (classifyStatus(record.status) === 'done') return original;
-		return new NodeOperationError(
-			node,
-			`Task "${taskId}" is not done yet (status "${quoteAnswer(record.status, [], 60)}"): it cannot be exported`,
-			{
-				description:
-					'Export works once the task is done. Submit with "Wait for Completion" on, or start the export from the Document OCR Trigger on ocr.done.',
-				itemIndex,
-			},
-		);
-	};
-
 	let response;
 	try {
 		response = await client.exportTask(itemIndex, taskId, format);
 	} catch (error) {
-		throw await explain(error as NodeApiError | NodeOperationError);
+		// A 4xx may mean "not done yet", which the task's status tells.
+		const original = error as NodeApiError | NodeOperationError;
+		const status = httpStatus(original);
+		if (status === undefined || ![400, 409, 412, 422, 425].includes(status)) throw original;
+		throw await notReady(this, client, itemIndex, taskId, original);
 	}
 
 	const contentType = String(response.headers['content-type'] ?? '')
@@ -110,9 +117,12 @@ async function exportTask(
 		// as every answer is (redacted): a proxy echoing the request would otherwise show the key.
 		const message = `The service returned no ${format} file for task "${taskId}"`;
 		const description = `It answered with ${contentType} instead: ${quoteAnswer(body, [], 200)}`;
-		throw await notReady(
-			new NodeApiError(node, { message, description }, { message, description, itemIndex }),
+		const original = new NodeApiError(
+			node,
+			{ message, description },
+			{ message, description, itemIndex },
 		);
+		throw await notReady(this, client, itemIndex, taskId, original);
 	}
 	const mimeType =
 		contentType && contentType !== 'application/octet-stream' ? contentType : FORMATS[format].mime;

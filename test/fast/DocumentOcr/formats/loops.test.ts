@@ -54,6 +54,11 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	],
 	['pdf.ts', 'for (const view of views) {', 'two readings of the offsets at most'],
 	['tiff-write.ts', 'for (const page of pages) {', 'each page: charged by readPage'],
+	[
+		'tiff-write.ts',
+		'for (const [p, page] of pages.entries()) {',
+		'each page: its directory charged by directoryOf, its pieces by forPieces',
+	],
 	['tiff-write.ts', 'for (const number of order) {', 'each page: charged by readPage'],
 	[
 		'tiff-write.ts',
@@ -63,7 +68,7 @@ const CHARGED_ELSEWHERE: Array<[string, string, string]> = [
 	[
 		'tiff-write.ts',
 		'page.entries.forEach((entry, i) => {',
-		"a page's entries: charged with its directory in writeTiff",
+		"a page's entries: charged with its directory in directoryOf",
 	],
 	[
 		'tiff-write.ts',
