@@ -554,6 +554,36 @@ describe('joined output with a reused part', () => {
 		expect(json.previouslySubmitted).toBeUndefined();
 		expect(json.parts.map((p) => p.previouslySubmitted === true)).toEqual([true, false]);
 	}, 60000);
+
+	test('B2 Skip Submitted: both remembered parts deleted at the service; part 1 refused when sent anew: part 2 must not be sent', async () => {
+		// A remembered part whose task the service no longer has is sent anew. The next part may go
+		// only once it was (as when it is sent the first time): if part 1's new submission fails,
+		// part 2 is not sent, and nothing goes out of page order.
+		const d = scan(16, 750_000);
+		const staticData = {};
+		const params = h.submit({ options: { ...SPLIT, skipSubmitted: true } });
+		const first = await h.run(emu, params, [h.binaryItem(d.pdf, 'scan.pdf')], {
+			staticData,
+			mode: 'cli',
+		});
+		expect(first.error).toBeUndefined();
+		const ids = first.output[0].json.parts.map((p) => p.taskId);
+		expect(ids).toHaveLength(2);
+		for (const taskId of ids) await h.run(emu, h.task('delete', { taskId }));
+		const before = h.hits(emu, 'POST /api/ocr');
+		const charged = h.netCharged(emu);
+		// Part 1's look-up is slow: a part 2 started early is found gone and sent first.
+		emu.fault({ method: 'GET', path: `/api/tasks/${ids[0]}`, kind: 'latency', ms: 1500 });
+		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'status', status: 400 });
+		const again = await h.run(emu, params, [h.binaryItem(d.pdf, 'scan.pdf')], {
+			staticData,
+			mode: 'cli',
+		});
+		expect(again.error).toBeDefined();
+		expect(again.error.description).toMatch(/part 1 of 2/);
+		expect(h.hits(emu, 'POST /api/ocr') - before).toBe(1);
+		expect(h.netCharged(emu)).toBe(charged);
+	}, 60000);
 }, 300_000);
 
 describe('Count Pages against what is sent', () => {

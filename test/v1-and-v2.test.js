@@ -94,6 +94,29 @@ describe('Document (/v1)', () => {
 		});
 	});
 
+	test('Convert to Markdown: "Put Output File in Field" given by an expression that resolves to nothing fails the item naming the field, before any request', async () => {
+		const before = emu.stats().requests;
+		for (const expression of ['={{ undefined }}', '={{ null }}', '={{ $json.missing }}']) {
+			const { output, error } = await h.run(
+				emu,
+				doc('markdown', { outputFile: true, outputBinaryPropertyName: expression }),
+				[h.pdfItem('Hello', 'a.pdf')],
+				{ continueOnFail: true },
+			);
+			expect(error).toBeUndefined();
+			expect(output[0].json.error).toMatch(/"Put Output File in Field" must be a text/);
+			expect(output[0].pairedItem).toEqual({ item: 0 });
+		}
+		expect(emu.stats().requests).toBe(before);
+		// An empty text still means the default field, as before.
+		const { output } = await h.run(
+			emu,
+			doc('markdown', { outputFile: true, outputBinaryPropertyName: '={{ "" }}' }),
+			[h.pdfItem('Hello', 'a.pdf')],
+		);
+		expect(Object.keys(output[0].binary)).toEqual(['data']);
+	});
+
 	test('Recognize (OCR) outputs text and blocks as returned', async () => {
 		const { output, error } = await h.run(emu, doc('recognize'), [
 			h.binaryItem(h.documents.makeWebp('Words on a webp'), 'photo.webp', 'image/webp'),

@@ -171,11 +171,12 @@ async function remembered(
 		const claim = await run.submitted.claim(itemIndex, key, kind, resend);
 		if ('send' in claim) return { claim };
 		const { earlierId: id, by } = claim;
-		submission.onSubmitted?.();
 		// Without waiting, the ID is the answer, as it was when the document was sent: no read.
 		if (!wait) return { reused: { [idField]: id }, by };
 		// A record of this run is what it is; one of an earlier run is read once first, and sent
-		// anew if the service lost it (404) or could not process it (failed).
+		// anew if the service lost it (404) or could not process it (failed). Only once it is
+		// known to be reused is it "submitted" (the next part of a split document may go): one
+		// sent anew goes before the parts after it, as the first time.
 		if (claim.fromEarlierRun && round === 0) {
 			const current = await run.client.findRecord(itemIndex, kind, id);
 			if (current === undefined || classifyStatus(current.status) === 'failed') {
@@ -184,6 +185,7 @@ async function remembered(
 			}
 			if (classifyStatus(current.status) === 'done') return { reused: current, by };
 		}
+		submission.onSubmitted?.();
 		return { reused: await waitFor(run, itemIndex, kind, id, waitSettings()), by };
 	}
 }

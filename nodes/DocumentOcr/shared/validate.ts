@@ -177,3 +177,20 @@ export function booleanField(
 	if (text === 'true' || text === 'false') return text === 'true';
 	throw fieldError(source, field, raw, 'true or false');
 }
+
+/**
+ * A text field's value, trimmed: its default when the field is not set; a text (a number, as its
+ * digits); anything else — an expression that gives nothing (undefined, null), an object — is
+ * the item's error, before any request.
+ */
+export function textField(
+	source: FieldSource,
+	field: INodeProperties,
+	read: FieldRead<string> = {},
+): string {
+	const raw = source.read(read.path ?? field.name, ABSENT);
+	if (raw === ABSENT) return read.absent ?? (field.default as string);
+	if (typeof raw === 'string') return raw.trim();
+	if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
+	throw fieldError(source, field, raw, 'a text');
+}

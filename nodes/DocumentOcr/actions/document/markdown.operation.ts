@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import type { Join } from '../../batch/join';
 import { sendPhase } from '../../batch/send';
 import { v1Upload } from '../../documents/upload';
-import { booleanField, itemFields } from '../../shared/validate';
+import { booleanField, itemFields, textField } from '../../shared/validate';
 import type { Prepare } from '../types';
 import { concurrencyOption, documentFields, optionsCollection } from '../shared.description';
 
@@ -16,20 +16,22 @@ const outputFileField: INodeProperties = {
 		'Whether to also put the Markdown out as a .md file (binary data), e.g. to save or upload it',
 };
 
+const outputPropertyField: INodeProperties = {
+	displayName: 'Put Output File in Field',
+	name: 'outputBinaryPropertyName',
+	type: 'string',
+	default: 'data',
+	required: true,
+	displayOptions: { show: { outputFile: [true] } },
+	hint: 'The name of the output binary field to put the .md file in',
+	description:
+		'Name of the binary field the .md file is put in, for the next steps (e.g. Write Files to Disk)',
+};
+
 export const properties: INodeProperties[] = [
 	...documentFields,
 	outputFileField,
-	{
-		displayName: 'Put Output File in Field',
-		name: 'outputBinaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		displayOptions: { show: { outputFile: [true] } },
-		hint: 'The name of the output binary field to put the .md file in',
-		description:
-			'Name of the binary field the .md file is put in, for the next steps (e.g. Write Files to Disk)',
-	},
+	outputPropertyField,
 	optionsCollection(concurrencyOption),
 ];
 
@@ -41,12 +43,13 @@ export const join: Join = { text: ['markdown'], id: 'id' };
 
 /** POST /v1/markdown: the document as Markdown (id, pages, markdown), optionally also as a .md file. */
 export const prepare: Prepare = async function (itemIndex, run) {
+	// The fields are checked before the document is read: a wrong one costs no read.
+	const fields = itemFields(this, itemIndex);
+	const outputFile = booleanField(fields, outputFileField);
+	// An empty text is the default field; an expression that gives nothing fails the item.
+	const property = (outputFile && textField(fields, outputPropertyField)) || 'data';
 	const upload = await v1Upload(this, itemIndex, run.reads, 'markdown', []);
 	const { fileName } = upload.document;
-	const outputFile = booleanField(itemFields(this, itemIndex), outputFileField);
-	const property =
-		(this.getNodeParameter('outputBinaryPropertyName', itemIndex, 'data') as string).trim() ||
-		'data';
 
 	return sendPhase(run, itemIndex, {
 		upload,
