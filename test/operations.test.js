@@ -171,6 +171,31 @@ describe('Task → Export', () => {
 		expect(error.message).toMatch(/"odt" is not an export format/);
 		expect(emu.stats().requests).toBe(requests);
 	});
+
+	test('a binary field given by an expression that resolves to nothing fails the item naming the field, before any request', async () => {
+		const requests = emu.stats().requests;
+		for (const expression of ['={{ undefined }}', '={{ null }}', '={{ $json.missing }}']) {
+			const exported = await h.run(
+				emu,
+				h.task('export', { taskId: 'tsk_1', format: 'pdf', binaryPropertyName: expression }),
+				[{ json: {} }],
+				{ continueOnFail: true },
+			);
+			expect(exported.error).toBeUndefined();
+			expect(exported.output[0].json.error).toMatch(/"Put Output File in Field" must be a text/);
+			// The Input Binary Field of a submission, the same.
+			const submitted = await h.run(
+				emu,
+				h.task('submit', { binaryPropertyName: expression }),
+				[h.pdfItem('Hello', 'a.pdf')],
+				{ continueOnFail: true },
+			);
+			expect(submitted.error).toBeUndefined();
+			expect(submitted.output[0].json.error).toMatch(/"Input Binary Field" must be a text/);
+			expect(submitted.output[0].pairedItem).toEqual({ item: 0 });
+		}
+		expect(emu.stats().requests).toBe(requests);
+	});
 });
 
 describe('Task → Delete', () => {

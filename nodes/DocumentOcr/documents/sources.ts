@@ -4,6 +4,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { PageCount } from '../formats';
 import { countPages } from '../formats';
 import { safeFileName } from '../shared/text';
+import { itemFields, textField } from '../shared/validate';
 import { decodeBase64Input } from './base64';
 import { detectKind, HEAD_BYTES, MAX_BODY_BYTES, TAIL_BYTES } from './check';
 import type { Bytes } from './document';
@@ -163,6 +164,14 @@ async function readBase64(
 	return { ...(await inMemory(ctx, bytes)), fileName: '', declaredMime };
 }
 
+/** The Input Binary Field (its editor field: actions/shared.description.ts), as read here. */
+const INPUT_FIELD = {
+	displayName: 'Input Binary Field',
+	name: 'binaryPropertyName',
+	type: 'string' as const,
+	default: 'data',
+};
+
 /**
  * The "Binary File" source, by where n8n keeps it: stored and small with its size recorded (one
  * whole read, kept for the send), stored otherwise (scanned once as a stream; a large file is
@@ -175,7 +184,8 @@ async function readBinary(
 	maxBytes: number,
 ): Promise<Read> {
 	const { kept } = reads;
-	const property = (ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim();
+	// An expression that resolves to nothing fails the item naming the field (shared/validate.ts).
+	const property = textField(itemFields(ctx, itemIndex), INPUT_FIELD) || 'data';
 	const item = ctx.getInputData()[itemIndex];
 	const binary = item?.binary?.[property];
 	if (!binary) {

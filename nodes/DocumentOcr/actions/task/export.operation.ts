@@ -4,7 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ServiceClient } from '../../service/client';
 import { classifyStatus } from '../../shared/records';
 import { fileNameFromDisposition, safeFileName } from '../../shared/text';
-import { requireIdParameter } from '../../shared/validate';
+import { itemFields, requireIdParameter, textField } from '../../shared/validate';
 import { quoteAnswer } from '../../transport/answers';
 import { httpStatus } from '../../transport/errors';
 import { concurrencyOption, optionsCollection, taskIdField } from '../shared.description';
@@ -22,6 +22,17 @@ const FORMATS: Record<string, { mime: string; label: string }> = {
 	pdf: { mime: 'application/pdf', label: 'PDF' },
 };
 
+const outputPropertyField: INodeProperties = {
+	displayName: 'Put Output File in Field',
+	name: 'binaryPropertyName',
+	type: 'string',
+	default: 'data',
+	required: true,
+	hint: 'The name of the output binary field to put the file in',
+	description:
+		'Name of the binary field the file is put in, for the next steps (e.g. Write Files to Disk, Google Drive)',
+};
+
 export const properties: INodeProperties[] = [
 	taskIdField,
 	{
@@ -32,16 +43,7 @@ export const properties: INodeProperties[] = [
 		default: 'docx',
 		description: 'The kind of file to create from the recognized text',
 	},
-	{
-		displayName: 'Put Output File in Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the output binary field to put the file in',
-		description:
-			'Name of the binary field the file is put in, for the next steps (e.g. Write Files to Disk, Google Drive)',
-	},
+	outputPropertyField,
 	optionsCollection(concurrencyOption),
 ];
 
@@ -50,8 +52,7 @@ export const prepare: Prepare = async function (itemIndex, run) {
 	const node = this.getNode();
 	const taskId = requireIdParameter(this, itemIndex, 'taskId', 'task ID');
 	const format = String(this.getNodeParameter('format', itemIndex)).trim().toLowerCase();
-	const property =
-		(this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string).trim() || 'data';
+	const property = textField(itemFields(this, itemIndex), outputPropertyField) || 'data';
 	if (!FORMATS[format]) {
 		throw new NodeOperationError(node, `Item ${itemIndex}: "${format}" is not an export format`, {
 			description: 'Choose docx, xlsx or pdf.',
