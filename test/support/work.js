@@ -25,6 +25,10 @@ function post(method, params) {
 	return answer.result;
 }
 
+// V8 reuses a script it compiled before in this process (its compilation cache): a module of the
+// product that an earlier test file of this jest worker loaded would come back compiled without
+// the counters. Off from here on, the product's modules loaded after this file are compiled anew.
+require('node:v8').setFlagsFromString('--no-compilation-cache');
 session.connect();
 post('Profiler.enable');
 post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
@@ -53,6 +57,10 @@ async function workPerDoubling(make, run, sizes) {
 		const input = make(size);
 		counts.push(await workOf(() => run(input)));
 	}
+	// Each size runs the product's code: a count of 0 is the counter failing (code compiled without
+	// its block counters), which would make any bound on the growth pass.
+	if (counts.some((count) => count === 0))
+		throw new Error(`the work counter counted nothing at a size: ${counts.join(', ')}`);
 	const ratios = counts.slice(1).map((count, i) => count / Math.max(1, counts[i]));
 	return { counts, ratios };
 }
