@@ -248,9 +248,8 @@ export class SubmittedDocuments {
 		kind: RecordKind,
 		resendUnconfirmed: boolean,
 	): Promise<Claim> {
-		// In item order: of two items with the same document, the first one submits it. A
-		// document nothing here knows is claimed in n8n's table already (./claims.ts), with the
-		// other items' that wait for their turn: one row write for many documents.
+		// In item order: of two items with the same document, the first one submits it. A document
+		// unknown here is claimed in n8n's table before the turn, with other items' (./claims.ts).
 		const { ctx, order, memory, claims } = this;
 		const ask = claims.active && !this.forgotten.has(key) && !this.remembered(key);
 		let verdict = ask ? claims.claim(key) : undefined;
@@ -284,12 +283,11 @@ export class SubmittedDocuments {
 			order.passTurn(itemIndex);
 			throw unconfirmedError(ctx.getNode(), itemIndex, earlier);
 		}
-		// What the items waiting on this one learn: the ID, or whether the service may have the
-		// document (then they must not send it) or refused it (then one of them sends it).
+		// What the items waiting on this one learn: the ID, a lost answer (they send nothing) or a
+		// refusal (one of them sends it).
 		let settle!: (outcome: FirstOutcome) => void;
 		const outcome = new Promise<FirstOutcome>((resolve) => (settle = resolve));
-		const { execution } = memory;
-		memory.submitting.set(key, { execution, itemIndex, outcome });
+		memory.submitting.set(key, { execution: memory.execution, itemIndex, outcome });
 		// Claimed in n8n's database too, for its other processes; set as being submitted first, so
 		// that this process's other executions wait for this one rather than meet its claim there.
 		// Asked again when the early verdict was yes: a claim let go since (another execution's
@@ -302,7 +300,19 @@ export class SubmittedDocuments {
 			order.passTurn(itemIndex);
 			throw claimedElsewhereError(ctx.getNode(), itemIndex, kind);
 		}
-		const sending = (posting: Promise<{ id: string }>) =>
+		return { send: true, sending: this.sendingOf(key, kind, settle) };
+	}
+
+	/**
+	 * What an item that sends its document hands its submission to: what was created is
+	 * remembered and told to the items waiting on it; a lost answer likewise (a task may exist); a
+	 * refusal lets the claim go in n8n's table first (an execution waiting for it claims it there
+	 * next), then tells them.
+	 */
+	private sendingOf(key: string, kind: RecordKind, settle: (outcome: FirstOutcome) => void) {
+		const { memory } = this;
+		const { execution } = memory;
+		return (posting: Promise<{ id: string }>) =>
 			void posting.then(
 				({ id }) => {
 					const at = Date.now();
@@ -317,14 +327,12 @@ export class SubmittedDocuments {
 						settle({ uncertain: true });
 						return;
 					}
-					// Let go in the table first: an execution waiting for it claims it there next.
 					void this.claims.release(key).then(() => {
 						memory.submitting.delete(key);
 						settle({ refused: true });
 					});
 				},
 			);
-		return { send: true, sending };
 	}
 
 	/**

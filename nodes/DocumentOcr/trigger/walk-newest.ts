@@ -2,6 +2,44 @@ import type { Gap, PollState } from './poll-state';
 import type { Walk } from './stretches';
 import { Stretch } from './stretches';
 
+/** What a poll of the newest-first list keeps: the gaps, the list's end, the order seen. */
+type NewestState = Pick<PollState, 'gaps' | 'end' | 'orderConfirmed'>;
+
+/**
+ * After the top was read down to known tasks: the gaps left by earlier polls, in order. Gaps
+ * whose last task this reading passed (met before the page where it stopped) were read through;
+ * of a merged gap, what lies past its later task is left, unless that was passed too. True when
+ * a gap was read to the end of the list.
+ */
+async function readGaps(walk: Walk, state: NewestState): Promise<boolean> {
+	const passed = (id: string | undefined) =>
+		id !== undefined && walk.met.has(id) && !walk.connectedAt.includes(id);
+	while (state.gaps.length > 0 && passed(state.gaps[0].after)) {
+		const { through, page, baseline: quiet } = state.gaps[0];
+		if (through !== undefined && !passed(through)) {
+			state.gaps[0] = { page, after: through, baseline: quiet };
+			break;
+		}
+		state.gaps.shift();
+	}
+	while (state.gaps.length > 0) {
+		const gap = state.gaps[0];
+		const stop = await walk.resume(gap);
+		if (stop.at === 'known') {
+			state.gaps.shift();
+			continue;
+		}
+		if (stop.at === 'end') {
+			state.gaps = [];
+			if (stop.last !== undefined) state.end = { page: stop.page, last: stop.last };
+			return true;
+		}
+		state.gaps.splice(0, 1, ...stop.gaps.map((left) => ({ ...left, baseline: gap.baseline })));
+		break;
+	}
+	return false;
+}
+
 /**
  * Newest first: the top until known tasks, then the gaps left by earlier polls, in order (from the
  * top down). A stretch that stops leaves a gap below its cursor, the deepest task it took.
@@ -30,36 +68,7 @@ export async function walkNewest(walk: Walk, previous: PollState | undefined, ba
 		// Read to the end: nothing is left unread below.
 		state.gaps = [];
 		if (top.last !== undefined) state.end = { page: top.page, last: top.last };
-	} else {
-		// Gaps whose last task this reading passed (met before the page where it stopped) were read
-		// through; of a merged gap, what lies past its later task is left, unless that was passed too.
-		const passed = (id: string | undefined) =>
-			id !== undefined && walk.met.has(id) && !walk.connectedAt.includes(id);
-		while (state.gaps.length > 0 && passed(state.gaps[0].after)) {
-			const { through, page, baseline: quiet } = state.gaps[0];
-			if (through !== undefined && !passed(through)) {
-				state.gaps[0] = { page, after: through, baseline: quiet };
-				break;
-			}
-			state.gaps.shift();
-		}
-		while (state.gaps.length > 0) {
-			const gap = state.gaps[0];
-			const stop = await walk.resume(gap);
-			if (stop.at === 'known') {
-				state.gaps.shift();
-				continue;
-			}
-			if (stop.at === 'end') {
-				reachedEnd = true;
-				state.gaps = [];
-				if (stop.last !== undefined) state.end = { page: stop.page, last: stop.last };
-				break;
-			}
-			state.gaps.splice(0, 1, ...stop.gaps.map((left) => ({ ...left, baseline: gap.baseline })));
-			break;
-		}
-	}
+	} else if (await readGaps(walk, state)) reachedEnd = true;
 	if (walk.newOnTop) state.orderConfirmed = true;
 	// The other end, until new tasks have appeared on top once: a service that appends new tasks
 	// at the end is read there too, and said to contradict the setting.
