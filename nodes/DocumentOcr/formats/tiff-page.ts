@@ -76,15 +76,17 @@ export async function forPieces(
 	return -1;
 }
 
-/** Reads directory `index`: the entries kept, the image data, the size the page takes. */
-export async function readPage(source: TiffFile, index: number): Promise<Page> {
+/**
+ * Directory `index`'s entries kept for the copy (not those LEFT_OUT, an old JPEG's,
+ * sub-directories), the size of their values out of line, and the entries of its image data's
+ * offsets and lengths; `refuse` makes the error of a page that cannot be copied.
+ */
+function readEntries(source: TiffFile, index: number, refuse: (why: string) => FormatError) {
 	const { bytes, le, work } = source;
 	const u16 = (at: number) => (le ? bytes.readUInt16LE(at) : bytes.readUInt16BE(at));
 	const u32 = (at: number) => (le ? bytes.readUInt32LE(at) : bytes.readUInt32BE(at));
 	const where = source.offsets[index];
 	const count = u16(where);
-	const refuse = (why: string) =>
-		new FormatError(`page ${index + 1} of the TIFF cannot be copied: ${why}`);
 	work.charge(12 * count + 6);
 	const entries: Kept[] = [];
 	let offsetsTag = 0;
@@ -133,6 +135,20 @@ export async function readPage(source: TiffFile, index: number): Promise<Page> {
 		);
 	if (!offsetsEntry || !bytesEntry)
 		throw refuse('it has no image data (strips or tiles with their lengths)');
+	return { entries, offsetsTag, offsetsEntry, bytesEntry, values };
+}
+
+/** Reads directory `index`: the entries kept, the image data, the size the page takes. */
+export async function readPage(source: TiffFile, index: number): Promise<Page> {
+	const { bytes, le, work } = source;
+	const u32 = (at: number) => (le ? bytes.readUInt32LE(at) : bytes.readUInt32BE(at));
+	const refuse = (why: string) =>
+		new FormatError(`page ${index + 1} of the TIFF cannot be copied: ${why}`);
+	const { entries, offsetsTag, offsetsEntry, bytesEntry, values } = readEntries(
+		source,
+		index,
+		refuse,
+	);
 	const pieces = u32(offsetsEntry.at + 4);
 	const lengths = u32(bytesEntry.at + 4);
 	if (lengths !== pieces) throw refuse(`it has ${pieces} data offsets and ${lengths} lengths`);
