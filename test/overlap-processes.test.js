@@ -103,6 +103,43 @@ test('a submission the service refused is let go: the other process sends the do
 	expect(h.netCharged(emu)).toBe(1);
 });
 
+test('a run stopped by a failing item lets go of the documents it claimed and did not send before it ends: another process sends them', async () => {
+	const workflowId = newWorkflow();
+	// A slow database: the table's removal lands well after the item was stopped.
+	const table = base.processedData;
+	const remove = table.removeProcessed;
+	table.removeProcessed = async (...args) => {
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		return await remove.apply(table, args);
+	};
+	try {
+		emu.setBalance('acme', 1);
+		// Two requests at a time, each answered after 300 ms: item 0 is billed, item 1 is refused
+		// (402) and stops the run; the items after it had claimed their documents in the table
+		// before their turn (batch/claims.ts): those refused, and those stopped before they were
+		// sent (item 3 at least), are let go.
+		emu.fault({ method: 'POST', path: '/api/ocr', kind: 'latency', ms: 300, times: 2 });
+		const stopped = await h.run(emu, remembering({ concurrency: 2 }), docs(0, 4), {
+			workflowId,
+			saved: { staticData: {} },
+			mode: 'trigger',
+		});
+		expect(stopped.error?.message).toMatch(/balance|credit|402/i);
+		expect(submissions()).toBeLessThan(4);
+	} finally {
+		table.removeProcessed = remove;
+	}
+	emu.setBalance('acme', 100);
+	const sent = await there(workflowId, remembering(), docs(1, 4));
+	expect(sent.output.map((o) => o.json.error)).toEqual([undefined, undefined, undefined]);
+	expect(sent.output.map((o) => o.json.resultText)).toEqual([
+		'Document 1',
+		'Document 2',
+		'Document 3',
+	]);
+	expect(h.netCharged(emu)).toBe(4);
+});
+
 test('executions in two processes that overlap (the second starts while the first waits): each document billed once', async () => {
 	const workflowId = newWorkflow();
 	const first = here(workflowId, remembering(), docs(0, 4));

@@ -127,6 +127,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		output = await outputOf(this, run, outcomes, sent);
 		return [output];
 	} finally {
+		// The claims of submissions refused or stopped are let go before the run ends.
+		await run.submitted.letGo();
 		run.memory.close();
 		// Whether n8n's Retry On Fail will run this again decides what the next try finds.
 		run.tried.settle(output);

@@ -199,6 +199,9 @@ export class SubmittedDocuments {
 	/** Keys whose record this run forgot (the task gone or failed): sent anew, not claimed again. */
 	private readonly forgotten = new Set<string>();
 
+	/** Claims being let go in n8n's table (refused or stopped submissions): see `letGo`. */
+	private readonly lettingGo = new Set<Promise<void>>();
+
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		private readonly order: Pick<SubmissionOrder, 'turn' | 'passTurn' | 'whenHalted'>,
@@ -327,12 +330,24 @@ export class SubmittedDocuments {
 						settle({ uncertain: true });
 						return;
 					}
-					void this.claims.release(key).then(() => {
+					const letting = this.claims.release(key).then(() => {
 						memory.submitting.delete(key);
 						settle({ refused: true });
 					});
+					this.lettingGo.add(letting);
+					const done = () => void this.lettingGo.delete(letting);
+					letting.then(done, done);
 				},
 			);
+	}
+
+	/**
+	 * Resolves once every claim this run lets go is let go in n8n's table: the run ends after
+	 * them, so that another process (a queue-mode worker, the next `n8n execute`) running the
+	 * workflow next finds its documents free to send, not claimed by a process that is gone.
+	 */
+	async letGo(): Promise<void> {
+		while (this.lettingGo.size > 0) await Promise.allSettled([...this.lettingGo]);
 	}
 
 	/**
