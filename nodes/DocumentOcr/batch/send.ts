@@ -34,10 +34,10 @@ interface SendingOnce {
 }
 
 /** How an operation sends its documents: submitted as a task or job, or sent once. */
-export type Sending = SubmitSettings | SendingOnce;
+type Sending = SubmitSettings | SendingOnce;
 
 /** What an operation sends for an item, and how its output becomes the item's output. */
-export interface DocumentSend {
+interface DocumentSend {
 	upload: Upload;
 	join: Join;
 	sending: Sending;
